@@ -1,0 +1,548 @@
+//! Checks that a description is well-formed GDL: keyword arities and placement, safety (range
+//! restriction), stratified negation and the recursion restriction. Each problem names the file,
+//! the line and column, the rule, and why it breaks the GDL specification.
+
+use crate::ast::{Atom, Description, Literal, Pos, Rule, Term};
+use crate::normal::{normal_bodies, Lit};
+use crate::symbol::Sym;
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::collections::VecDeque;
+use std::fmt;
+use std::sync::Arc;
+
+/// How bad a problem is: errors make the rules unplayable, warnings are likely mistakes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Severity {
+    /// Likely a mistake, but the game can still be played.
+    Warning,
+    /// The rules are not valid GDL.
+    Error,
+}
+
+/// One problem found in a description.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// Error or warning.
+    pub severity: Severity,
+    /// The file the rule came from.
+    pub file: Arc<str>,
+    /// Where the offending rule or literal starts.
+    pub pos: Pos,
+    /// What is wrong and why.
+    pub message: String,
+    /// The offending rule, printed (shortened when long).
+    pub rule: String,
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let kind = match self.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        };
+        write!(f, "{}:{}: {kind}: {}", self.file, self.pos, self.message)?;
+        if !self.rule.is_empty() {
+            write!(f, "\n    in rule: {}", self.rule)?;
+        }
+        Ok(())
+    }
+}
+
+/// Every problem in `desc`, errors first, each group in file order.
+pub fn validate(desc: &Description) -> Vec<Problem> {
+    let mut v = Validator { desc, problems: Vec::new() };
+    v.check_roles();
+    for rule in &desc.rules {
+        v.check_keywords(rule);
+        v.check_safety(rule);
+    }
+    v.check_arities();
+    let graph = Graph::new(desc);
+    v.check_undefined(&graph);
+    v.check_stratification(&graph);
+    v.check_recursion_restriction(&graph);
+    v.check_dependencies(&graph);
+    let mut problems = v.problems;
+    problems.sort_by(|a, b| b.severity.cmp(&a.severity).then(a.pos.cmp(&b.pos)));
+    problems
+}
+
+/// The declared arity of each GDL keyword relation.
+fn keyword_arity(rel: Sym) -> Option<usize> {
+    Some(match rel {
+        Sym::ROLE | Sym::INIT | Sym::TRUE | Sym::NEXT | Sym::BASE => 1,
+        Sym::LEGAL | Sym::DOES | Sym::GOAL | Sym::INPUT | Sym::SEES => 2,
+        Sym::TERMINAL => 0,
+        _ => return None,
+    })
+}
+
+struct Validator<'a> {
+    desc: &'a Description,
+    problems: Vec<Problem>,
+}
+
+impl Validator<'_> {
+    fn report(&mut self, severity: Severity, pos: Pos, rule: Option<&Rule>, message: String) {
+        let rule = rule.map(|r| shorten(&r.to_string())).unwrap_or_default();
+        self.problems.push(Problem { severity, file: self.desc.file.clone(), pos, message, rule });
+    }
+
+    fn error(&mut self, pos: Pos, rule: &Rule, message: String) {
+        self.report(Severity::Error, pos, Some(rule), message);
+    }
+
+    fn check_roles(&mut self) {
+        let mut seen = FxHashSet::default();
+        for rule in &self.desc.rules {
+            if rule.head.rel != Sym::ROLE {
+                continue;
+            }
+            if !rule.is_fact() {
+                self.error(rule.pos, rule, "'role' must be given by facts, not derived by rules".into());
+            } else if let [Term::Const(r)] = rule.head.args.as_slice() {
+                if !seen.insert(*r) {
+                    self.error(rule.pos, rule, format!("role '{r}' is declared twice"));
+                }
+            } else if rule.head.args.len() == 1 {
+                self.error(rule.pos, rule, "a role must be a constant".into());
+            }
+        }
+        if seen.is_empty() {
+            self.report(Severity::Error, Pos { line: 1, col: 1 }, None, "the game declares no role".into());
+        }
+    }
+
+    fn check_keywords(&mut self, rule: &Rule) {
+        if matches!(rule.head.rel, Sym::TRUE | Sym::DOES) {
+            let msg = format!("'{}' cannot be the head of a rule: it is given by the game state or the moves", rule.head.rel);
+            self.error(rule.pos, rule, msg);
+        }
+        self.check_atom_arity(&rule.head, rule.pos, rule);
+        for (lit, pos) in rule.body.iter().zip(&rule.body_pos) {
+            let mut atoms = Vec::new();
+            lit.for_each_atom(true, &mut |a, _| atoms.push(a));
+            for atom in atoms {
+                self.check_atom_arity(atom, *pos, rule);
+            }
+        }
+        if rule.head.rel == Sym::GOAL && rule.head.args.len() == 2 {
+            if let Term::Const(v) = &rule.head.args[1] {
+                if v.as_number().is_none_or(|n| n > 100) {
+                    let msg = format!("goal value '{v}' is not an integer from 0 to 100");
+                    self.report(Severity::Warning, rule.pos, Some(rule), msg);
+                }
+            }
+        }
+    }
+
+    fn check_atom_arity(&mut self, atom: &Atom, pos: Pos, rule: &Rule) {
+        if let Some(n) = keyword_arity(atom.rel) {
+            if atom.args.len() != n {
+                let msg = format!("'{}' takes {n} argument{}, found {}", atom.rel, plural(n), atom.args.len());
+                self.error(pos, rule, msg);
+            }
+        }
+    }
+
+    /// Every variable in the head, in a negation or in a `distinct` must occur in a positive
+    /// literal of the same (or-free) body.
+    fn check_safety(&mut self, rule: &Rule) {
+        for body in normal_bodies(rule) {
+            let mut bound = FxHashSet::default();
+            for lit in &body {
+                if let Lit::Pos(a) = lit {
+                    a.for_each_var(&mut |v| {
+                        bound.insert(v);
+                    });
+                }
+            }
+            let mut unsafe_vars = Vec::new();
+            let mut need = |v: Sym, place: &'static str| {
+                if !bound.contains(&v) && !unsafe_vars.iter().any(|(u, _)| *u == v) {
+                    unsafe_vars.push((v, place));
+                }
+            };
+            rule.head.for_each_var(&mut |v| need(v, "the head"));
+            for lit in &body {
+                match lit {
+                    Lit::Pos(_) => {}
+                    Lit::Neg(_) => lit.for_each_var(&mut |v| need(v, "a negation")),
+                    Lit::Distinct(..) | Lit::Same(..) => lit.for_each_var(&mut |v| need(v, "a 'distinct'")),
+                }
+            }
+            if let Some((v, place)) = unsafe_vars.first() {
+                let msg = format!(
+                    "unsafe rule: variable ?{v} occurs in {place} but in no positive literal of the body{}",
+                    if rule.body.iter().any(|l| matches!(l, Literal::Or(_))) { " (in some branch of an 'or')" } else { "" }
+                );
+                self.error(rule.pos, rule, msg);
+                return;
+            }
+        }
+    }
+
+    /// A relation used with two different arities is almost always a typo.
+    fn check_arities(&mut self) {
+        let mut arity: FxHashMap<Sym, (usize, Pos)> = FxHashMap::default();
+        for rule in &self.desc.rules {
+            let mut atoms = vec![(&rule.head, rule.pos)];
+            for (lit, pos) in rule.body.iter().zip(&rule.body_pos) {
+                lit.for_each_atom(true, &mut |a, _| atoms.push((a, *pos)));
+            }
+            for (atom, pos) in atoms {
+                if keyword_arity(atom.rel).is_some() {
+                    continue;
+                }
+                let (n, first) = *arity.entry(atom.rel).or_insert((atom.args.len(), pos));
+                if n != atom.args.len() {
+                    let msg = format!(
+                        "relation '{}' is used with {} argument{} here but with {n} at {first}",
+                        atom.rel,
+                        atom.args.len(),
+                        plural(atom.args.len())
+                    );
+                    self.error(pos, rule, msg);
+                }
+            }
+        }
+    }
+
+    fn check_undefined(&mut self, graph: &Graph) {
+        let mut reported = FxHashSet::default();
+        for rule in &self.desc.rules {
+            for (lit, pos) in rule.body.iter().zip(&rule.body_pos) {
+                let mut missing = Vec::new();
+                lit.for_each_atom(true, &mut |a, _| {
+                    if !graph.defined.contains(&a.rel) && !matches!(a.rel, Sym::TRUE | Sym::DOES) {
+                        missing.push(a.rel);
+                    }
+                });
+                for rel in missing {
+                    if reported.insert(rel) {
+                        let msg = format!("relation '{rel}' is never defined, so it is always false");
+                        self.report(Severity::Warning, *pos, Some(rule), msg);
+                    }
+                }
+            }
+        }
+    }
+
+    /// No relation may depend negatively on itself, directly or through a cycle.
+    fn check_stratification(&mut self, graph: &Graph) {
+        for rule in &self.desc.rules {
+            for (lit, pos) in rule.body.iter().zip(&rule.body_pos) {
+                let mut bad = Vec::new();
+                lit.for_each_atom(true, &mut |a, positive| {
+                    if !positive && graph.same_scc(rule.head.rel, a.rel) {
+                        bad.push(a.rel);
+                    }
+                });
+                for rel in bad {
+                    let msg = format!(
+                        "negation is not stratified: '{}' depends on 'not {rel}', and '{rel}' depends on '{}' again",
+                        rule.head.rel, rule.head.rel
+                    );
+                    self.error(*pos, rule, msg);
+                }
+            }
+        }
+    }
+
+    /// GDL's recursion restriction: in a rule for `p`, each variable of a body atom whose relation
+    /// is recursive with `p` must occur in the head or in a positive non-recursive body atom.
+    fn check_recursion_restriction(&mut self, graph: &Graph) {
+        for rule in &self.desc.rules {
+            let head = rule.head.rel;
+            let mut grounded = FxHashSet::default();
+            rule.head.for_each_var(&mut |v| {
+                grounded.insert(v);
+            });
+            for lit in &rule.body {
+                if let Literal::Atom(a) = lit {
+                    if !graph.same_scc(head, a.rel) {
+                        a.for_each_var(&mut |v| {
+                            grounded.insert(v);
+                        });
+                    }
+                }
+            }
+            for (lit, pos) in rule.body.iter().zip(&rule.body_pos) {
+                let mut offending = None;
+                lit.for_each_atom(true, &mut |a, positive| {
+                    if positive && offending.is_none() && graph.same_scc(head, a.rel) {
+                        a.for_each_var(&mut |v| {
+                            if offending.is_none() && !grounded.contains(&v) {
+                                offending = Some((a.rel, v));
+                            }
+                        });
+                    }
+                });
+                if let Some((rel, v)) = offending {
+                    let msg = format!(
+                        "recursion restriction violated: '{rel}' is recursive with '{head}', so its variable ?{v} must occur in the head or in a positive literal of a non-recursive relation"
+                    );
+                    self.error(*pos, rule, msg);
+                }
+            }
+        }
+    }
+
+    /// Keyword placement: what `init`, `role`, `base`, `input`, `legal`, `goal` and `terminal`
+    /// may depend on.
+    fn check_dependencies(&mut self, graph: &Graph) {
+        let forbidden: &[(Sym, &[Sym])] = &[
+            (Sym::ROLE, &[Sym::TRUE, Sym::DOES]),
+            (Sym::BASE, &[Sym::TRUE, Sym::DOES]),
+            (Sym::INPUT, &[Sym::TRUE, Sym::DOES]),
+            (Sym::INIT, &[Sym::TRUE, Sym::DOES, Sym::NEXT, Sym::LEGAL, Sym::GOAL, Sym::TERMINAL]),
+            (Sym::LEGAL, &[Sym::DOES]),
+            (Sym::GOAL, &[Sym::DOES]),
+            (Sym::TERMINAL, &[Sym::DOES]),
+        ];
+        for rule in &self.desc.rules {
+            let Some((_, banned)) = forbidden.iter().find(|(k, _)| *k == rule.head.rel) else {
+                continue;
+            };
+            for (lit, pos) in rule.body.iter().zip(&rule.body_pos) {
+                let mut atoms = Vec::new();
+                lit.for_each_atom(true, &mut |a, _| atoms.push(a.rel));
+                for rel in atoms {
+                    if let Some(path) = banned.iter().find_map(|b| graph.path(rel, *b)) {
+                        let target = path[path.len() - 1];
+                        let via = if path.len() > 1 {
+                            format!(" (through {})", path.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(" -> "))
+                        } else {
+                            String::new()
+                        };
+                        let msg = format!("'{}' must not depend on '{target}'{via}", rule.head.rel);
+                        self.error(*pos, rule, msg);
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+fn shorten(text: &str) -> String {
+    const MAX: usize = 160;
+    if text.chars().count() <= MAX {
+        text.to_owned()
+    } else {
+        let mut s: String = text.chars().take(MAX).collect();
+        s.push_str(" ...");
+        s
+    }
+}
+
+/// The relation dependency graph: an edge from each rule head to each relation in its body.
+struct Graph {
+    edges: FxHashMap<Sym, Vec<Sym>>,
+    scc: FxHashMap<Sym, usize>,
+    defined: FxHashSet<Sym>,
+}
+
+impl Graph {
+    fn new(desc: &Description) -> Graph {
+        let mut edges: FxHashMap<Sym, Vec<Sym>> = FxHashMap::default();
+        let mut defined = FxHashSet::default();
+        for rule in &desc.rules {
+            defined.insert(rule.head.rel);
+            let out = edges.entry(rule.head.rel).or_default();
+            for lit in &rule.body {
+                lit.for_each_atom(true, &mut |a, _| {
+                    if !out.contains(&a.rel) {
+                        out.push(a.rel);
+                    }
+                });
+            }
+        }
+        let scc = strongly_connected(&edges);
+        Graph { edges, scc, defined }
+    }
+
+    /// Whether `a` and `b` are mutually recursive (or the same relation with a self-loop cycle).
+    fn same_scc(&self, a: Sym, b: Sym) -> bool {
+        match (self.scc.get(&a), self.scc.get(&b)) {
+            (Some(x), Some(y)) => x == y,
+            _ => false,
+        }
+    }
+
+    /// A shortest dependency path from `from` to `to` (inclusive), if `from` depends on `to`.
+    fn path(&self, from: Sym, to: Sym) -> Option<Vec<Sym>> {
+        let mut parent: FxHashMap<Sym, Sym> = FxHashMap::default();
+        let mut queue = VecDeque::from([from]);
+        let mut seen = FxHashSet::from_iter([from]);
+        while let Some(n) = queue.pop_front() {
+            if n == to {
+                let mut path = vec![n];
+                let mut cur = n;
+                while let Some(&p) = parent.get(&cur) {
+                    path.push(p);
+                    cur = p;
+                }
+                path.reverse();
+                return Some(path);
+            }
+            for &m in self.edges.get(&n).map(Vec::as_slice).unwrap_or(&[]) {
+                if seen.insert(m) {
+                    parent.insert(m, n);
+                    queue.push_back(m);
+                }
+            }
+        }
+        None
+    }
+}
+
+/// Tarjan's algorithm; returns a component number for every node that lies on a cycle
+/// (nodes outside any cycle get no entry, so `same_scc` is false for them).
+fn strongly_connected(edges: &FxHashMap<Sym, Vec<Sym>>) -> FxHashMap<Sym, usize> {
+    struct State<'a> {
+        edges: &'a FxHashMap<Sym, Vec<Sym>>,
+        index: FxHashMap<Sym, usize>,
+        low: FxHashMap<Sym, usize>,
+        stack: Vec<Sym>,
+        on_stack: FxHashSet<Sym>,
+        result: FxHashMap<Sym, usize>,
+        components: usize,
+    }
+    fn visit(s: &mut State, v: Sym) {
+        let i = s.index.len();
+        s.index.insert(v, i);
+        s.low.insert(v, i);
+        s.stack.push(v);
+        s.on_stack.insert(v);
+        for &w in s.edges.get(&v).map(Vec::as_slice).unwrap_or(&[]) {
+            if !s.index.contains_key(&w) {
+                visit(s, w);
+                let lw = s.low[&w];
+                let lv = s.low.get_mut(&v).expect("visited");
+                *lv = (*lv).min(lw);
+            } else if s.on_stack.contains(&w) {
+                let iw = s.index[&w];
+                let lv = s.low.get_mut(&v).expect("visited");
+                *lv = (*lv).min(iw);
+            }
+        }
+        if s.low[&v] == s.index[&v] {
+            let mut members = Vec::new();
+            while let Some(w) = s.stack.pop() {
+                s.on_stack.remove(&w);
+                members.push(w);
+                if w == v {
+                    break;
+                }
+            }
+            let cyclic = members.len() > 1 || s.edges.get(&v).is_some_and(|e| e.contains(&v));
+            if cyclic {
+                for m in members {
+                    s.result.insert(m, s.components);
+                }
+                s.components += 1;
+            }
+        }
+    }
+    let mut s = State {
+        edges,
+        index: FxHashMap::default(),
+        low: FxHashMap::default(),
+        stack: Vec::new(),
+        on_stack: FxHashSet::default(),
+        result: FxHashMap::default(),
+        components: 0,
+    };
+    let mut nodes: Vec<Sym> = edges.keys().copied().collect();
+    nodes.sort();
+    for v in nodes {
+        if !s.index.contains_key(&v) {
+            visit(&mut s, v);
+        }
+    }
+    s.result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse;
+
+    const HEADER: &str = "(role r)\n(init (p))\n(<= (legal r a) (true (p)))\n(<= (next (p)) (does r a))\n(<= terminal (true (p)))\n(goal r 100)\n";
+
+    fn problems(extra: &str) -> Vec<Problem> {
+        let text = format!("{HEADER}{extra}");
+        validate(&parse("g.kif", &text).expect("parses"))
+    }
+
+    fn errors(extra: &str) -> Vec<String> {
+        problems(extra).into_iter().filter(|p| p.severity == Severity::Error).map(|p| p.to_string()).collect()
+    }
+
+    #[test]
+    fn a_clean_game_has_no_problems() {
+        assert!(problems("").is_empty(), "{:?}", problems(""));
+    }
+
+    #[test]
+    fn unsafe_rules() {
+        let e = errors("(<= (q ?x) (true (p)))");
+        assert_eq!(e.len(), 1);
+        assert!(e[0].starts_with("g.kif:7:1: error: unsafe rule: variable ?x occurs in the head"), "{}", e[0]);
+        assert!(errors("(<= (q ?x) (s ?x) (not (t ?y)))\n(s a)\n(t a)")[0].contains("?y occurs in a negation"));
+        assert!(errors("(<= (q ?x) (s ?x) (distinct ?x ?z))\n(s a)")[0].contains("?z occurs in a 'distinct'"));
+        assert!(errors("(<= (q ?x) (or (s ?x) (t a)))\n(s a)\n(t a)")[0].contains("some branch of an 'or'"));
+        assert!(errors("(<= (q ?x) (or (s ?x) (t ?x)))\n(s a)\n(t a)").is_empty());
+    }
+
+    #[test]
+    fn unstratified_negation() {
+        let e = errors("(<= (q ?x) (s ?x) (not (t ?x)))\n(<= (t ?x) (s ?x) (q ?x))\n(s a)");
+        assert_eq!(e.len(), 1, "{e:?}");
+        assert!(e[0].contains("g.kif:7:19: error: negation is not stratified: 'q' depends on 'not t'"), "{}", e[0]);
+        assert!(errors("(<= (q ?x) (s ?x) (not (t ?x)))\n(<= (t ?x) (s ?x))\n(s a)").is_empty());
+    }
+
+    #[test]
+    fn recursion_restriction() {
+        let ok = "(<= (reach ?x) (s ?x))\n(<= (reach ?y) (reach ?x) (edge ?x ?y))\n(s a)\n(edge a b)";
+        assert!(errors(ok).is_empty(), "{:?}", errors(ok));
+        let bad = "(<= (q ?x) (s ?x) (q ?y))\n(s a)";
+        assert!(errors(bad)[0].contains("recursion restriction violated: 'q' is recursive with 'q', so its variable ?y"));
+    }
+
+    #[test]
+    fn keyword_placement() {
+        let e = errors("(<= (legal r b) (helper))\n(<= (helper) (does r a))");
+        assert_eq!(e.len(), 1, "{e:?}");
+        assert!(e[0].contains("'legal' must not depend on 'does' (through helper -> does)"), "{}", e[0]);
+        assert!(errors("(<= (init (q)) (true (p)))")[0].contains("'init' must not depend on 'true'"));
+        assert!(errors("(<= (true (q)) (s))\n(s)")[0].contains("'true' cannot be the head"));
+        assert!(errors("(<= (role q) (s))\n(s)")[0].contains("'role' must be given by facts"));
+        assert!(errors("(role r)")[0].contains("role 'r' is declared twice"));
+        assert!(errors("(<= (legal r) (true (p)))")[0].contains("'legal' takes 2 arguments, found 1"));
+    }
+
+    #[test]
+    fn arity_mismatch_and_warnings() {
+        assert!(errors("(s a)\n(<= (q) (s a b))")[0].contains("relation 's' is used with 2 arguments here but with 1 at 7:1"));
+        let p = problems("(<= (q) (undefined a))\n(goal r high)");
+        assert!(p.iter().all(|p| p.severity == Severity::Warning));
+        assert!(p.iter().any(|p| p.message.contains("'undefined' is never defined")));
+        assert!(p.iter().any(|p| p.message.contains("goal value 'high'")));
+    }
+
+    #[test]
+    fn no_roles() {
+        let d = parse("e.kif", "(init (p))").unwrap();
+        assert!(validate(&d).iter().any(|p| p.message == "the game declares no role"));
+    }
+}
