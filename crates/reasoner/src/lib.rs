@@ -48,6 +48,17 @@ impl Reasoner {
         &self.engine.pool
     }
 
+    /// The ground base propositions declared by `base` (empty if the game declares none).
+    pub fn declared_base(&mut self) -> Vec<TermId> {
+        self.answers(Sym::BASE, &[TermId::NONE])
+    }
+
+    /// The moves of `role` declared by `input` (empty if the game declares none).
+    pub fn declared_input(&mut self, role: usize) -> Vec<TermId> {
+        let answers = self.answers(Sym::INPUT, &[self.role_terms[role], TermId::NONE]);
+        answers.chunks(2).map(|a| a[1]).collect()
+    }
+
     /// The arguments of every answer to a query, flattened.
     fn answers(&mut self, rel: Sym, key: &[TermId]) -> Vec<TermId> {
         self.engine.query(rel, key).terms

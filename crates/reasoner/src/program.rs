@@ -152,7 +152,8 @@ fn pattern(term: &Term, vars: &mut Vars, pool: &mut TermPool) -> Pat {
         Term::Func(f, args) => {
             let pats: Vec<Pat> = args.iter().map(|a| pattern(a, vars, pool)).collect();
             if pats.iter().all(|p| matches!(p, Pat::Ground(_))) {
-                let ids: Vec<TermId> = pats.iter().map(|p| if let Pat::Ground(t) = p { *t } else { TermId::NONE }).collect();
+                let ids: Vec<TermId> =
+                    pats.iter().map(|p| if let Pat::Ground(t) = p { *t } else { TermId::NONE }).collect();
                 Pat::Ground(pool.function(*f, &ids))
             } else {
                 Pat::Func(*f, pats.into())

@@ -1,0 +1,38 @@
+//! Finding and loading the game a command names: a bundled game by name, or a GDL file by path.
+
+use anyhow::{bail, Context, Result};
+use gdl::{Description, Problem};
+use std::path::Path;
+
+/// A game whose rules were read, parsed and validated.
+pub struct Game {
+    /// The rules.
+    pub desc: Description,
+    /// Warnings found by validation (errors make loading fail).
+    pub warnings: Vec<Problem>,
+}
+
+/// The GDL text of `spec` (a path to an existing file, else a bundled game's name) and a label
+/// for messages.
+pub fn read(spec: &str) -> Result<(String, String, String)> {
+    let path = Path::new(spec);
+    if path.is_file() {
+        let bytes = std::fs::read(path).with_context(|| format!("cannot read {spec}"))?;
+        // Comments in some published games hold stray non-UTF-8 bytes; they never matter.
+        let text = String::from_utf8_lossy(&bytes).into_owned();
+        let name = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| spec.to_owned());
+        return Ok((name, spec.to_owned(), text));
+    }
+    if let Some(g) = games::find(spec) {
+        return Ok((g.name.to_owned(), g.file.to_owned(), g.text.to_owned()));
+    }
+    let names: Vec<&str> = games::ALL.iter().map(|g| g.name).collect();
+    bail!("no such file or bundled game: {spec} (bundled games: {})", names.join(", "))
+}
+
+/// Reads, parses and validates the game `spec`; fails with every error found.
+pub fn load(spec: &str) -> Result<Game> {
+    let (_, label, text) = read(spec)?;
+    let (desc, warnings) = gdl::load(&label, &text)?;
+    Ok(Game { desc, warnings })
+}

@@ -1,0 +1,248 @@
+//! The `latchkey` command line: check GDL, run random playouts, count the game tree and replay
+//! reference trajectories. The logic lives in the library crates; this file parses arguments,
+//! picks an engine and prints.
+
+mod game;
+
+use anyhow::{bail, Context, Result};
+use clap::{Parser, Subcommand, ValueEnum};
+use machine::perft::PerftLimits;
+use machine::{ConformOptions, PerftResult, StateMachine};
+use reasoner::Reasoner;
+use serde::Serialize;
+use std::process::ExitCode;
+
+/// A General Game Playing engine: give it the rules of a game in GDL.
+#[derive(Parser)]
+#[command(name = "latchkey", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Parse and validate a game; print its roles, rule counts and any problems.
+    Check {
+        /// A GDL file, or the name of a bundled game (see `latchkey games`).
+        game: String,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Play random games from the initial state and report lengths, goals and speed.
+    Playout {
+        /// A GDL file, or the name of a bundled game.
+        game: String,
+        /// How many playouts.
+        #[arg(short = 'n', long, default_value_t = 1000)]
+        count: u64,
+        /// Seed of the random move choice.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Give up a playout after this many joint moves.
+        #[arg(long, default_value_t = 10_000)]
+        max_steps: u32,
+        /// Which engine runs the game.
+        #[arg(long, value_enum, default_value_t = Engine::Reasoner)]
+        engine: Engine,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Count distinct states and joint-move paths at each depth of the game tree.
+    Perft {
+        /// A GDL file, or the name of a bundled game.
+        game: String,
+        /// The deepest level to count.
+        #[arg(long, short = 'd', default_value_t = 3)]
+        depth: u32,
+        /// Stop after this many joint-move applications.
+        #[arg(long)]
+        max_expansions: Option<u64>,
+        /// Which engine runs the game.
+        #[arg(long, value_enum, default_value_t = Engine::Reasoner)]
+        engine: Engine,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Replay reference trajectories and perft counts and report every disagreement.
+    Conform {
+        /// A GDL file, or the name of a bundled game.
+        game: String,
+        /// The reference file (JSON Lines, recorded from the GGP-Base prover).
+        #[arg(long)]
+        reference: String,
+        /// Which engine to check.
+        #[arg(long, value_enum, default_value_t = Engine::Reasoner)]
+        engine: Engine,
+        /// Skip the perft comparison.
+        #[arg(long)]
+        no_perft: bool,
+        /// How many mismatches to show in detail.
+        #[arg(long, default_value_t = 5)]
+        show: usize,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// List the bundled games.
+    Games,
+}
+
+/// The engines a command can run on.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Engine {
+    /// The reference interpreter, straight from the rules.
+    Reasoner,
+}
+
+fn main() -> ExitCode {
+    match run(Cli::parse()) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<ExitCode> {
+    match cli.command {
+        Command::Check { game, json } => check(&game, json),
+        Command::Playout { game, count, seed, max_steps, engine, json } => {
+            let mut m = machine_for(&game, engine)?;
+            let stats = machine::run_playouts(&mut m, count, seed, max_steps)?;
+            if json {
+                print_json(&stats)?;
+            } else {
+                println!("{stats}");
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Perft { game, depth, max_expansions, engine, json } => {
+            let mut m = machine_for(&game, engine)?;
+            let limits = PerftLimits { max_expansions, deadline: None };
+            let result = machine::perft(&mut m, depth, &limits)?;
+            if json {
+                print_json(&result)?;
+            } else {
+                print_perft(&result);
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Conform { game, reference, engine, no_perft, show, json } => {
+            let reference = machine::reference::load(&reference)?;
+            let mut m = machine_for(&game, engine)?;
+            let options = ConformOptions { perft: !no_perft, ..ConformOptions::default() };
+            let report = machine::conform(&mut m, &reference, &options);
+            if json {
+                print_json(&report)?;
+            } else {
+                println!("{}", report.render(show));
+            }
+            Ok(if report.is_ok() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+        }
+        Command::Games => {
+            for g in games::ALL {
+                println!("{}", g.name);
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+fn machine_for(spec: &str, engine: Engine) -> Result<Reasoner> {
+    let game = game::load(spec)?;
+    for w in &game.warnings {
+        eprintln!("{w}");
+    }
+    match engine {
+        Engine::Reasoner => Ok(Reasoner::new(&game.desc)),
+    }
+}
+
+fn print_json<T: Serialize>(value: &T) -> Result<()> {
+    println!("{}", serde_json::to_string_pretty(value).context("cannot print JSON")?);
+    Ok(())
+}
+
+/// The summary `latchkey check` prints.
+#[derive(Serialize)]
+struct CheckReport {
+    game: String,
+    roles: Vec<String>,
+    facts: usize,
+    rules: usize,
+    relations: usize,
+    declared_base: Option<usize>,
+    declared_input: Option<usize>,
+    problems: Vec<String>,
+    valid: bool,
+}
+
+fn check(spec: &str, json: bool) -> Result<ExitCode> {
+    let (name, label, text) = game::read(spec)?;
+    let desc = match gdl::parse(&label, &text) {
+        Ok(d) => d,
+        Err(e) => bail!("{e}"),
+    };
+    let problems = gdl::validate(&desc);
+    let valid = !problems.iter().any(|p| p.severity == gdl::Severity::Error);
+    let (declared_base, declared_input) = if valid {
+        let mut m = Reasoner::new(&desc);
+        let inputs = (0..m.roles().len()).map(|r| m.declared_input(r).len()).sum();
+        (Some(m.declared_base().len()).filter(|&n| n > 0), Some(inputs).filter(|&n| n > 0))
+    } else {
+        (None, None)
+    };
+    let mut relations: Vec<gdl::Sym> = desc.rules.iter().map(|r| r.head.rel).collect();
+    relations.sort();
+    relations.dedup();
+    let report = CheckReport {
+        game: name,
+        roles: desc.roles().iter().map(|r| r.to_string()).collect(),
+        facts: desc.rules.iter().filter(|r| r.is_fact()).count(),
+        rules: desc.rules.iter().filter(|r| !r.is_fact()).count(),
+        relations: relations.len(),
+        declared_base,
+        declared_input,
+        problems: problems.iter().map(|p| p.to_string()).collect(),
+        valid,
+    };
+    if json {
+        print_json(&report)?;
+    } else {
+        print_check(&report);
+    }
+    Ok(if valid { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}
+
+fn print_check(r: &CheckReport) {
+    let shown = |n: Option<usize>, what: &str| n.map_or("none declared".to_owned(), |n| format!("{n} {what}"));
+    println!("game       {}", r.game);
+    println!("roles      {}", r.roles.join(", "));
+    println!("rules      {} facts, {} rules, {} relations defined", r.facts, r.rules, r.relations);
+    println!("base       {}", shown(r.declared_base, "propositions"));
+    println!("input      {}", shown(r.declared_input, "moves over all roles"));
+    if r.problems.is_empty() {
+        println!("problems   none");
+    } else {
+        println!("problems   {}", r.problems.len());
+        for p in &r.problems {
+            println!("{p}");
+        }
+    }
+    println!("{}", if r.valid { "valid GDL" } else { "NOT valid GDL" });
+}
+
+fn print_perft(r: &PerftResult) {
+    println!("{:>5} {:>12} {:>16} {:>10}", "depth", "states", "paths", "terminal");
+    for l in &r.levels {
+        println!("{:>5} {:>12} {:>16} {:>10}", l.depth, l.states, l.paths, l.terminal_states);
+    }
+    if let Some(cut) = &r.cut {
+        println!("{cut}");
+    }
+}

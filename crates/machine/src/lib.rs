@@ -1,0 +1,77 @@
+//! The game-engine interface shared by every latchkey engine.
+//!
+//! A [`StateMachine`] answers the questions a player asks about a game: who plays, where the game
+//! starts, what each role may do, where a joint move leads, whether a state is terminal and what
+//! each role scores there. The reference reasoner and the propnet both implement it, so everything
+//! built on top (perft, conformance, search) is written once and differential-tested across them.
+
+pub mod conform;
+mod error;
+pub mod java_random;
+pub mod perft;
+pub mod playout;
+pub mod record;
+pub mod reference;
+
+#[cfg(test)]
+mod mock;
+
+pub use conform::{conform, ConformOptions, ConformReport};
+pub use error::MachineError;
+pub use java_random::JavaRandom;
+pub use perft::{perft, PerftLevel, PerftLimits, PerftResult};
+pub use playout::{random_playout, run_playouts, Playout, PlayoutStats};
+pub use record::record;
+pub use reference::{Reference, ReferenceError};
+
+use std::fmt::Debug;
+use std::hash::Hash;
+
+/// A deterministic, perfect-information game engine (GDL semantics).
+///
+/// Query methods take `&mut self` because engines keep per-thread scratch space (caches, markings);
+/// share the underlying rules or net between threads and give each thread its own machine.
+pub trait StateMachine {
+    /// A game state: the set of base propositions that are true in it.
+    type State: Clone + Eq + Hash + Debug;
+    /// One role's move.
+    type Move: Clone + Eq + Hash + Debug;
+
+    /// Role names, lower case, in the order of the game's `role` facts.
+    fn roles(&self) -> &[String];
+
+    /// The state the game starts in (the `init` facts).
+    fn initial_state(&mut self) -> Self::State;
+
+    /// The legal moves of `role` (an index into [`roles`](Self::roles)) in `state`, without
+    /// duplicates, in the engine's own order.
+    fn legal_moves(&mut self, state: &Self::State, role: usize) -> Result<Vec<Self::Move>, MachineError>;
+
+    /// The state reached when every role plays its move in `moves` (indexed like `roles`).
+    ///
+    /// Fails with [`MachineError::IllegalMove`] when a move is not legal for its role.
+    fn next_state(&mut self, state: &Self::State, moves: &[Self::Move]) -> Result<Self::State, MachineError>;
+
+    /// Whether `state` is terminal.
+    fn is_terminal(&mut self, state: &Self::State) -> Result<bool, MachineError>;
+
+    /// Every goal value the rules derive for `role` in `state`, sorted ascending.
+    fn goal_values(&mut self, state: &Self::State, role: usize) -> Result<Vec<u32>, MachineError>;
+
+    /// The goal value of `role` in `state`; an error unless the rules derive exactly one.
+    fn goal(&mut self, state: &Self::State, role: usize) -> Result<u32, MachineError> {
+        let values = self.goal_values(state, role)?;
+        match values.as_slice() {
+            [v] => Ok(*v),
+            [] => Err(MachineError::NoGoal { role: self.roles()[role].clone() }),
+            _ => Err(MachineError::AmbiguousGoal { role: self.roles()[role].clone(), values }),
+        }
+    }
+
+    /// The move printed in canonical KIF, e.g. `(mark 1 1)` or `noop`.
+    fn format_move(&self, mv: &Self::Move) -> String;
+
+    /// The true base propositions of `state` in canonical KIF without the `true` wrapper,
+    /// e.g. `(cell 1 1 b)`, sorted by byte order of the printed form.
+    fn state_props(&self, state: &Self::State) -> Vec<String>;
+}

@@ -1,0 +1,333 @@
+//! Perft: counting the game tree level by level, exactly as the reference data does
+//! (`/work/shared/reference/README.md`, "How perft is counted").
+//!
+//! Depth `d` is built from the distinct states of depth `d - 1`: terminal states are not expanded,
+//! every other state is expanded by every joint move (the cartesian product of one legal move per
+//! role), transpositions merge, and each state's path count is added to its successors once per
+//! joint move. Depth 0 (the initial state) is not reported.
+
+use std::fmt;
+use std::time::Instant;
+
+use rustc_hash::FxHashMap;
+use serde::{Deserialize, Serialize};
+
+use crate::{MachineError, StateMachine};
+
+/// The counts of one depth of the game tree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PerftLevel {
+    /// The depth (number of joint moves from the initial state), from 1.
+    pub depth: u32,
+    /// Distinct states reached at this depth.
+    pub states: u64,
+    /// Joint-move sequences of this length that avoid terminal states before their last move.
+    pub paths: u128,
+    /// How many of the `states` are terminal.
+    pub terminal_states: u64,
+}
+
+/// Optional caps that let a caller stop perft early; the default never stops.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PerftLimits {
+    /// The most joint-move applications (`next_state` calls) allowed in total.
+    pub max_expansions: Option<u64>,
+    /// The instant after which no further joint move is applied.
+    pub deadline: Option<Instant>,
+}
+
+/// Why perft stopped before its maximum depth.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "reason", rename_all = "snake_case")]
+pub enum PerftCut {
+    /// The expansion cap was reached while building `depth`.
+    Expansions {
+        /// The depth that was not finished.
+        depth: u32,
+        /// The cap that was reached.
+        limit: u64,
+    },
+    /// The deadline passed while building `depth`.
+    Deadline {
+        /// The depth that was not finished.
+        depth: u32,
+    },
+}
+
+impl PerftCut {
+    /// The first depth that was not finished.
+    pub fn depth(&self) -> u32 {
+        match *self {
+            PerftCut::Expansions { depth, .. } | PerftCut::Deadline { depth } => depth,
+        }
+    }
+}
+
+impl fmt::Display for PerftCut {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PerftCut::Expansions { depth, limit } => {
+                write!(f, "perft depth {depth} not finished: more than {limit} joint-move applications")
+            }
+            PerftCut::Deadline { depth } => write!(f, "perft depth {depth} not finished: deadline reached"),
+        }
+    }
+}
+
+/// The outcome of a perft run: every finished depth, and why it stopped early if it did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PerftResult {
+    /// The finished depths, 1, 2, ... in order (only complete depths are reported).
+    pub levels: Vec<PerftLevel>,
+    /// Joint-move applications performed (including those of an unfinished depth).
+    pub expansions: u64,
+    /// Set when a limit stopped the run before `max_depth`.
+    pub cut: Option<PerftCut>,
+}
+
+/// Counts the game tree of `m` from its initial state down to `max_depth`, within `limits`.
+///
+/// Engine errors abort the count. A non-terminal state where some role has no legal move has no
+/// joint move, hence no successor.
+pub fn perft<M: StateMachine>(m: &mut M, max_depth: u32, limits: &PerftLimits) -> Result<PerftResult, MachineError> {
+    let mut budget = Budget::new(limits);
+    let root = m.initial_state();
+    let terminal = m.is_terminal(&root)?;
+    let mut frontier: Level<M::State> = FxHashMap::default();
+    frontier.insert(root, Node { paths: 1, terminal });
+    let mut levels = Vec::new();
+    let mut cut = None;
+    for depth in 1..=max_depth {
+        frontier = match expand_level(m, &frontier, &mut budget, depth) {
+            Ok(next) => next,
+            Err(Stop::Cut(c)) => {
+                cut = Some(c);
+                break;
+            }
+            Err(Stop::Engine(e)) => return Err(e),
+        };
+        levels.push(count_level(depth, &frontier));
+    }
+    Ok(PerftResult { levels, expansions: budget.used, cut })
+}
+
+/// A state of the current depth: its path count and whether it is terminal.
+struct Node {
+    paths: u128,
+    terminal: bool,
+}
+
+/// The distinct states of one depth.
+type Level<S> = FxHashMap<S, Node>;
+
+/// Why building a depth stopped.
+enum Stop {
+    Cut(PerftCut),
+    Engine(MachineError),
+}
+
+impl From<MachineError> for Stop {
+    fn from(e: MachineError) -> Self {
+        Stop::Engine(e)
+    }
+}
+
+/// Builds depth `depth` from the previous one: expands every non-terminal state, then marks the
+/// new states' terminality.
+fn expand_level<M: StateMachine>(
+    m: &mut M,
+    frontier: &Level<M::State>,
+    budget: &mut Budget,
+    depth: u32,
+) -> Result<Level<M::State>, Stop> {
+    let mut paths: FxHashMap<M::State, u128> = FxHashMap::default();
+    for (state, node) in frontier.iter().filter(|(_, node)| !node.terminal) {
+        for joint in legal_joint_moves(m, state)? {
+            budget.spend(depth)?;
+            let next = m.next_state(state, &joint)?;
+            *paths.entry(next).or_insert(0) += node.paths;
+        }
+    }
+    let mut level = Level::default();
+    level.reserve(paths.len());
+    for (state, paths) in paths {
+        let terminal = m.is_terminal(&state)?;
+        level.insert(state, Node { paths, terminal });
+    }
+    Ok(level)
+}
+
+/// The reported counts of one finished depth.
+fn count_level<S>(depth: u32, level: &Level<S>) -> PerftLevel {
+    PerftLevel {
+        depth,
+        states: level.len() as u64,
+        paths: level.values().map(|n| n.paths).sum(),
+        terminal_states: level.values().filter(|n| n.terminal).count() as u64,
+    }
+}
+
+/// Counts joint-move applications against the limits.
+struct Budget {
+    max: Option<u64>,
+    deadline: Option<Instant>,
+    used: u64,
+}
+
+impl Budget {
+    /// The clock is read once every `CLOCK_MASK + 1` applications (a power of two).
+    const CLOCK_MASK: u64 = 63;
+
+    fn new(limits: &PerftLimits) -> Self {
+        Budget { max: limits.max_expansions, deadline: limits.deadline, used: 0 }
+    }
+
+    /// Accounts for one more application at `depth`, or says why it is not allowed.
+    fn spend(&mut self, depth: u32) -> Result<(), Stop> {
+        if let Some(limit) = self.max.filter(|&limit| self.used >= limit) {
+            return Err(Stop::Cut(PerftCut::Expansions { depth, limit }));
+        }
+        let check_clock = self.used & Self::CLOCK_MASK == 0;
+        if check_clock && self.deadline.is_some_and(|d| Instant::now() >= d) {
+            return Err(Stop::Cut(PerftCut::Deadline { depth }));
+        }
+        self.used += 1;
+        Ok(())
+    }
+}
+
+/// Every joint move of `state`: the cartesian product of each role's legal moves.
+pub fn legal_joint_moves<M: StateMachine>(m: &mut M, state: &M::State) -> Result<JointMoves<M::Move>, MachineError> {
+    let legal = (0..m.roles().len()).map(|role| m.legal_moves(state, role)).collect::<Result<Vec<_>, _>>()?;
+    Ok(JointMoves::new(legal))
+}
+
+/// An iterator over the cartesian product of per-role move lists, last role varying fastest.
+///
+/// Empty as soon as one role has no move; a game without roles has exactly one (empty) joint move.
+#[derive(Debug, Clone)]
+pub struct JointMoves<Mv> {
+    legal: Vec<Vec<Mv>>,
+    index: Vec<usize>,
+    done: bool,
+}
+
+impl<Mv: Clone> JointMoves<Mv> {
+    /// The product of `legal`, one list per role in role order.
+    pub fn new(legal: Vec<Vec<Mv>>) -> Self {
+        let done = legal.iter().any(Vec::is_empty);
+        let index = vec![0; legal.len()];
+        JointMoves { legal, index, done }
+    }
+
+    /// The number of joint moves in the whole product (saturating).
+    pub fn total(&self) -> u128 {
+        self.legal.iter().fold(1u128, |acc, moves| acc.saturating_mul(moves.len() as u128))
+    }
+
+    /// Moves the odometer to the next combination; marks the iterator done after the last one.
+    fn advance(&mut self) {
+        for (i, moves) in self.index.iter_mut().zip(&self.legal).rev() {
+            *i += 1;
+            if *i < moves.len() {
+                return;
+            }
+            *i = 0;
+        }
+        self.done = true;
+    }
+}
+
+impl<Mv: Clone> Iterator for JointMoves<Mv> {
+    type Item = Vec<Mv>;
+
+    fn next(&mut self) -> Option<Vec<Mv>> {
+        if self.done {
+            return None;
+        }
+        let joint = self.index.iter().zip(&self.legal).map(|(&i, moves)| moves[i].clone()).collect();
+        self.advance();
+        Some(joint)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mock::{Counter, Nim};
+    use std::time::Duration;
+
+    fn level(depth: u32, states: u64, paths: u128, terminal_states: u64) -> PerftLevel {
+        PerftLevel { depth, states, paths, terminal_states }
+    }
+
+    #[test]
+    fn nim_counts_by_hand() {
+        // Pile of 4, take 1 or 2, player a first. Depth 2 merges (pile 1, a) reached two ways;
+        // depth 3 expands (2, a) and (1, a) but not the terminal (0, a).
+        let r = perft(&mut Nim::new(4), 5, &PerftLimits::default()).expect("perft");
+        assert_eq!(
+            r.levels,
+            [level(1, 2, 2, 0), level(2, 3, 4, 1), level(3, 2, 4, 1), level(4, 1, 1, 1), level(5, 0, 0, 0)]
+        );
+        assert_eq!(r.cut, None);
+        assert_eq!(r.expansions, 2 + 4 + 3 + 1);
+    }
+
+    #[test]
+    fn simultaneous_moves_use_the_cartesian_product() {
+        // Two players each add 1 or 2 to a counter; terminal at 4 or more.
+        // Depth 1: sums 2, 3, 3, 4. Depth 2: from 2 (1 path) 4, 5, 5, 6; from 3 (2 paths) 5, 6, 6, 7.
+        let r = perft(&mut Counter::new(4), 3, &PerftLimits::default()).expect("perft");
+        assert_eq!(r.levels, [level(1, 3, 4, 1), level(2, 4, 12, 4), level(3, 0, 0, 0)]);
+    }
+
+    #[test]
+    fn terminal_initial_state_is_not_expanded() {
+        let r = perft(&mut Nim::new(0), 2, &PerftLimits::default()).expect("perft");
+        assert_eq!(r.levels, [level(1, 0, 0, 0), level(2, 0, 0, 0)]);
+    }
+
+    #[test]
+    fn a_role_without_moves_blocks_expansion() {
+        // In Nim with a stuck state at pile 2, the waiting player has no legal move there.
+        let r = perft(&mut Nim::new(4).stuck_at(2), 3, &PerftLimits::default()).expect("perft");
+        // Depth 1: (3, b) and the stuck (2, b). Depth 2: (2, a) stuck, (1, a). Depth 3: (0, b).
+        assert_eq!(r.levels, [level(1, 2, 2, 0), level(2, 2, 2, 0), level(3, 1, 1, 1)]);
+    }
+
+    #[test]
+    fn expansion_cap_stops_at_an_unfinished_depth() {
+        let limits = PerftLimits { max_expansions: Some(5), deadline: None };
+        let r = perft(&mut Nim::new(4), 5, &limits).expect("perft");
+        assert_eq!(r.levels, [level(1, 2, 2, 0)]);
+        assert_eq!(r.cut, Some(PerftCut::Expansions { depth: 2, limit: 5 }));
+        assert_eq!(r.expansions, 5);
+        assert_eq!(r.cut.map(|c| c.depth()), Some(2));
+    }
+
+    #[test]
+    fn past_deadline_stops_immediately() {
+        let deadline = Instant::now().checked_sub(Duration::from_millis(1));
+        let limits = PerftLimits { max_expansions: None, deadline };
+        let r = perft(&mut Nim::new(4), 3, &limits).expect("perft");
+        assert!(r.levels.is_empty());
+        assert_eq!(r.cut, Some(PerftCut::Deadline { depth: 1 }));
+    }
+
+    #[test]
+    fn joint_moves_enumerate_the_product() {
+        let all: Vec<Vec<u8>> = JointMoves::new(vec![vec![1, 2], vec![3], vec![4, 5]]).collect();
+        assert_eq!(all, [vec![1, 3, 4], vec![1, 3, 5], vec![2, 3, 4], vec![2, 3, 5]]);
+        assert_eq!(JointMoves::new(vec![vec![1u8, 2], vec![]]).count(), 0);
+        assert_eq!(JointMoves::<u8>::new(vec![]).count(), 1);
+        assert_eq!(JointMoves::new(vec![vec![1u8, 2], vec![3, 4, 5]]).total(), 6);
+    }
+
+    #[test]
+    fn levels_roundtrip_through_json_with_large_paths() {
+        let l = level(3, 2, u128::from(u64::MAX) * 7, 0);
+        let text = serde_json::to_string(&l).expect("serialise");
+        assert_eq!(serde_json::from_str::<PerftLevel>(&text).expect("parse"), l);
+    }
+}

@@ -1,0 +1,49 @@
+//! The reasoner must agree with the GGP-Base reference prover on every recorded game: every
+//! state, legal move list, terminal flag, goal value and perft count in `../shared/reference`.
+
+use machine::{conform, ConformOptions};
+use reasoner::Reasoner;
+use std::path::{Path, PathBuf};
+
+fn shared() -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared");
+    if dir.join("reference").is_dir() && dir.join("games").is_dir() {
+        return Some(dir);
+    }
+    eprintln!("WARNING: ../shared (corpus and reference data) not found: conformance NOT checked");
+    assert!(std::env::var_os("CI").is_none(), "CI must have ../shared/reference and ../shared/games");
+    None
+}
+
+fn load(path: &Path) -> Reasoner {
+    let text = String::from_utf8_lossy(&std::fs::read(path).expect("readable game")).into_owned();
+    let (desc, _) = gdl::load(&path.display().to_string(), &text).expect("corpus game validates");
+    Reasoner::new(&desc)
+}
+
+#[test]
+fn reasoner_matches_the_reference_prover_on_every_game() {
+    let Some(shared) = shared() else { return };
+    let mut files: Vec<PathBuf> = std::fs::read_dir(shared.join("reference"))
+        .expect("reference dir")
+        .map(|e| e.expect("dir entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 50, "expected the whole reference set, found {}", files.len());
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for file in &files {
+        let stem = file.file_stem().expect("stem").to_string_lossy().into_owned();
+        let reference = machine::reference::load(file).expect("reference parses");
+        let mut m = load(&shared.join("games").join(format!("{stem}.kif")));
+        let report = conform(&mut m, &reference, &ConformOptions::default());
+        checked += report.steps_checked;
+        assert!(report.steps_checked > 0, "{stem}: nothing was compared");
+        if !report.is_ok() {
+            failures.push(format!("{stem}: {report}"));
+        }
+    }
+    eprintln!("{} reference files, {checked} steps checked", files.len());
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
