@@ -118,8 +118,7 @@ pub struct Answers {
     pub terms: Vec<TermId>,
 }
 
-/// The evaluator for one game; clone it to get an independent evaluator for another thread.
-#[derive(Clone)]
+/// The evaluator for one game.
 pub struct Engine {
     prog: Arc<Program>,
     /// The ground terms seen so far.

@@ -26,7 +26,9 @@ impl State {
 }
 
 /// The reference GDL interpreter for one game.
-#[derive(Clone)]
+///
+/// Its states and moves name terms in its own term store, so they mean something only to the
+/// reasoner that produced them; build one reasoner per thread and keep each thread's states apart.
 pub struct Reasoner {
     engine: Engine,
     roles: Vec<String>,
@@ -142,5 +144,103 @@ impl StateMachine for Reasoner {
         let mut props: Vec<String> = state.props().iter().map(|&p| self.pool().to_string(p)).collect();
         props.sort();
         props
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reasoner(text: &str) -> Reasoner {
+        let (desc, _) = gdl::load("test.kif", text).expect("valid test game");
+        Reasoner::new(&desc)
+    }
+
+    fn legal(m: &mut Reasoner, s: &State, role: usize) -> Vec<String> {
+        let mut moves: Vec<String> = m.legal_moves(s, role).unwrap().iter().map(|mv| m.format_move(mv)).collect();
+        moves.sort();
+        moves
+    }
+
+    fn play(m: &mut Reasoner, s: &State, moves: &[&str]) -> Result<State, MachineError> {
+        let mut joint = Vec::new();
+        for (role, text) in moves.iter().enumerate() {
+            let legal = m.legal_moves(s, role)?;
+            let mv = legal.into_iter().find(|mv| m.format_move(mv) == *text);
+            joint.push(mv.ok_or_else(|| MachineError::IllegalMove { role: role.to_string(), mv: text.to_string() })?);
+        }
+        m.next_state(s, &joint)
+    }
+
+    /// A counter with recursion (`less`), negation, `or`, `distinct` and function terms.
+    const COUNTER: &str = "
+        (role p) (role q)
+        (succ 0 1) (succ 1 2) (succ 2 3)
+        (<= (less ?x ?y) (succ ?x ?y))
+        (<= (less ?x ?z) (succ ?x ?y) (less ?y ?z))
+        (init (count 0))
+        (init (owner (of p)))
+        (<= (legal p (add ?n)) (true (count ?c)) (less ?c ?n) (distinct ?n 3))
+        (<= (legal p wait) (true (count ?c)))
+        (<= (legal q noop) (role q))
+        (<= (next (count ?n)) (does p (add ?n)))
+        (<= (next (count ?c)) (true (count ?c)) (does p wait))
+        (<= (next (owner ?o)) (true (owner ?o)))
+        (<= big (true (count ?c)) (or (succ 1 ?c) (succ 2 ?c)))
+        (<= terminal big)
+        (<= (goal ?r 100) (role ?r) big (not (true (count 3))))
+        (<= (goal ?r 0) (role ?r) (not big))";
+
+    #[test]
+    fn plays_a_small_game() {
+        let mut m = reasoner(COUNTER);
+        assert_eq!(m.roles(), ["p", "q"]);
+        let s0 = m.initial_state();
+        assert_eq!(m.state_props(&s0), ["(count 0)", "(owner (of p))"]);
+        assert_eq!(legal(&mut m, &s0, 0), ["(add 1)", "(add 2)", "wait"]);
+        assert_eq!(legal(&mut m, &s0, 1), ["noop"]);
+        assert!(!m.is_terminal(&s0).unwrap());
+        assert_eq!(m.goal(&s0, 0).unwrap(), 0);
+        let s1 = play(&mut m, &s0, &["wait", "noop"]).unwrap();
+        assert_eq!(s1, s0);
+        let s2 = play(&mut m, &s0, &["(add 2)", "noop"]).unwrap();
+        assert_eq!(m.state_props(&s2), ["(count 2)", "(owner (of p))"]);
+        assert!(m.is_terminal(&s2).unwrap());
+        assert_eq!(m.goal_values(&s2, 1).unwrap(), [100]);
+        // Earlier states are still answered correctly after the cache moved on.
+        assert_eq!(legal(&mut m, &s0, 0), ["(add 1)", "(add 2)", "wait"]);
+    }
+
+    #[test]
+    fn illegal_and_malformed_joint_moves_are_errors() {
+        let mut m = reasoner(COUNTER);
+        let s0 = m.initial_state();
+        let noop = m.legal_moves(&s0, 1).unwrap()[0];
+        let err = m.next_state(&s0, &[noop, noop]).unwrap_err();
+        assert_eq!(err, MachineError::IllegalMove { role: "p".into(), mv: "noop".into() });
+        let wait = m.legal_moves(&s0, 0).unwrap()[0];
+        assert_eq!(m.next_state(&s0, &[wait]), Err(MachineError::WrongMoveCount { expected: 2, got: 1 }));
+    }
+
+    #[test]
+    fn faulty_goals_are_errors() {
+        let text = "(role r) (init a) (<= (legal r go) (true a)) (<= (next b) (does r go)) (<= terminal (true b))
+                    (<= (goal r 50) (true a)) (<= (goal r 100) (true a)) (<= (goal r high) (true b))";
+        let mut m = reasoner(text);
+        let s0 = m.initial_state();
+        assert_eq!(m.goal(&s0, 0), Err(MachineError::AmbiguousGoal { role: "r".into(), values: vec![50, 100] }));
+        let s1 = play(&mut m, &s0, &["go"]).unwrap();
+        assert!(matches!(m.goal(&s1, 0), Err(MachineError::Rules(msg)) if msg.contains("high")));
+        let s2 = m.make_state(vec![]);
+        assert_eq!(m.goal(&s2, 0), Err(MachineError::NoGoal { role: "r".into() }));
+    }
+
+    #[test]
+    fn declared_base_and_input() {
+        let text = "(role r) (base (on a)) (base (on b)) (<= (input r (press ?x)) (light ?x)) (light a) (light b)
+                    (init (on a)) (<= (legal r (press a)) (true (on a))) (<= terminal (true (on b))) (goal r 0)";
+        let mut m = reasoner(text);
+        assert_eq!(m.declared_base().len(), 2);
+        assert_eq!(m.declared_input(0).len(), 2);
     }
 }

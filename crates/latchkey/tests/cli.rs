@@ -1,0 +1,114 @@
+//! The command line as a user meets it: exit codes, messages and output formats.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn latchkey(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_latchkey")).args(args).output().expect("the binary runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn temp_file(name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("latchkey-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join(name);
+    std::fs::write(&path, text).expect("temp file");
+    path
+}
+
+#[test]
+fn check_reports_a_bundled_game() {
+    let o = latchkey(&["check", "tictactoe"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("roles      xplayer, oplayer"), "{out}");
+    assert!(out.contains("valid GDL"), "{out}");
+}
+
+#[test]
+fn every_bundled_game_is_valid_and_playable() {
+    let o = latchkey(&["games"]);
+    let names: Vec<String> = stdout(&o).lines().map(str::to_owned).collect();
+    assert_eq!(names, ["tictactoe", "connectfour", "buttonsandlights", "untwistycorridor"]);
+    for name in &names {
+        let o = latchkey(&["check", name, "--json"]);
+        assert!(o.status.success(), "{name}: {}", stdout(&o));
+        let report: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+        assert_eq!(report["problems"].as_array().map(Vec::len), Some(0), "{name}: {report}");
+        let o = latchkey(&["playout", name, "-n", "50", "--json"]);
+        assert!(o.status.success(), "{name}: {}", stderr(&o));
+        let stats: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+        assert_eq!(stats["terminal"], 50, "{name}: every playout must end in a terminal state: {stats}");
+        assert_eq!(stats["goal_errors"].as_array().unwrap().iter().filter(|e| **e != 0).count(), 0, "{stats}");
+    }
+}
+
+#[test]
+fn invalid_rules_name_file_line_and_column_and_fail() {
+    let path = temp_file("unsafe.kif", "(role r)\n(init (cell a))\n(<= (legal r (move ?x ?y))\n    (true (cell ?x)))\n");
+    let o = latchkey(&["check", path.to_str().unwrap()]);
+    assert!(!o.status.success());
+    let out = stdout(&o);
+    assert!(out.contains("unsafe.kif:3:1: error: unsafe rule: variable ?y occurs in the head"), "{out}");
+    assert!(out.contains("NOT valid GDL"), "{out}");
+    // Other commands refuse the game with the same message.
+    let o = latchkey(&["playout", path.to_str().unwrap()]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("unsafe.kif:3:1"), "{}", stderr(&o));
+}
+
+#[test]
+fn syntax_errors_are_located() {
+    let path = temp_file("unclosed.kif", "(role r)\n\n  (<= (legal r a)\n");
+    let o = latchkey(&["check", path.to_str().unwrap()]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("unclosed.kif:3:3: syntax error: unclosed '('"), "{}", stderr(&o));
+}
+
+#[test]
+fn unknown_games_and_garbage_files_fail_cleanly() {
+    let o = latchkey(&["check", "no-such-game"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("no such file or bundled game: no-such-game"), "{}", stderr(&o));
+    let path = temp_file("garbage.kif", "\u{0}\u{1}((((\u{fffd} ?");
+    let o = latchkey(&["check", path.to_str().unwrap()]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("garbage.kif:1:"), "{}", stderr(&o));
+}
+
+#[test]
+fn perft_prints_the_tree_counts() {
+    let o = latchkey(&["perft", "tictactoe", "--depth", "3", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let result: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    let states: Vec<u64> = result["levels"].as_array().unwrap().iter().map(|l| l["states"].as_u64().unwrap()).collect();
+    assert_eq!(states, [9, 72, 252]);
+}
+
+#[test]
+fn conform_passes_on_a_faithful_reference_and_fails_on_a_wrong_one() {
+    let shared = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared");
+    if !shared.join("reference").is_dir() {
+        assert!(std::env::var_os("CI").is_none(), "CI must have ../shared");
+        eprintln!("WARNING: ../shared not found; conform CLI test skipped");
+        return;
+    }
+    let game = shared.join("games/ticTacToe.kif");
+    let reference = shared.join("reference/ticTacToe.jsonl");
+    let o = latchkey(&["conform", game.to_str().unwrap(), "--reference", reference.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stdout(&o));
+    assert!(stdout(&o).contains("steps checked, 0 mismatches"), "{}", stdout(&o));
+    let text = std::fs::read_to_string(&reference).unwrap().replacen("\"states\":72", "\"states\":71", 1);
+    let wrong = temp_file("wrong.jsonl", &text);
+    let o = latchkey(&["conform", game.to_str().unwrap(), "--reference", wrong.to_str().unwrap()]);
+    assert!(!o.status.success());
+    assert!(stdout(&o).contains("1 mismatch"), "{}", stdout(&o));
+    assert!(stdout(&o).contains("states: expected 71, engine has 72"), "{}", stdout(&o));
+}
