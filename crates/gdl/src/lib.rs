@@ -8,7 +8,7 @@ mod symbol;
 mod validate;
 
 pub use ast::{Atom, Description, Literal, Pos, Rule, Term};
-pub use normal::{normal_bodies, Lit};
+pub use normal::{normal_bodies, variant_count, Lit, MAX_VARIANTS};
 pub use parse::{parse, ParseError};
 pub use symbol::Sym;
 pub use validate::{validate, Problem, Severity};

@@ -29,24 +29,53 @@ impl Lit {
     }
 }
 
+/// The most or-free variants one rule may expand into; [`crate::validate`] rejects larger rules,
+/// so that a few hundred bytes of nested `or` cannot demand gigabytes.
+pub const MAX_VARIANTS: u128 = 4096;
+
 /// The disjunctive normal form of a rule's body: the rule holds when any of the returned
 /// conjunctions holds. A body without `or` gives exactly one conjunction.
 pub fn normal_bodies(rule: &Rule) -> Vec<Vec<Lit>> {
     let mut bodies = vec![Vec::new()];
     for lit in &rule.body {
-        let alternatives = dnf(lit, true);
-        bodies = bodies
-            .iter()
-            .flat_map(|body| {
-                alternatives.iter().map(move |alt| {
-                    let mut b = body.clone();
-                    b.extend(alt.iter().cloned());
-                    b
-                })
-            })
-            .collect();
+        let mut alternatives = dnf(lit, true);
+        if alternatives.len() == 1 {
+            let alt = alternatives.pop().unwrap_or_default();
+            for body in &mut bodies {
+                body.extend(alt.iter().cloned());
+            }
+        } else {
+            bodies = product(&bodies, &alternatives);
+        }
     }
     bodies
+}
+
+/// How many conjunctions [`normal_bodies`] would return, computed without expanding (saturating).
+pub fn variant_count(rule: &Rule) -> u128 {
+    rule.body.iter().fold(1u128, |n, lit| n.saturating_mul(size(lit, true)))
+}
+
+fn size(lit: &Literal, positive: bool) -> u128 {
+    match (lit, positive) {
+        (Literal::Atom(_) | Literal::Distinct(..), _) => 1,
+        (Literal::Not(inner), p) => size(inner, !p),
+        (Literal::Or(ls), true) => ls.iter().fold(0u128, |n, l| n.saturating_add(size(l, true))),
+        (Literal::Or(ls), false) => ls.iter().fold(1u128, |n, l| n.saturating_mul(size(l, false))),
+    }
+}
+
+/// Every conjunction of one of `left` followed by one of `right`.
+fn product(left: &[Vec<Lit>], right: &[Vec<Lit>]) -> Vec<Vec<Lit>> {
+    let mut out = Vec::with_capacity(left.len() * right.len());
+    for l in left {
+        for r in right {
+            let mut c = l.clone();
+            c.extend(r.iter().cloned());
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// The DNF of `lit` (negated when `positive` is false), as a list of conjunctions.
@@ -60,23 +89,7 @@ fn dnf(lit: &Literal, positive: bool) -> Vec<Vec<Lit>> {
         // A disjunction: the union of the alternatives of each branch.
         (Literal::Or(ls), true) => ls.iter().flat_map(|l| dnf(l, true)).collect(),
         // A negated disjunction is the conjunction of the negated branches.
-        (Literal::Or(ls), false) => {
-            let mut acc = vec![Vec::new()];
-            for l in ls {
-                let alts = dnf(l, false);
-                acc = acc
-                    .iter()
-                    .flat_map(|c: &Vec<Lit>| {
-                        alts.iter().map(move |a| {
-                            let mut c = c.clone();
-                            c.extend(a.iter().cloned());
-                            c
-                        })
-                    })
-                    .collect();
-            }
-            acc
-        }
+        (Literal::Or(ls), false) => ls.iter().fold(vec![Vec::new()], |acc, l| product(&acc, &dnf(l, false))),
     }
 }
 
@@ -97,6 +110,10 @@ mod tests {
     fn or_is_distributed() {
         let b = bodies("(<= (p ?x) (s ?x) (or (q ?x) (r ?x)) (or (t ?x) (u ?x)))");
         assert_eq!(b.len(), 4);
+        let d =
+            parse("t", "(<= (p ?x) (s ?x) (or (q ?x) (r ?x)) (or (t ?x) (u ?x) (not (or (v ?x) (w ?x)))))").unwrap();
+        assert_eq!(variant_count(&d.rules[0]), 6);
+        assert_eq!(normal_bodies(&d.rules[0]).len(), 6);
         let b = bodies("(<= (p ?x) (s ?x) (not (or (q ?x) (r ?x))))");
         assert_eq!(b.len(), 1);
         assert!(b[0].contains("Neg") && b[0].matches("Neg").count() == 2);

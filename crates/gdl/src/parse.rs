@@ -274,8 +274,11 @@ mod tests {
 
     #[test]
     fn facts_and_rules() {
-        let d = parse("t.kif", "; comment\n(role xPlayer)\n(<= (legal ?r noop) (role ?r) (not (true (control ?r))))\nterminal")
-            .unwrap();
+        let d = parse(
+            "t.kif",
+            "; comment\n(role xPlayer)\n(<= (legal ?r noop) (role ?r) (not (true (control ?r))))\nterminal",
+        )
+        .unwrap();
         assert_eq!(d.rules.len(), 3);
         assert_eq!(d.rules[0].to_string(), "(role xplayer)");
         assert_eq!(d.rules[1].to_string(), "(<= (legal ?r noop) (role ?r) (not (true (control ?r))))");

@@ -20,8 +20,8 @@ struct Interner {
 
 /// Names interned first, in this order, so that the constants below are stable.
 const KEYWORDS: [&str; 17] = [
-    "role", "init", "true", "next", "legal", "does", "goal", "terminal", "base", "input", "sees",
-    "random", "distinct", "not", "or", "<=", "noop",
+    "role", "init", "true", "next", "legal", "does", "goal", "terminal", "base", "input", "sees", "random", "distinct",
+    "not", "or", "<=", "noop",
 ];
 
 impl Sym {

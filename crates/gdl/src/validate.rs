@@ -3,7 +3,7 @@
 //! the line and column, the rule, and why it breaks the GDL specification.
 
 use crate::ast::{Atom, Description, Literal, Pos, Rule, Term};
-use crate::normal::{normal_bodies, Lit};
+use crate::normal::{normal_bodies, variant_count, Lit, MAX_VARIANTS};
 use crate::symbol::Sym;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::VecDeque;
@@ -115,7 +115,8 @@ impl Validator<'_> {
 
     fn check_keywords(&mut self, rule: &Rule) {
         if matches!(rule.head.rel, Sym::TRUE | Sym::DOES) {
-            let msg = format!("'{}' cannot be the head of a rule: it is given by the game state or the moves", rule.head.rel);
+            let msg =
+                format!("'{}' cannot be the head of a rule: it is given by the game state or the moves", rule.head.rel);
             self.error(rule.pos, rule, msg);
         }
         self.check_atom_arity(&rule.head, rule.pos, rule);
@@ -148,6 +149,13 @@ impl Validator<'_> {
     /// Every variable in the head, in a negation or in a `distinct` must occur in a positive
     /// literal of the same (or-free) body.
     fn check_safety(&mut self, rule: &Rule) {
+        if variant_count(rule) > MAX_VARIANTS {
+            let msg = format!(
+                "the rule's 'or's expand into more than {MAX_VARIANTS} alternatives; split it into several rules"
+            );
+            self.error(rule.pos, rule, msg);
+            return;
+        }
         for body in normal_bodies(rule) {
             let mut bound = FxHashSet::default();
             for lit in &body {
@@ -174,7 +182,11 @@ impl Validator<'_> {
             if let Some((v, place)) = unsafe_vars.first() {
                 let msg = format!(
                     "unsafe rule: variable ?{v} occurs in {place} but in no positive literal of the body{}",
-                    if rule.body.iter().any(|l| matches!(l, Literal::Or(_))) { " (in some branch of an 'or')" } else { "" }
+                    if rule.body.iter().any(|l| matches!(l, Literal::Or(_))) {
+                        " (in some branch of an 'or')"
+                    } else {
+                        ""
+                    }
                 );
                 self.error(rule.pos, rule, msg);
                 return;
@@ -300,6 +312,7 @@ impl Validator<'_> {
             (Sym::GOAL, &[Sym::DOES]),
             (Sym::TERMINAL, &[Sym::DOES]),
         ];
+        let mut reported = FxHashSet::default();
         for rule in &self.desc.rules {
             let Some((_, banned)) = forbidden.iter().find(|(k, _)| *k == rule.head.rel) else {
                 continue;
@@ -310,11 +323,12 @@ impl Validator<'_> {
                 for rel in atoms {
                     if let Some(path) = banned.iter().find_map(|b| graph.path(rel, *b)) {
                         let target = path[path.len() - 1];
-                        let via = if path.len() > 1 {
-                            format!(" (through {})", path.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(" -> "))
-                        } else {
-                            String::new()
-                        };
+                        // One report per keyword and forbidden target is enough to find the cause.
+                        if !reported.insert((rule.head.rel, target)) {
+                            continue;
+                        }
+                        let via =
+                            if path.len() > 1 { format!(" (through {})", show_path(&path)) } else { String::new() };
                         let msg = format!("'{}' must not depend on '{target}'{via}", rule.head.rel);
                         self.error(*pos, rule, msg);
                     }
@@ -322,6 +336,21 @@ impl Validator<'_> {
             }
         }
     }
+}
+
+/// A dependency path `a -> b -> c`, with the middle elided when it is long.
+fn show_path(path: &[Sym]) -> String {
+    const KEEP: usize = 3;
+    let names: Vec<&str> = path.iter().map(|s| s.as_str()).collect();
+    if names.len() <= 2 * KEEP + 1 {
+        return names.join(" -> ");
+    }
+    format!(
+        "{} -> ... ({} more) ... -> {}",
+        names[..KEEP].join(" -> "),
+        names.len() - 2 * KEEP,
+        names[names.len() - KEEP..].join(" -> ")
+    )
 }
 
 fn plural(n: usize) -> &'static str {
@@ -416,24 +445,43 @@ fn strongly_connected(edges: &FxHashMap<Sym, Vec<Sym>>) -> FxHashMap<Sym, usize>
         result: FxHashMap<Sym, usize>,
         components: usize,
     }
-    fn visit(s: &mut State, v: Sym) {
+    fn enter(s: &mut State, v: Sym) {
         let i = s.index.len();
         s.index.insert(v, i);
         s.low.insert(v, i);
         s.stack.push(v);
         s.on_stack.insert(v);
-        for &w in s.edges.get(&v).map(Vec::as_slice).unwrap_or(&[]) {
-            if !s.index.contains_key(&w) {
-                visit(s, w);
-                let lw = s.low[&w];
-                let lv = s.low.get_mut(&v).expect("visited");
-                *lv = (*lv).min(lw);
-            } else if s.on_stack.contains(&w) {
-                let iw = s.index[&w];
-                let lv = s.low.get_mut(&v).expect("visited");
-                *lv = (*lv).min(iw);
+    }
+    fn lower(s: &mut State, v: Sym, to: usize) {
+        let lv = s.low.get_mut(&v).expect("visited");
+        *lv = (*lv).min(to);
+    }
+    /// Tarjan's depth-first search from `root`, with an explicit stack of (node, next edge)
+    /// instead of recursion: a long chain of relations must not overflow the call stack.
+    fn visit(s: &mut State, root: Sym) {
+        enter(s, root);
+        let mut calls = vec![(root, 0)];
+        while let Some((v, next)) = calls.pop() {
+            if let Some(&w) = s.edges.get(&v).and_then(|e| e.get(next)) {
+                calls.push((v, next + 1));
+                if !s.index.contains_key(&w) {
+                    enter(s, w);
+                    calls.push((w, 0));
+                } else if s.on_stack.contains(&w) {
+                    let iw = s.index[&w];
+                    lower(s, v, iw);
+                }
+                continue;
             }
+            // Every edge of `v` is done: return to its caller.
+            if let Some(&(parent, _)) = calls.last() {
+                let lv = s.low[&v];
+                lower(s, parent, lv);
+            }
+            finish(s, v);
         }
+    }
+    fn finish(s: &mut State, v: Sym) {
         if s.low[&v] == s.index[&v] {
             let mut members = Vec::new();
             while let Some(w) = s.stack.pop() {
@@ -516,7 +564,9 @@ mod tests {
         let ok = "(<= (reach ?x) (s ?x))\n(<= (reach ?y) (reach ?x) (edge ?x ?y))\n(s a)\n(edge a b)";
         assert!(errors(ok).is_empty(), "{:?}", errors(ok));
         let bad = "(<= (q ?x) (s ?x) (q ?y))\n(s a)";
-        assert!(errors(bad)[0].contains("recursion restriction violated: 'q' is recursive with 'q', so its variable ?y"));
+        assert!(
+            errors(bad)[0].contains("recursion restriction violated: 'q' is recursive with 'q', so its variable ?y")
+        );
     }
 
     #[test]
@@ -533,7 +583,8 @@ mod tests {
 
     #[test]
     fn arity_mismatch_and_warnings() {
-        assert!(errors("(s a)\n(<= (q) (s a b))")[0].contains("relation 's' is used with 2 arguments here but with 1 at 7:1"));
+        assert!(errors("(s a)\n(<= (q) (s a b))")[0]
+            .contains("relation 's' is used with 2 arguments here but with 1 at 7:1"));
         let p = problems("(<= (q) (undefined a))\n(goal r high)");
         assert!(p.iter().all(|p| p.severity == Severity::Warning));
         assert!(p.iter().any(|p| p.message.contains("'undefined' is never defined")));
@@ -544,5 +595,24 @@ mod tests {
     fn no_roles() {
         let d = parse("e.kif", "(init (p))").unwrap();
         assert!(validate(&d).iter().any(|p| p.message == "the game declares no role"));
+    }
+
+    #[test]
+    fn exploding_or_is_refused_quickly() {
+        let ors = "(or (q a) (q b)) ".repeat(20);
+        let e = errors(&format!("(q a) (q b) (<= (z ?x) (q ?x) {ors})"));
+        assert!(e.iter().any(|e| e.contains("expand into more than 4096 alternatives")), "{e:?}");
+    }
+
+    #[test]
+    fn dependency_violations_are_reported_once_with_a_short_path() {
+        let mut chain = String::new();
+        for i in 0..20 {
+            chain.push_str(&format!("(<= (c{i}) (c{}))\n", i + 1));
+        }
+        chain.push_str("(<= (c20) (does r a))\n(<= (goal r 1) (c0))\n(<= (goal r 2) (c0))\n");
+        let e = errors(&chain);
+        assert_eq!(e.len(), 1, "{e:?}");
+        assert!(e[0].contains("(through c0 -> c1 -> c2 -> ... (16 more) ... -> c19 -> c20 -> does)"), "{}", e[0]);
     }
 }
