@@ -52,7 +52,8 @@ fn every_bundled_game_is_valid_and_playable() {
 
 #[test]
 fn invalid_rules_name_file_line_and_column_and_fail() {
-    let path = temp_file("unsafe.kif", "(role r)\n(init (cell a))\n(<= (legal r (move ?x ?y))\n    (true (cell ?x)))\n");
+    let path =
+        temp_file("unsafe.kif", "(role r)\n(init (cell a))\n(<= (legal r (move ?x ?y))\n    (true (cell ?x)))\n");
     let o = latchkey(&["check", path.to_str().unwrap()]);
     assert!(!o.status.success());
     let out = stdout(&o);
