@@ -275,8 +275,18 @@ impl Engine {
             }
             if self.low < me {
                 // Part of a cycle led further down the stack: that leader will call again.
-                let status = Status::Incomplete { low: self.low, pass: self.pass };
-                self.table_mut(t).status = status;
+                let low = self.low;
+                self.table_mut(t).status = Status::Incomplete { low, pass: self.pass };
+                // The tables left incomplete below this one now wait for that leader too. Say
+                // so in their status: the depth recorded when they were computed may be taken
+                // by an unrelated table by the time one of them is read again in this pass, and
+                // that table would then take itself for their leader and complete too early.
+                for i in mark..self.members.len() {
+                    let m = self.members[i];
+                    if let Status::Incomplete { low: l, .. } = &mut self.table_mut(m).status {
+                        *l = (*l).min(low);
+                    }
+                }
                 self.members.push(t);
                 break;
             }
