@@ -5,12 +5,14 @@ mod ast;
 mod normal;
 mod parse;
 mod symbol;
+pub mod terms;
 mod validate;
 
 pub use ast::{Atom, Description, Literal, Pos, Rule, Term};
 pub use normal::{normal_bodies, variant_count, Lit, MAX_VARIANTS};
 pub use parse::{parse, ParseError};
 pub use symbol::Sym;
+pub use terms::{Bindings, Lookup, Pat, TermId, TermPool, VarNumbering};
 pub use validate::{validate, Problem, Severity};
 
 use thiserror::Error;

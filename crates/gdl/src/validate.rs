@@ -261,38 +261,43 @@ impl Validator<'_> {
         }
     }
 
-    /// GDL's recursion restriction: in a rule for `p`, each variable of a body atom whose relation
-    /// is recursive with `p` must occur in the head or in a positive non-recursive body atom.
+    /// GDL's recursion restriction: in a rule for `p`, each argument of a body atom whose relation
+    /// is recursive with `p` must be ground, one of the head's arguments, or a variable or an
+    /// argument of a positive body atom whose relation is not recursive with `p`. This bounds
+    /// recursion: a recursive call can never build ever larger terms such as `(f ?x)`.
     fn check_recursion_restriction(&mut self, graph: &Graph) {
         for rule in &self.desc.rules {
             let head = rule.head.rel;
-            let mut grounded = FxHashSet::default();
+            let mut head_vars = FxHashSet::default();
             rule.head.for_each_var(&mut |v| {
-                grounded.insert(v);
+                head_vars.insert(v);
             });
+            let mut outside_vars = FxHashSet::default();
+            let mut outside_args = Vec::new();
             for lit in &rule.body {
                 if let Literal::Atom(a) = lit {
                     if !graph.same_scc(head, a.rel) {
                         a.for_each_var(&mut |v| {
-                            grounded.insert(v);
+                            outside_vars.insert(v);
                         });
+                        outside_args.extend(a.args.iter());
                     }
                 }
             }
+            let allowed = |arg: &Term| match arg {
+                Term::Var(v) => head_vars.contains(v) || outside_vars.contains(v),
+                _ => arg.is_ground() || rule.head.args.contains(arg) || outside_args.contains(&arg),
+            };
             for (lit, pos) in rule.body.iter().zip(&rule.body_pos) {
-                let mut offending = None;
+                let mut offending: Option<(Sym, String)> = None;
                 lit.for_each_atom(true, &mut |a, positive| {
                     if positive && offending.is_none() && graph.same_scc(head, a.rel) {
-                        a.for_each_var(&mut |v| {
-                            if offending.is_none() && !grounded.contains(&v) {
-                                offending = Some((a.rel, v));
-                            }
-                        });
+                        offending = a.args.iter().find(|arg| !allowed(arg)).map(|t| (a.rel, t.to_string()));
                     }
                 });
-                if let Some((rel, v)) = offending {
+                if let Some((rel, arg)) = offending {
                     let msg = format!(
-                        "recursion restriction violated: '{rel}' is recursive with '{head}', so its variable ?{v} must occur in the head or in a positive literal of a non-recursive relation"
+                        "recursion restriction violated: '{rel}' is recursive with '{head}', so its argument {arg} must be ground, a head argument, or a variable or argument of a positive literal of a non-recursive relation"
                     );
                     self.error(*pos, rule, msg);
                 }
@@ -565,8 +570,15 @@ mod tests {
         assert!(errors(ok).is_empty(), "{:?}", errors(ok));
         let bad = "(<= (q ?x) (s ?x) (q ?y))\n(s a)";
         assert!(
-            errors(bad)[0].contains("recursion restriction violated: 'q' is recursive with 'q', so its variable ?y")
+            errors(bad)[0].contains("recursion restriction violated: 'q' is recursive with 'q', so its argument ?y")
         );
+        // A recursive call may not build a larger term from a head variable.
+        let growing = "(<= (q ?x) (s ?x))\n(<= (q ?x) (q (f ?x)) (r ?x))\n(s a)\n(r a)";
+        assert!(errors(growing)[0].contains("so its argument (f ?x) must be ground"), "{:?}", errors(growing));
+        let bounded = "(<= (q ?fy) (q ?fx) (s ?fx ?fy))\n(<= (q (f ?y)) (q (f ?y)) (s ?y ?y))\n(s a b)\n(q (f a))";
+        assert!(errors(bounded).is_empty(), "{:?}", errors(bounded));
+        let inner = "(<= (q ?x) (q (f ?x)) (s ?x ?x))\n(s a a)";
+        assert!(errors(inner)[0].contains("its argument (f ?x) must be ground"), "{:?}", errors(inner));
     }
 
     #[test]

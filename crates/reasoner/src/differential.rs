@@ -14,8 +14,8 @@
 
 use crate::engine::Engine;
 use crate::program::Program;
-use crate::terms::{TermId, TermPool};
 use gdl::{normal_bodies, Atom, Description, Lit, Literal, Rule, Severity, Sym, Term};
+use gdl::{TermId, TermPool};
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use rand::rngs::SmallRng;
@@ -480,7 +480,8 @@ fn cycle_member_read_after_its_leader_depth_is_reused() {
 #[test]
 fn function_terms_and_lifetimes() {
     let text = "(role r1) (role r2)\n(succ 0 1) (succ 1 2) (succ 2 3)\n(cnt (f 0))\n\
-                (<= (cnt (f ?y)) (cnt (f ?x)) (succ ?x ?y))\n\
+                (ff 0 (f 0)) (ff 1 (f 1)) (ff 2 (f 2)) (ff 3 (f 3))\n\
+                (<= (cnt ?fy) (cnt ?fx) (ff ?x ?fx) (succ ?x ?y) (ff ?y ?fy))\n\
                 (<= (hit ?x) (cnt (f ?x)) (true (cell ?x)))\n\
                 (<= (hit ?y) (hit ?x) (succ ?x ?y) (true (cell ?y)))\n\
                 (<= (moved ?r ?x) (does ?r (mv ?x)) (or (hit ?x) (cnt (f ?x))))\n\
@@ -724,7 +725,10 @@ fn literal(spec: &LitSpec, head: &RelInfo, rels: &[RelInfo]) -> Literal {
             let same: Vec<&RelInfo> = rels.iter().filter(|r| r.stratum == Some(level)).collect();
             let r =
                 if p % 2 == 0 && !same.is_empty() { *same[(p / 2) as usize % same.len()] } else { pick(p / 2, false) };
-            Literal::Atom(atom(r.rel, arg_terms(a, r.arity, false, false)))
+            // The recursion restriction allows no function term with variables in a call that
+            // may be recursive.
+            let flat = r.stratum == Some(level);
+            Literal::Atom(atom(r.rel, arg_terms(a, r.arity, false, flat)))
         }
         LitSpec::Neg(p, a) => {
             let r = pick(*p, true);
@@ -907,9 +911,15 @@ fn template_rules(k: usize, t: &Template, out: &mut Vec<Rule>, rels: &mut Vec<Re
             if *even_bound { "(succ ?x ?y) (od ?x)" } else { "(od ?x) (succ ?x ?y)" },
             if *odd_bound { "(succ ?x ?y) (ev ?x)" } else { "(ev ?x) (succ ?x ?y)" },
         ),
+        // The recursion restriction forbids `(cnt (f ?x))` in a recursive call, so the function
+        // terms are looked up in the non-recursive `ff` instead.
         Template::Count { bound } => format!(
-            "(cnt (f 0))\n(<= (cnt (f ?y)) {})\n(<= (cnt (g ?x ?x)) (cnt (f ?x)) (true (cell ?x)))\n",
-            if *bound { "(succ ?x ?y) (cnt (f ?x))" } else { "(cnt (f ?x)) (succ ?x ?y)" }
+            "(ff 0 (f 0))\n(ff 1 (f 1))\n(ff 2 (f 2))\n(ff 3 (f 3))\n(cnt (f 0))\n(<= (cnt ?fy) {})\n(<= (cnt (g ?x ?x)) (cnt ?fx) (ff ?x ?fx) (true (cell ?x)))\n",
+            if *bound {
+                "(ff ?y ?fy) (succ ?x ?y) (ff ?x ?fx) (cnt ?fx)"
+            } else {
+                "(cnt ?fx) (ff ?x ?fx) (succ ?x ?y) (ff ?y ?fy)"
+            }
         ),
         Template::Graph { unary, rules, facts } => return graph_rules(k, *unary, rules, facts, out, rels),
         Template::Cycle { variant } => {

@@ -9,9 +9,8 @@
 //! outermost table of the cycle (its *leader*) re-runs until no table of the cycle grows.
 //! Negation only ever reads complete tables because the rules are stratified.
 
-use crate::program::{CRule, Lifetime, Op, Pat, Program, RelId};
-use crate::terms::{TermId, TermPool};
-use gdl::Sym;
+use crate::program::{CRule, Lifetime, Op, Program, RelId};
+use gdl::{Bindings, Pat, Sym, TermId, TermPool};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::sync::Arc;
 
@@ -56,59 +55,6 @@ struct TableRef {
     idx: u32,
 }
 
-/// Variable bindings of one rule activation, with an undo trail.
-#[derive(Clone, Default)]
-struct Frame {
-    vals: Vec<TermId>,
-    trail: Vec<u16>,
-}
-
-impl Frame {
-    fn undo(&mut self, mark: usize) {
-        for v in self.trail.drain(mark..) {
-            self.vals[v as usize] = TermId::NONE;
-        }
-    }
-}
-
-/// Matches a pattern against a ground term, binding variables (the caller undoes on failure).
-fn unify(pool: &TermPool, pat: &Pat, t: TermId, f: &mut Frame) -> bool {
-    match pat {
-        Pat::Ground(g) => *g == t,
-        Pat::Var(v) => {
-            let cur = f.vals[*v as usize];
-            if cur == TermId::NONE {
-                f.vals[*v as usize] = t;
-                f.trail.push(*v);
-                true
-            } else {
-                cur == t
-            }
-        }
-        Pat::Func(name, pats) => {
-            !pool.is_constant(t)
-                && pool.functor(t) == *name
-                && pool.args(t).len() == pats.len()
-                && pats.iter().zip(pool.args(t)).all(|(p, &a)| unify(pool, p, a, f))
-        }
-    }
-}
-
-/// The ground term a pattern stands for under `f`, or `None` if a variable is unbound.
-fn instantiate(pool: &mut TermPool, pat: &Pat, f: &Frame) -> Option<TermId> {
-    match pat {
-        Pat::Ground(g) => Some(*g),
-        Pat::Var(v) => Some(f.vals[*v as usize]).filter(|t| *t != TermId::NONE),
-        Pat::Func(name, pats) => {
-            let mut args = Vec::with_capacity(pats.len());
-            for p in pats.iter() {
-                args.push(instantiate(pool, p, f)?);
-            }
-            Some(pool.function(*name, &args))
-        }
-    }
-}
-
 /// The answers of a query.
 #[derive(Debug, Clone, Default)]
 pub struct Answers {
@@ -136,7 +82,7 @@ pub struct Engine {
     added: u64,
     members: Vec<TableRef>,
     key: Vec<u32>,
-    frames: Vec<Frame>,
+    frames: Vec<Bindings>,
 }
 
 impl Engine {
@@ -201,7 +147,8 @@ impl Engine {
             .enumerate()
             .map(|(i, &t)| if t == TermId::NONE { Pat::Var(i as u16) } else { Pat::Ground(t) })
             .collect();
-        let frame = Frame { vals: vec![TermId::NONE; key.len()], trail: Vec::new() };
+        let mut frame = Bindings::default();
+        frame.reset(key.len());
         let t = self.call(&prog, id, &pats, &frame);
         let table = self.table(t);
         Answers { count: table.count, terms: table.answers.clone() }
@@ -216,12 +163,12 @@ impl Engine {
     }
 
     /// The table of a call, computing it if needed.
-    fn call(&mut self, prog: &Program, rel: RelId, args: &[Pat], frame: &Frame) -> TableRef {
+    fn call(&mut self, prog: &Program, rel: RelId, args: &[Pat], frame: &Bindings) -> TableRef {
         let store = prog.relations[rel as usize].lifetime as usize;
         self.key.clear();
         self.key.push(rel);
         for a in args {
-            let t = instantiate(&mut self.pool, a, frame).unwrap_or(TermId::NONE);
+            let t = frame.instantiate(&mut self.pool, a).unwrap_or(TermId::NONE);
             self.key.push(t.0);
         }
         if let Some(&idx) = self.stores[store].index.get(self.key.as_slice()) {
@@ -308,17 +255,15 @@ impl Engine {
 
     fn run_rule(&mut self, prog: &Program, rule: &CRule, t: TableRef, key: &[TermId]) {
         let mut frame = self.frames.pop().unwrap_or_default();
-        frame.vals.clear();
-        frame.vals.resize(rule.vars as usize, TermId::NONE);
-        frame.trail.clear();
-        let head_ok = rule.head.iter().zip(key).all(|(p, &k)| k == TermId::NONE || unify(&self.pool, p, k, &mut frame));
+        frame.reset(rule.vars as usize);
+        let head_ok = rule.head.iter().zip(key).all(|(p, &k)| k == TermId::NONE || frame.unify(&self.pool, p, k));
         if head_ok {
             self.body(prog, rule, 0, &mut frame, t);
         }
         self.frames.push(frame);
     }
 
-    fn body(&mut self, prog: &Program, rule: &CRule, i: usize, f: &mut Frame, t: TableRef) {
+    fn body(&mut self, prog: &Program, rule: &CRule, i: usize, f: &mut Bindings, t: TableRef) {
         let Some(op) = rule.body.get(i) else {
             self.add_answer(rule, f, t);
             return;
@@ -330,9 +275,9 @@ impl Engine {
                 let arity = args.len();
                 let mut k = 0;
                 while k < self.table(sub).count {
-                    let mark = f.trail.len();
+                    let mark = f.mark();
                     let answer = &self.stores[sub.store as usize].tables[sub.idx as usize].answers[k * arity..];
-                    if args.iter().zip(answer).all(|(p, &a)| unify(&self.pool, p, a, f)) {
+                    if args.iter().zip(answer).all(|(p, &a)| f.unify(&self.pool, p, a)) {
                         self.body(prog, rule, next, f, t);
                     }
                     f.undo(mark);
@@ -347,7 +292,7 @@ impl Engine {
                 }
             }
             Op::True(p) => {
-                if let Some(g) = instantiate(&mut self.pool, p, f) {
+                if let Some(g) = f.instantiate(&mut self.pool, p) {
                     if self.state_set.contains(&g) {
                         self.body(prog, rule, next, f, t);
                     }
@@ -358,15 +303,15 @@ impl Engine {
                     _ => (0, self.state.len() as u32),
                 };
                 for j in lo..hi {
-                    let mark = f.trail.len();
-                    if unify(&self.pool, p, self.state[j as usize], f) {
+                    let mark = f.mark();
+                    if f.unify(&self.pool, p, self.state[j as usize]) {
                         self.body(prog, rule, next, f, t);
                     }
                     f.undo(mark);
                 }
             }
             Op::NotTrue(p) => {
-                let g = instantiate(&mut self.pool, p, f);
+                let g = f.instantiate(&mut self.pool, p);
                 if !g.is_some_and(|g| self.state_set.contains(&g)) {
                     self.body(prog, rule, next, f, t);
                 }
@@ -374,23 +319,23 @@ impl Engine {
             Op::Does(r, m) => {
                 for j in 0..self.moves.len() {
                     let (role, mv) = self.moves[j];
-                    let mark = f.trail.len();
-                    if unify(&self.pool, r, role, f) && unify(&self.pool, m, mv, f) {
+                    let mark = f.mark();
+                    if f.unify(&self.pool, r, role) && f.unify(&self.pool, m, mv) {
                         self.body(prog, rule, next, f, t);
                     }
                     f.undo(mark);
                 }
             }
             Op::NotDoes(r, m) => {
-                let r = instantiate(&mut self.pool, r, f);
-                let m = instantiate(&mut self.pool, m, f);
+                let r = f.instantiate(&mut self.pool, r);
+                let m = f.instantiate(&mut self.pool, m);
                 if !self.moves.iter().any(|&(role, mv)| Some(role) == r && Some(mv) == m) {
                     self.body(prog, rule, next, f, t);
                 }
             }
             Op::Distinct(a, b) | Op::Same(a, b) => {
-                let a = instantiate(&mut self.pool, a, f);
-                let b = instantiate(&mut self.pool, b, f);
+                let a = f.instantiate(&mut self.pool, a);
+                let b = f.instantiate(&mut self.pool, b);
                 if (a != b) == matches!(op, Op::Distinct(..)) {
                     self.body(prog, rule, next, f, t);
                 }
@@ -399,10 +344,10 @@ impl Engine {
         }
     }
 
-    fn add_answer(&mut self, rule: &CRule, f: &Frame, t: TableRef) {
+    fn add_answer(&mut self, rule: &CRule, f: &Bindings, t: TableRef) {
         let mut answer = Vec::with_capacity(rule.head.len());
         for p in rule.head.iter() {
-            match instantiate(&mut self.pool, p, f) {
+            match f.instantiate(&mut self.pool, p) {
                 Some(g) => answer.push(g),
                 // Unreachable for safe rules: every head variable is bound by the body.
                 None => return,

@@ -6,9 +6,8 @@
 mod differential;
 mod engine;
 mod program;
-mod terms;
 
-pub use terms::{TermId, TermPool};
+pub use gdl::{TermId, TermPool};
 
 use engine::Engine;
 use gdl::{Description, Sym};

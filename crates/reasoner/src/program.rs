@@ -2,23 +2,11 @@
 //! subterms interned, bodies normalised (no `or`) and ordered so that every negation and
 //! `distinct` runs only once its variables are bound.
 
-use crate::terms::{TermId, TermPool};
-use gdl::{normal_bodies, Atom, Description, Lit, Sym, Term};
+use gdl::{normal_bodies, Atom, Description, Lit, Pat, Sym, Term, TermPool, VarNumbering};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 /// A relation's index in [`Program::relations`].
 pub type RelId = u32;
-
-/// A term pattern in a compiled rule.
-#[derive(Debug, Clone)]
-pub enum Pat {
-    /// A rule variable (index into the rule's binding frame).
-    Var(u16),
-    /// A ground term.
-    Ground(TermId),
-    /// A function term with at least one variable inside.
-    Func(Sym, Box<[Pat]>),
-}
 
 /// One step of a compiled rule body.
 #[derive(Debug, Clone)]
@@ -130,42 +118,6 @@ impl Program {
     }
 }
 
-/// Per-rule variable numbering.
-struct Vars(Vec<Sym>);
-
-impl Vars {
-    fn id(&mut self, v: Sym) -> u16 {
-        match self.0.iter().position(|&x| x == v) {
-            Some(i) => i as u16,
-            None => {
-                self.0.push(v);
-                (self.0.len() - 1) as u16
-            }
-        }
-    }
-}
-
-fn pattern(term: &Term, vars: &mut Vars, pool: &mut TermPool) -> Pat {
-    match term {
-        Term::Const(c) => Pat::Ground(pool.constant(*c)),
-        Term::Var(v) => Pat::Var(vars.id(*v)),
-        Term::Func(f, args) => {
-            let pats: Vec<Pat> = args.iter().map(|a| pattern(a, vars, pool)).collect();
-            if pats.iter().all(|p| matches!(p, Pat::Ground(_))) {
-                let ids: Vec<TermId> =
-                    pats.iter().map(|p| if let Pat::Ground(t) = p { *t } else { TermId::NONE }).collect();
-                Pat::Ground(pool.function(*f, &ids))
-            } else {
-                Pat::Func(*f, pats.into())
-            }
-        }
-    }
-}
-
-fn patterns(args: &[Term], vars: &mut Vars, pool: &mut TermPool) -> Box<[Pat]> {
-    args.iter().map(|a| pattern(a, vars, pool)).collect()
-}
-
 fn compile_rule(
     head: &Atom,
     body: &[Lit],
@@ -173,8 +125,8 @@ fn compile_rule(
     defined: &FxHashSet<RelId>,
     pool: &mut TermPool,
 ) -> CRule {
-    let mut vars = Vars(Vec::new());
-    let head_pats = patterns(&head.args, &mut vars, pool);
+    let mut vars = VarNumbering::default();
+    let head_pats = Pat::list(&head.args, &mut vars, pool);
     let mut bound: FxHashSet<Sym> = FxHashSet::default();
     let mut pending: Vec<&Lit> = Vec::new();
     let mut order: Vec<&Lit> = Vec::new();
@@ -203,7 +155,7 @@ fn compile_rule(
     let body = order
         .into_iter()
         .filter_map(|lit| {
-            let mut p = |t: &Term| pattern(t, &mut vars, pool);
+            let mut p = |t: &Term| Pat::new(t, &mut vars, pool);
             match lit {
                 Lit::Pos(a) | Lit::Neg(a) => {
                     let positive = matches!(lit, Lit::Pos(_));
@@ -218,7 +170,7 @@ fn compile_rule(
                         }
                         _ => {
                             let rel = ids[&a.rel];
-                            let args = patterns(&a.args, &mut vars, pool);
+                            let args = Pat::list(&a.args, &mut vars, pool);
                             match (positive, defined.contains(&rel)) {
                                 (true, true) => Some(Op::Call(rel, args)),
                                 (true, false) => Some(Op::Fail),
@@ -234,7 +186,7 @@ fn compile_rule(
             }
         })
         .collect();
-    CRule { head: head_pats, body, vars: vars.0.len() as u16 }
+    CRule { head: head_pats, body, vars: vars.len() as u16 }
 }
 
 /// A relation lives per move if it depends on `does`, per state if on `true`, else per game.
