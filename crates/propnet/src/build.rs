@@ -1,0 +1,133 @@
+//! From ground rules to a propnet (chapter 13): a base proposition for every `true` atom, an
+//! input proposition for every `does` atom, and for every other atom an OR over its rules, each
+//! rule an AND of its literals (NOT gates for negated ones).
+
+use crate::ground::{AtomRef, Grounded};
+use crate::net::{BaseProp, Kind, MoveProp, Net, NodeId};
+use gdl::{Sym, TermId};
+use rustc_hash::FxHashMap;
+use thiserror::Error;
+
+/// Why a ground game cannot become a propnet.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum BuildError {
+    /// A goal value is not a number from 0 to 100.
+    #[error("goal value {value} of role {role} is not a number from 0 to 100")]
+    BadGoal {
+        /// The role.
+        role: String,
+        /// The value as written.
+        value: String,
+    },
+}
+
+/// Builds the (unoptimised) propnet of a ground game.
+pub fn build(g: &Grounded) -> Result<Net, BuildError> {
+    let mut net = Net {
+        kinds: Vec::new(),
+        inputs: Vec::new(),
+        labels: Vec::new(),
+        roles: g.roles.iter().map(|r| r.to_string()).collect(),
+        bases: Vec::new(),
+        moves: Vec::new(),
+        goals: vec![Vec::new(); g.roles.len()],
+        terminal: 0,
+    };
+    let rel = |name: Sym| g.relation(name);
+    let count = |r: Option<u32>| r.map_or(0, |r| g.relations[r as usize].count);
+    let text = |t: TermId| g.pool.to_string(t);
+
+    // One node per atom: base and input propositions for `true` and `does`, OR gates otherwise.
+    let mut atom_node: Vec<Vec<NodeId>> = Vec::with_capacity(g.relations.len());
+    let role_index: FxHashMap<TermId, usize> =
+        g.roles.iter().enumerate().filter_map(|(i, &r)| g.pool.find_constant(r).map(|t| (t, i))).collect();
+    for (r, relation) in g.relations.iter().enumerate() {
+        let mut nodes = Vec::with_capacity(relation.count as usize);
+        for idx in 0..relation.count {
+            let atom = AtomRef { rel: r as u32, idx };
+            let args = g.args(atom);
+            let node = match relation.name {
+                Sym::TRUE => {
+                    let i = net.bases.len() as u32;
+                    let node = net.add(Kind::Base(i), Vec::new(), Some(g.atom_text(atom)));
+                    net.bases.push(BaseProp { name: text(args[0]), node, next: 0, init: false });
+                    node
+                }
+                Sym::DOES => match role_index.get(&args[0]) {
+                    Some(&role) => {
+                        let j = net.moves.len() as u32;
+                        let node = net.add(Kind::Input(j), Vec::new(), Some(g.atom_text(atom)));
+                        net.moves.push(MoveProp { role, name: text(args[1]), node, legal: 0 });
+                        node
+                    }
+                    None => net.add(Kind::Const(false), Vec::new(), Some(g.atom_text(atom))),
+                },
+                _ => net.add(Kind::Or, Vec::new(), Some(g.atom_text(atom))),
+            };
+            nodes.push(node);
+        }
+        atom_node.push(nodes);
+    }
+    let node_of = |a: AtomRef| atom_node[a.rel as usize][a.idx as usize];
+
+    // The rules.
+    let mut negation: FxHashMap<NodeId, NodeId> = FxHashMap::default();
+    for rule in &g.rules {
+        let mut body: Vec<NodeId> = rule.pos.iter().map(|&a| node_of(a)).collect();
+        for &a in &rule.neg {
+            let n = node_of(a);
+            let not = *negation.entry(n).or_insert_with(|| net.add(Kind::Not, vec![n], None));
+            body.push(not);
+        }
+        let conj = match body.as_slice() {
+            [single] => *single,
+            _ => net.add(Kind::And, body, None),
+        };
+        let head = node_of(rule.head);
+        net.inputs[head as usize].push(conj);
+    }
+
+    // Outputs.
+    let falsity = net.add(Kind::Const(false), Vec::new(), None);
+    let find =
+        |name: Sym, args: &[TermId]| rel(name).and_then(|r| g.relations[r as usize].find(args).map(|idx| (r, idx)));
+    for i in 0..net.bases.len() {
+        let term = g.args(AtomRef { rel: rel(Sym::TRUE).unwrap_or(0), idx: i as u32 })[0];
+        net.bases[i].next = find(Sym::NEXT, &[term]).map_or(falsity, |(r, idx)| node_of(AtomRef { rel: r, idx }));
+    }
+    let does = rel(Sym::DOES);
+    let mut j = 0;
+    for idx in 0..count(does) {
+        let args = g.args(AtomRef { rel: does.unwrap_or(0), idx });
+        if !role_index.contains_key(&args[0]) {
+            continue;
+        }
+        net.moves[j].legal = find(Sym::LEGAL, args).map_or(falsity, |(r, idx)| node_of(AtomRef { rel: r, idx }));
+        j += 1;
+    }
+    if let Some(goal) = rel(Sym::GOAL) {
+        for idx in 0..g.relations[goal as usize].count {
+            let atom = AtomRef { rel: goal, idx };
+            let args = g.args(atom);
+            let Some(&role) = role_index.get(&args[0]) else { continue };
+            let value = Some(args[1]).filter(|&v| g.pool.is_constant(v)).and_then(|v| g.pool.functor(v).as_number());
+            match value.filter(|&v| v <= 100) {
+                Some(v) => net.goals[role].push((v, node_of(atom))),
+                None => return Err(BuildError::BadGoal { role: net.roles[role].clone(), value: text(args[1]) }),
+            }
+        }
+    }
+    for goals in &mut net.goals {
+        goals.sort_unstable();
+    }
+    net.terminal = find(Sym::TERMINAL, &[]).map_or(falsity, |(r, idx)| node_of(AtomRef { rel: r, idx }));
+
+    // The initial state: `init` depends on nothing that changes, so any marking evaluates it.
+    let values = net.evaluate(&vec![false; net.bases.len()], &vec![false; net.moves.len()]);
+    for i in 0..net.bases.len() {
+        let term = g.args(AtomRef { rel: rel(Sym::TRUE).unwrap_or(0), idx: i as u32 })[0];
+        net.bases[i].init =
+            find(Sym::INIT, &[term]).is_some_and(|(r, idx)| values[node_of(AtomRef { rel: r, idx }) as usize]);
+    }
+    Ok(net)
+}

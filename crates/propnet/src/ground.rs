@@ -1,0 +1,796 @@
+//! Grounding: from GDL rules with variables to ground rules over the atoms that can ever hold.
+//!
+//! The atoms that can hold are over-approximated by the least model of a *relaxed* program: the
+//! rules without their negative literals, where `(true x)` holds for every `x` that `init` or
+//! `next` can produce and `(does r m)` for every move `legal` can produce. This model is finite
+//! for valid GDL, needs no enumeration of the Herbrand universe, and is computed bottom-up
+//! semi-naively: each round joins every rule with at least one literal restricted to the atoms
+//! new in the previous round, through hash indexes on the bound argument positions.
+//!
+//! Every rule is then instantiated once more over the final model. Negative literals whose atom
+//! is outside the model always hold and are dropped; the rest are kept for the propnet's NOT
+//! gates. `distinct` is decided during the join.
+
+use gdl::{normal_bodies, Bindings, Description, Lit, Lookup, Pat, Sym, TermId, TermPool, VarNumbering};
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::time::Instant;
+use thiserror::Error;
+
+/// A relation's index.
+pub type RelId = u32;
+
+/// A ground atom: a relation and the index of its argument tuple in that relation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct AtomRef {
+    /// The relation.
+    pub rel: RelId,
+    /// The tuple's index within the relation.
+    pub idx: u32,
+}
+
+/// A ground rule: `head` holds if every `pos` atom holds and no `neg` atom does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GroundRule {
+    /// The concluded atom.
+    pub head: AtomRef,
+    /// Atoms that must hold.
+    pub pos: Vec<AtomRef>,
+    /// Atoms that must not hold.
+    pub neg: Vec<AtomRef>,
+}
+
+/// Caps that make grounding give up on games too large to ground.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// The most atoms in the relaxed model.
+    pub max_atoms: usize,
+    /// The most ground rule instances.
+    pub max_rules: usize,
+    /// When to give up.
+    pub deadline: Option<Instant>,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits { max_atoms: 2_000_000, max_rules: 4_000_000, deadline: None }
+    }
+}
+
+/// Why grounding gave up.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum GroundError {
+    /// The relaxed model grew past the atom cap.
+    #[error("grounding needs more than {0} atoms")]
+    TooManyAtoms(usize),
+    /// Instantiation produced more rules than the cap.
+    #[error("grounding needs more than {0} ground rules")]
+    TooManyRules(usize),
+    /// The deadline passed.
+    #[error("grounding ran out of time")]
+    Timeout,
+}
+
+/// The tuples of one relation in the relaxed model.
+#[derive(Debug, Clone)]
+pub struct Relation {
+    /// The relation's name (`true` and `does` included).
+    pub name: Sym,
+    /// Its number of arguments.
+    pub arity: usize,
+    /// The tuples, flattened (`arity` terms each).
+    pub tuples: Vec<TermId>,
+    /// How many tuples there are.
+    pub count: u32,
+    ids: FxHashMap<Box<[TermId]>, u32>,
+    /// Indexes by bound-position mask: key terms -> tuple indices.
+    indexes: FxHashMap<u64, FxHashMap<Box<[TermId]>, Vec<u32>>>,
+}
+
+impl Relation {
+    fn new(name: Sym, arity: usize) -> Relation {
+        Relation { name, arity, tuples: Vec::new(), count: 0, ids: FxHashMap::default(), indexes: FxHashMap::default() }
+    }
+
+    /// The arguments of tuple `idx`.
+    pub fn tuple(&self, idx: u32) -> &[TermId] {
+        let a = self.arity;
+        &self.tuples[idx as usize * a..(idx as usize + 1) * a]
+    }
+
+    /// The index of a tuple, if the model holds it.
+    pub fn find(&self, args: &[TermId]) -> Option<u32> {
+        self.ids.get(args).copied()
+    }
+
+    fn insert(&mut self, args: &[TermId]) -> bool {
+        if self.ids.contains_key(args) {
+            return false;
+        }
+        let idx = self.count;
+        self.ids.insert(args.into(), idx);
+        self.tuples.extend_from_slice(args);
+        self.count += 1;
+        for (&mask, index) in &mut self.indexes {
+            index.entry(key_of(mask, args)).or_default().push(idx);
+        }
+        true
+    }
+
+    fn ensure_index(&mut self, mask: u64) {
+        if mask == 0 || self.indexes.contains_key(&mask) {
+            return;
+        }
+        let mut index: FxHashMap<Box<[TermId]>, Vec<u32>> = FxHashMap::default();
+        for idx in 0..self.count {
+            index.entry(key_of(mask, self.tuple(idx))).or_default().push(idx);
+        }
+        self.indexes.insert(mask, index);
+    }
+}
+
+fn key_of(mask: u64, args: &[TermId]) -> Box<[TermId]> {
+    args.iter().enumerate().filter(|(i, _)| mask & (1 << i) != 0).map(|(_, &t)| t).collect()
+}
+
+/// A literal of a compiled rule.
+#[derive(Debug, Clone)]
+struct Literal {
+    rel: RelId,
+    args: Box<[Pat]>,
+}
+
+/// A rule prepared for joining.
+#[derive(Debug, Clone)]
+struct JoinRule {
+    head_rel: RelId,
+    head: Box<[Pat]>,
+    pos: Vec<Literal>,
+    neg: Vec<Literal>,
+    /// `(distinct s t)` (true) and `(not (distinct s t))` (false) filters.
+    filters: Vec<(bool, Pat, Pat)>,
+    vars: usize,
+    /// Whether instances become ground rules (the relaxation's helper rules do not).
+    emit: bool,
+}
+
+/// A body element of a rule, for the decompositions.
+#[derive(Debug, Clone)]
+enum Item {
+    Pos(Literal),
+    Neg(Literal),
+    Filter(bool, Pat, Pat),
+}
+
+impl Item {
+    fn pats(&self) -> Vec<&Pat> {
+        match self {
+            Item::Pos(l) | Item::Neg(l) => l.args.iter().collect(),
+            Item::Filter(_, s, t) => vec![s, t],
+        }
+    }
+
+    fn vars(&self) -> Vec<u16> {
+        vars_of(self.pats()).into_iter().collect()
+    }
+
+    fn positive(&self) -> Option<&Literal> {
+        match self {
+            Item::Pos(l) => Some(l),
+            _ => None,
+        }
+    }
+}
+
+/// The variables occurring in some patterns.
+fn vars_of<'a>(pats: impl IntoIterator<Item = &'a Pat>) -> FxHashSet<u16> {
+    let mut vars = FxHashSet::default();
+    for p in pats {
+        p.for_each_var(&mut |v| {
+            vars.insert(v);
+        });
+    }
+    vars
+}
+
+impl JoinRule {
+    fn items(&self) -> Vec<Item> {
+        let pos = self.pos.iter().cloned().map(Item::Pos);
+        let neg = self.neg.iter().cloned().map(Item::Neg);
+        let filters = self.filters.iter().map(|(d, s, t)| Item::Filter(*d, s.clone(), t.clone()));
+        pos.chain(neg).chain(filters).collect()
+    }
+
+    fn from_items(head_rel: RelId, head: Box<[Pat]>, items: Vec<Item>, vars: usize) -> JoinRule {
+        let mut rule =
+            JoinRule { head_rel, head, pos: Vec::new(), neg: Vec::new(), filters: Vec::new(), vars, emit: true };
+        for item in items {
+            match item {
+                Item::Pos(l) => rule.pos.push(l),
+                Item::Neg(l) => rule.neg.push(l),
+                Item::Filter(d, s, t) => rule.filters.push((d, s, t)),
+            }
+        }
+        rule
+    }
+
+    fn with_emit(mut self, emit: bool) -> JoinRule {
+        self.emit = emit;
+        self
+    }
+}
+
+/// One step of a join plan: match literal `lit` looking up the positions in `mask`.
+#[derive(Debug, Clone)]
+struct Step {
+    lit: usize,
+    mask: u64,
+    /// Filters whose variables are all bound after this step.
+    filters: Vec<usize>,
+    /// Whether every head variable is bound after this step (and not before).
+    head_ready: bool,
+}
+
+/// The grounded game: the relaxed model's relations and the ground rules.
+#[derive(Debug, Clone)]
+pub struct Grounded {
+    /// Every ground term, including the atoms' arguments.
+    pub pool: TermPool,
+    /// Every relation, `true` and `does` included.
+    pub relations: Vec<Relation>,
+    /// The ground rules (excluding the relaxation's helper rules).
+    pub rules: Vec<GroundRule>,
+    /// Relation ids by name.
+    pub by_name: FxHashMap<Sym, RelId>,
+    /// The roles, in order.
+    pub roles: Vec<Sym>,
+}
+
+impl Grounded {
+    /// The relation called `name`, if the game has one.
+    pub fn relation(&self, name: Sym) -> Option<RelId> {
+        self.by_name.get(&name).copied()
+    }
+
+    /// The arguments of a ground atom.
+    pub fn args(&self, atom: AtomRef) -> &[TermId] {
+        self.relations[atom.rel as usize].tuple(atom.idx)
+    }
+
+    /// A ground atom printed in KIF, e.g. `(legal xplayer (mark 1 1))`.
+    pub fn atom_text(&self, atom: AtomRef) -> String {
+        let rel = &self.relations[atom.rel as usize];
+        if rel.arity == 0 {
+            return rel.name.to_string();
+        }
+        let mut s = format!("({}", rel.name);
+        for &t in self.args(atom) {
+            s.push(' ');
+            self.pool.write(t, &mut s);
+        }
+        s.push(')');
+        s
+    }
+}
+
+/// Grounds a validated description.
+pub fn ground(desc: &Description, limits: &Limits) -> Result<Grounded, GroundError> {
+    let mut g = Grounder::new(desc, *limits);
+    g.saturate()?;
+    let rules = g.instantiate()?;
+    Ok(Grounded { pool: g.pool, relations: g.relations, rules, by_name: g.by_name, roles: desc.roles() })
+}
+
+/// What a join calls for each match: the grounder, the rule, the bindings, the matched atoms.
+type Emit<'a> = dyn FnMut(&mut Grounder, usize, &Bindings, &[AtomRef]) + 'a;
+
+struct Grounder {
+    pool: TermPool,
+    relations: Vec<Relation>,
+    by_name: FxHashMap<Sym, RelId>,
+    rules: Vec<JoinRule>,
+    limits: Limits,
+    /// Candidate tuples tried so far (to check the deadline now and then).
+    work: u64,
+    /// Set when a limit is hit inside a join, which then unwinds.
+    abort: Option<GroundError>,
+    /// Whether the model is being saturated (then a join stops early once its head is known).
+    saturating: bool,
+    /// Atoms derived in the current round, added to the model when it ends.
+    pending: Vec<(RelId, Box<[TermId]>)>,
+    pending_set: FxHashSet<(RelId, Box<[TermId]>)>,
+}
+
+impl Grounder {
+    fn new(desc: &Description, limits: Limits) -> Grounder {
+        let mut g = Grounder {
+            pool: TermPool::default(),
+            relations: Vec::new(),
+            by_name: FxHashMap::default(),
+            rules: Vec::new(),
+            limits,
+            work: 0,
+            abort: None,
+            saturating: false,
+            pending: Vec::new(),
+            pending_set: FxHashSet::default(),
+        };
+        for rule in &desc.rules {
+            for body in normal_bodies(rule) {
+                let mut vars = VarNumbering::default();
+                let head_rel = g.rel(rule.head.rel, rule.head.args.len());
+                let head = Pat::list(&rule.head.args, &mut vars, &mut g.pool);
+                let mut jr = JoinRule {
+                    head_rel,
+                    head,
+                    pos: Vec::new(),
+                    neg: Vec::new(),
+                    filters: Vec::new(),
+                    vars: 0,
+                    emit: true,
+                };
+                for lit in &body {
+                    match lit {
+                        Lit::Pos(a) | Lit::Neg(a) => {
+                            let rel = g.rel(a.rel, a.args.len());
+                            let l = Literal { rel, args: Pat::list(&a.args, &mut vars, &mut g.pool) };
+                            if matches!(lit, Lit::Pos(_)) {
+                                jr.pos.push(l);
+                            } else {
+                                jr.neg.push(l);
+                            }
+                        }
+                        Lit::Distinct(s, t) | Lit::Same(s, t) => {
+                            let (s, t) = (Pat::new(s, &mut vars, &mut g.pool), Pat::new(t, &mut vars, &mut g.pool));
+                            jr.filters.push((matches!(lit, Lit::Distinct(..)), s, t));
+                        }
+                    }
+                }
+                jr.vars = vars.len();
+                g.rules.push(jr);
+            }
+        }
+        // The relaxation: true(X) <= init(X) | next(X); does(R, M) <= legal(R, M).
+        let helper = |g: &mut Grounder, head: Sym, body: Sym, arity: usize| {
+            let head_rel = g.rel(head, arity);
+            let rel = g.rel(body, arity);
+            let args: Box<[Pat]> = (0..arity as u16).map(Pat::Var).collect();
+            let pos = vec![Literal { rel, args: args.clone() }];
+            g.rules.push(JoinRule {
+                head_rel,
+                head: args,
+                pos,
+                neg: Vec::new(),
+                filters: Vec::new(),
+                vars: arity,
+                emit: false,
+            });
+        };
+        helper(&mut g, Sym::TRUE, Sym::INIT, 1);
+        helper(&mut g, Sym::TRUE, Sym::NEXT, 1);
+        helper(&mut g, Sym::DOES, Sym::LEGAL, 2);
+        g.decompose();
+        g
+    }
+
+    /// A relation of the grounder's own (not a GDL relation: it is not findable by name).
+    fn fresh_rel(&mut self, arity: usize) -> RelId {
+        let id = self.relations.len() as RelId;
+        self.relations.push(Relation::new(Sym::new(&format!("aux:{id}")), arity));
+        id
+    }
+
+    /// Rewrites rules so that grounding them does not multiply independent choices.
+    ///
+    /// Two exact decompositions, applied until nothing changes: a body whose literals fall into
+    /// groups that share only head variables is split, each group with variables of its own
+    /// becoming an auxiliary relation over the head variables it uses; and a positive literal
+    /// with variables found nowhere else in its rule is replaced by an auxiliary relation over
+    /// its other variables. Both only move existential quantifiers inward, so the meaning is
+    /// unchanged, but e.g. a frame rule joining every move with every cell becomes one rule per
+    /// cell over a small relation of "cells the move leaves alone".
+    fn decompose(&mut self) {
+        let mut work: Vec<usize> = (0..self.rules.len()).collect();
+        while let Some(r) = work.pop() {
+            if let Some(new_rules) = self.split_components(r).or_else(|| self.project_local(r)) {
+                work.push(r);
+                for rule in new_rules {
+                    work.push(self.rules.len());
+                    self.rules.push(rule);
+                }
+            }
+        }
+    }
+
+    /// Splits rule `r` into groups of body items connected through non-head variables.
+    fn split_components(&mut self, r: usize) -> Option<Vec<JoinRule>> {
+        let rule = &self.rules[r];
+        let items = rule.items();
+        if items.len() < 2 {
+            return None;
+        }
+        let head_vars = vars_of(rule.head.iter());
+        // Union-find over items through shared non-head variables.
+        let mut parent: Vec<usize> = (0..items.len()).collect();
+        fn find(p: &mut [usize], i: usize) -> usize {
+            let mut i = i;
+            while p[i] != i {
+                p[i] = p[p[i]];
+                i = p[i];
+            }
+            i
+        }
+        let mut owner: FxHashMap<u16, usize> = FxHashMap::default();
+        for (i, item) in items.iter().enumerate() {
+            for v in item.vars() {
+                if head_vars.contains(&v) {
+                    continue;
+                }
+                match owner.get(&v) {
+                    Some(&j) => {
+                        let (a, b) = (find(&mut parent, i), find(&mut parent, j));
+                        parent[a] = b;
+                    }
+                    None => {
+                        owner.insert(v, i);
+                    }
+                }
+            }
+        }
+        let mut groups: FxHashMap<usize, Vec<usize>> = FxHashMap::default();
+        for i in 0..items.len() {
+            let root = find(&mut parent, i);
+            groups.entry(root).or_default().push(i);
+        }
+        if groups.len() < 2 {
+            return None;
+        }
+        let mut groups: Vec<Vec<usize>> = groups.into_values().collect();
+        groups.sort();
+        let mut keep: Vec<Item> = Vec::new();
+        let mut new_rules = Vec::new();
+        let mut aux_literals = Vec::new();
+        for group in groups {
+            let group_items: Vec<Item> = group.iter().map(|&i| items[i].clone()).collect();
+            let own_vars = group_items.iter().flat_map(|it| it.vars()).any(|v| !head_vars.contains(&v));
+            // A group is worth its own relation only if it has variables of its own, and it
+            // can have one only if its positive literals bind every head variable it uses.
+            let bound = vars_of(group_items.iter().filter_map(|it| it.positive()).flat_map(|l| l.args.iter()));
+            let interface: Vec<u16> = {
+                let mut v: Vec<u16> =
+                    group_items.iter().flat_map(|it| it.vars()).filter(|v| head_vars.contains(v)).collect();
+                v.sort_unstable();
+                v.dedup();
+                v
+            };
+            if !own_vars || !interface.iter().all(|v| bound.contains(v)) {
+                keep.extend(group_items);
+                continue;
+            }
+            let rel = self.fresh_rel(interface.len());
+            let args: Box<[Pat]> = interface.iter().map(|&v| Pat::Var(v)).collect();
+            new_rules.push(JoinRule::from_items(rel, args.clone(), group_items, self.rules[r].vars));
+            aux_literals.push(Literal { rel, args });
+        }
+        if new_rules.is_empty() {
+            return None;
+        }
+        keep.extend(aux_literals.into_iter().map(Item::Pos));
+        let rule = &self.rules[r];
+        self.rules[r] = JoinRule::from_items(rule.head_rel, rule.head.clone(), keep, rule.vars).with_emit(rule.emit);
+        Some(new_rules)
+    }
+
+    /// Replaces the first positive literal of rule `r` that has variables of its own.
+    fn project_local(&mut self, r: usize) -> Option<Vec<JoinRule>> {
+        let rule = self.rules[r].clone();
+        let items = rule.items();
+        if items.len() < 2 {
+            return None;
+        }
+        for (i, item) in items.iter().enumerate() {
+            let Item::Pos(lit) = item else { continue };
+            let elsewhere = vars_of(
+                rule.head.iter().chain(items.iter().enumerate().filter(|(j, _)| *j != i).flat_map(|(_, it)| it.pats())),
+            );
+            let mine = vars_of(lit.args.iter());
+            if mine.iter().all(|v| elsewhere.contains(v)) {
+                continue;
+            }
+            let mut shared: Vec<u16> = mine.iter().copied().filter(|v| elsewhere.contains(v)).collect();
+            shared.sort_unstable();
+            let rel = self.fresh_rel(shared.len());
+            let args: Box<[Pat]> = shared.iter().map(|&v| Pat::Var(v)).collect();
+            let aux = JoinRule::from_items(rel, args.clone(), vec![item.clone()], rule.vars);
+            let mut items = items;
+            items[i] = Item::Pos(Literal { rel, args });
+            self.rules[r] =
+                JoinRule::from_items(rule.head_rel, rule.head.clone(), items, rule.vars).with_emit(rule.emit);
+            return Some(vec![aux]);
+        }
+        None
+    }
+
+    fn rel(&mut self, name: Sym, arity: usize) -> RelId {
+        if let Some(&id) = self.by_name.get(&name) {
+            return id;
+        }
+        let id = self.relations.len() as RelId;
+        self.relations.push(Relation::new(name, arity));
+        self.by_name.insert(name, id);
+        id
+    }
+
+    /// Computes the relaxed model to a fixpoint.
+    fn saturate(&mut self) -> Result<(), GroundError> {
+        let mut delta: Vec<(u32, u32)> = vec![(0, 0); self.relations.len()];
+        let mut first = true;
+        self.saturating = true;
+        loop {
+            check_deadline(&self.limits)?;
+            for r in 0..self.rules.len() {
+                if first {
+                    self.join(r, None, &mut |g, rule, b, _| g.push_head(rule, b))?;
+                    continue;
+                }
+                for lit in 0..self.rules[r].pos.len() {
+                    let (lo, hi) = delta[self.rules[r].pos[lit].rel as usize];
+                    if lo < hi {
+                        self.join(r, Some((lit, lo, hi)), &mut |g, rule, b, _| g.push_head(rule, b))?;
+                    }
+                }
+            }
+            first = false;
+            let before: Vec<u32> = self.relations.iter().map(|r| r.count).collect();
+            self.pending_set.clear();
+            for (rel, args) in std::mem::take(&mut self.pending) {
+                self.relations[rel as usize].insert(&args);
+            }
+            let total: usize = self.relations.iter().map(|r| r.count as usize).sum();
+            if total > self.limits.max_atoms {
+                return Err(GroundError::TooManyAtoms(self.limits.max_atoms));
+            }
+            delta = self.relations.iter().zip(&before).map(|(r, &b)| (b, r.count)).collect();
+            if delta.iter().all(|(lo, hi)| lo == hi) {
+                self.saturating = false;
+                return Ok(());
+            }
+        }
+    }
+
+    /// The head atom of `rule` under `b`, if it is ground.
+    fn head_atom(&mut self, rule: usize, b: &Bindings) -> Option<(RelId, Box<[TermId]>)> {
+        let r = &self.rules[rule];
+        let args: Box<[TermId]> = r.head.iter().map(|p| b.instantiate(&mut self.pool, p)).collect::<Option<_>>()?;
+        Some((r.head_rel, args))
+    }
+
+    /// Whether the model or this round's new atoms already hold the head of `rule` under `b`.
+    fn head_known(&mut self, rule: usize, b: &Bindings) -> bool {
+        match self.head_atom(rule, b) {
+            Some(atom) => self.relations[atom.0 as usize].find(&atom.1).is_some() || self.pending_set.contains(&atom),
+            None => false,
+        }
+    }
+
+    fn push_head(&mut self, rule: usize, b: &Bindings) {
+        if let Some(atom) = self.head_atom(rule, b) {
+            if self.relations[atom.0 as usize].find(&atom.1).is_none() && self.pending_set.insert(atom.clone()) {
+                self.pending.push(atom);
+                if self.pending.len() > self.limits.max_atoms {
+                    self.abort = Some(GroundError::TooManyAtoms(self.limits.max_atoms));
+                }
+            }
+        }
+    }
+
+    /// Instantiates every emitting rule over the final model.
+    fn instantiate(&mut self) -> Result<Vec<GroundRule>, GroundError> {
+        let mut out = Vec::new();
+        for r in 0..self.rules.len() {
+            if !self.rules[r].emit {
+                continue;
+            }
+
+            self.join(r, None, &mut |g, rule, b, matched| {
+                if let Some(gr) = g.ground_rule(rule, b, matched) {
+                    out.push(gr);
+                    if out.len() > g.limits.max_rules {
+                        g.abort = Some(GroundError::TooManyRules(g.limits.max_rules));
+                    }
+                }
+            })?;
+        }
+        Ok(out)
+    }
+
+    fn ground_rule(&mut self, rule: usize, b: &Bindings, matched: &[AtomRef]) -> Option<GroundRule> {
+        let r = &self.rules[rule];
+        let args: Vec<TermId> = r.head.iter().map(|p| b.instantiate(&mut self.pool, p)).collect::<Option<_>>()?;
+        let idx = self.relations[r.head_rel as usize].find(&args)?;
+        let mut neg = Vec::new();
+        for lit in &r.neg {
+            let mut found = Vec::with_capacity(lit.args.len());
+            let mut absent = false;
+            for p in lit.args.iter() {
+                match b.lookup(&self.pool, p) {
+                    Lookup::Found(t) => found.push(t),
+                    // Safe rules bind every variable of a negation; absent terms are in no atom.
+                    Lookup::Absent | Lookup::Unbound => absent = true,
+                }
+            }
+            if absent {
+                continue;
+            }
+            if let Some(i) = self.relations[lit.rel as usize].find(&found) {
+                neg.push(AtomRef { rel: lit.rel, idx: i });
+            }
+        }
+        Some(GroundRule { head: AtomRef { rel: r.head_rel, idx }, pos: matched.to_vec(), neg })
+    }
+
+    /// A join order: the delta literal first, then greedily the literal with the most bound
+    /// arguments (ties to the smaller relation).
+    fn plan(&self, rule: &JoinRule, first: Option<usize>) -> Vec<Step> {
+        let mut bound = vec![false; rule.vars];
+        let mut done = vec![false; rule.pos.len()];
+        let mut applied = vec![false; rule.filters.len()];
+        let mut steps = Vec::new();
+        let is_bound = |p: &Pat, bound: &[bool]| {
+            let mut all = true;
+            p.for_each_var(&mut |v| all &= bound[v as usize]);
+            all
+        };
+        let ready_filters = |bound: &[bool], applied: &mut Vec<bool>| {
+            let mut ready = Vec::new();
+            for (i, (_, s, t)) in rule.filters.iter().enumerate() {
+                if !applied[i] && is_bound(s, bound) && is_bound(t, bound) {
+                    applied[i] = true;
+                    ready.push(i);
+                }
+            }
+            ready
+        };
+        let initial = ready_filters(&bound, &mut applied);
+        let mut head_was_bound = rule.head.iter().all(|p| is_bound(p, &bound));
+        if !initial.is_empty() {
+            steps.push(Step { lit: usize::MAX, mask: 0, filters: initial, head_ready: false });
+        }
+        for k in 0..rule.pos.len() {
+            let pick = match (k, first) {
+                (0, Some(f)) => f,
+                _ => (0..rule.pos.len())
+                    .filter(|&i| !done[i])
+                    .max_by_key(|&i| {
+                        let lit = &rule.pos[i];
+                        let n = lit.args.iter().filter(|p| is_bound(p, &bound)).count();
+                        (n, std::cmp::Reverse(self.relations[lit.rel as usize].count))
+                    })
+                    .expect("an unplanned literal remains"),
+            };
+            done[pick] = true;
+            let lit = &rule.pos[pick];
+            let mut mask = 0u64;
+            for (i, p) in lit.args.iter().enumerate().take(64) {
+                if is_bound(p, &bound) {
+                    mask |= 1 << i;
+                }
+            }
+            for p in lit.args.iter() {
+                p.for_each_var(&mut |v| bound[v as usize] = true);
+            }
+            let filters = ready_filters(&bound, &mut applied);
+            let head_bound = rule.head.iter().all(|p| is_bound(p, &bound));
+            steps.push(Step { lit: pick, mask, filters, head_ready: head_bound && !head_was_bound });
+            head_was_bound = head_bound;
+        }
+        steps
+    }
+
+    /// Enumerates every binding of rule `r`'s positive body over the model (with the given
+    /// literal restricted to tuples `lo..hi`), calling `emit` with the bindings and matched atoms.
+    fn join(&mut self, r: usize, delta: Option<(usize, u32, u32)>, emit: &mut Emit) -> Result<(), GroundError> {
+        let rule = self.rules[r].clone();
+        let steps = self.plan(&rule, delta.map(|d| d.0));
+        for s in &steps {
+            if s.lit != usize::MAX && Some(s.lit) != delta.map(|d| d.0) {
+                self.relations[rule.pos[s.lit].rel as usize].ensure_index(s.mask);
+            }
+        }
+        let mut b = Bindings::default();
+        b.reset(rule.vars);
+        let mut matched = vec![AtomRef { rel: 0, idx: 0 }; rule.pos.len()];
+        self.step(&rule, r, &steps, 0, delta, &mut b, &mut matched, emit);
+        match self.abort.take() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn step(
+        &mut self,
+        rule: &JoinRule,
+        r: usize,
+        steps: &[Step],
+        k: usize,
+        delta: Option<(usize, u32, u32)>,
+        b: &mut Bindings,
+        matched: &mut Vec<AtomRef>,
+        emit: &mut Emit,
+    ) {
+        if self.abort.is_some() {
+            return;
+        }
+        let Some(step) = steps.get(k) else {
+            emit(self, r, b, matched);
+            return;
+        };
+        if step.lit == usize::MAX {
+            if self.filters_hold(rule, &step.filters, b) {
+                self.step(rule, r, steps, k + 1, delta, b, matched, emit);
+            }
+            return;
+        }
+        let lit = &rule.pos[step.lit];
+        let rel = lit.rel as usize;
+        // The candidate tuples: a delta range, an index bucket, or the whole relation.
+        let candidates: Vec<u32> = if let Some((_, lo, hi)) = delta.filter(|d| d.0 == step.lit) {
+            (lo..hi).collect()
+        } else if step.mask == 0 {
+            (0..self.relations[rel].count).collect()
+        } else {
+            let mut key = Vec::new();
+            for (i, p) in lit.args.iter().enumerate() {
+                if step.mask & (1 << i) != 0 {
+                    match b.lookup(&self.pool, p) {
+                        Lookup::Found(t) => key.push(t),
+                        _ => return,
+                    }
+                }
+            }
+            match self.relations[rel].indexes.get(&step.mask).and_then(|ix| ix.get(key.as_slice())) {
+                Some(bucket) => bucket.clone(),
+                None => return,
+            }
+        };
+        self.work += candidates.len() as u64;
+        if self.work >= 1 << 16 {
+            self.work = 0;
+            if let Err(e) = check_deadline(&self.limits) {
+                self.abort = Some(e);
+                return;
+            }
+        }
+        for idx in candidates {
+            let mark = b.mark();
+            let ok = {
+                let tuple = self.relations[rel].tuple(idx);
+                let pool = &self.pool;
+                lit.args.iter().zip(tuple).all(|(p, &t)| b.unify(pool, p, t))
+            };
+            // While saturating, one derivation of a head is enough.
+            let known = ok && step.head_ready && self.saturating && self.head_known(r, b);
+            if ok && !known && self.filters_hold(rule, &step.filters, b) {
+                matched[step.lit] = AtomRef { rel: lit.rel, idx };
+                self.step(rule, r, steps, k + 1, delta, b, matched, emit);
+            }
+            b.undo(mark);
+        }
+    }
+
+    fn filters_hold(&mut self, rule: &JoinRule, filters: &[usize], b: &Bindings) -> bool {
+        filters.iter().all(|&i| {
+            let (distinct, s, t) = &rule.filters[i];
+            let s = b.instantiate(&mut self.pool, s);
+            let t = b.instantiate(&mut self.pool, t);
+            (s != t) == *distinct
+        })
+    }
+}
+
+fn check_deadline(limits: &Limits) -> Result<(), GroundError> {
+    match limits.deadline {
+        Some(d) if Instant::now() > d => Err(GroundError::Timeout),
+        _ => Ok(()),
+    }
+}

@@ -1,0 +1,29 @@
+//! Propositional networks (chapter 13): GDL rules grounded and compiled into a circuit of
+//! AND/OR/NOT gates between base, input and view propositions, optimised, and run fast.
+
+pub mod build;
+pub mod ground;
+pub mod net;
+
+pub use build::BuildError;
+pub use ground::{GroundError, Limits};
+pub use net::{Kind, Net, NodeId};
+
+use thiserror::Error;
+
+/// Why a propnet could not be built.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum Error {
+    /// Grounding gave up (too large or too slow).
+    #[error("{0}")]
+    Ground(#[from] GroundError),
+    /// The ground rules do not make a playable net.
+    #[error("{0}")]
+    Build(#[from] BuildError),
+}
+
+/// Grounds a validated description and builds its (unoptimised) propnet within `limits`.
+pub fn build(desc: &gdl::Description, limits: &Limits) -> Result<Net, Error> {
+    let grounded = ground::ground(desc, limits)?;
+    Ok(build::build(&grounded)?)
+}
