@@ -87,6 +87,17 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Build the game's propositional network and report its size and build time.
+    Propnet {
+        /// A GDL file, or the name of a bundled game.
+        game: String,
+        /// Write the net in Graphviz DOT to this file (`-` for standard output).
+        #[arg(long)]
+        dot: Option<String>,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// List the bundled games.
     Games,
 }
@@ -144,6 +155,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             }
             Ok(if report.is_ok() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
         }
+        Command::Propnet { game, dot, json } => propnet_report(&game, dot.as_deref(), json),
         Command::Games => {
             for g in games::ALL {
                 println!("{}", g.name);
@@ -246,3 +258,39 @@ fn print_perft(r: &PerftResult) {
         println!("{cut}");
     }
 }
+
+/// What `latchkey propnet` reports.
+#[derive(Serialize)]
+struct PropnetReport {
+    game: String,
+    build_secs: f64,
+    nodes: propnet::net::Counts,
+}
+
+fn propnet_report(spec: &str, dot: Option<&str>, json: bool) -> Result<ExitCode> {
+    let game = game::load(spec)?;
+    let start = std::time::Instant::now();
+    let limits = propnet::Limits { deadline: Some(start + PROPNET_BUILD_LIMIT), ..propnet::Limits::default() };
+    let net = propnet::build(&game.desc, &limits).with_context(|| format!("cannot build a propnet for {spec}"))?;
+    let report =
+        PropnetReport { game: spec.to_owned(), build_secs: start.elapsed().as_secs_f64(), nodes: net.counts() };
+    if let Some(path) = dot {
+        let text = propnet::dot::to_dot(&net);
+        if path == "-" {
+            print!("{text}");
+            return Ok(ExitCode::SUCCESS);
+        }
+        std::fs::write(path, text).with_context(|| format!("cannot write {path}"))?;
+    }
+    if json {
+        print_json(&report)?;
+    } else {
+        println!("game       {}", report.game);
+        println!("built in   {:.3} s", report.build_secs);
+        println!("net        {}", report.nodes);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// How long building a propnet may take before the game falls back to the reasoner.
+const PROPNET_BUILD_LIMIT: std::time::Duration = std::time::Duration::from_secs(20);

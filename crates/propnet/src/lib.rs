@@ -2,6 +2,7 @@
 //! AND/OR/NOT gates between base, input and view propositions, optimised, and run fast.
 
 pub mod build;
+pub mod dot;
 pub mod ground;
 pub mod net;
 
