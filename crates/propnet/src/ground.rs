@@ -13,6 +13,7 @@
 
 use gdl::{normal_bodies, Bindings, Description, Lit, Lookup, Pat, Sym, TermId, TermPool, VarNumbering};
 use rustc_hash::{FxHashMap, FxHashSet};
+use std::rc::Rc;
 use std::time::Instant;
 use thiserror::Error;
 
@@ -287,7 +288,7 @@ struct Grounder {
     pool: TermPool,
     relations: Vec<Relation>,
     by_name: FxHashMap<Sym, RelId>,
-    rules: Vec<JoinRule>,
+    rules: Vec<Rc<JoinRule>>,
     limits: Limits,
     /// Candidate tuples tried so far (to check the deadline now and then).
     work: u64,
@@ -346,7 +347,7 @@ impl Grounder {
                     }
                 }
                 jr.vars = vars.len();
-                g.rules.push(jr);
+                g.rules.push(Rc::new(jr));
             }
         }
         // The relaxation: true(X) <= init(X) | next(X); does(R, M) <= legal(R, M).
@@ -355,7 +356,7 @@ impl Grounder {
             let rel = g.rel(body, arity);
             let args: Box<[Pat]> = (0..arity as u16).map(Pat::Var).collect();
             let pos = vec![Literal { rel, args: args.clone() }];
-            g.rules.push(JoinRule {
+            g.rules.push(Rc::new(JoinRule {
                 head_rel,
                 head: args,
                 pos,
@@ -363,7 +364,7 @@ impl Grounder {
                 filters: Vec::new(),
                 vars: arity,
                 emit: false,
-            });
+            }));
         };
         helper(&mut g, Sym::TRUE, Sym::INIT, 1);
         helper(&mut g, Sym::TRUE, Sym::NEXT, 1);
@@ -395,7 +396,7 @@ impl Grounder {
                 work.push(r);
                 for rule in new_rules {
                     work.push(self.rules.len());
-                    self.rules.push(rule);
+                    self.rules.push(Rc::new(rule));
                 }
             }
         }
@@ -476,7 +477,8 @@ impl Grounder {
         }
         keep.extend(aux_literals.into_iter().map(Item::Pos));
         let rule = &self.rules[r];
-        self.rules[r] = JoinRule::from_items(rule.head_rel, rule.head.clone(), keep, rule.vars).with_emit(rule.emit);
+        self.rules[r] =
+            Rc::new(JoinRule::from_items(rule.head_rel, rule.head.clone(), keep, rule.vars).with_emit(rule.emit));
         Some(new_rules)
     }
 
@@ -504,7 +506,7 @@ impl Grounder {
             let mut items = items;
             items[i] = Item::Pos(Literal { rel, args });
             self.rules[r] =
-                JoinRule::from_items(rule.head_rel, rule.head.clone(), items, rule.vars).with_emit(rule.emit);
+                Rc::new(JoinRule::from_items(rule.head_rel, rule.head.clone(), items, rule.vars).with_emit(rule.emit));
             return Some(vec![aux]);
         }
         None
@@ -583,22 +585,63 @@ impl Grounder {
         }
     }
 
-    /// Instantiates every emitting rule over the final model.
+    /// Instantiates the emitting rules over the final model, on demand: starting from the atoms
+    /// the game's outputs name (`legal`, `next`, `goal`, `terminal`, `init`), each needed atom's
+    /// rules are instantiated with the head bound to it, and every atom in their bodies becomes
+    /// needed in turn. Atoms nothing needs (e.g. a relation over every triple of cells of which
+    /// the goal reads three) are never instantiated.
     fn instantiate(&mut self) -> Result<Vec<GroundRule>, GroundError> {
-        let mut out = Vec::new();
+        let mut by_head: Vec<Vec<usize>> = vec![Vec::new(); self.relations.len()];
+        let mut plans: Vec<Vec<Step>> = Vec::with_capacity(self.rules.len());
         for r in 0..self.rules.len() {
-            if !self.rules[r].emit {
-                continue;
+            let rule = self.rules[r].clone();
+            let steps = self.plan(&rule, None, true);
+            for s in steps.iter().filter(|s| s.lit != usize::MAX) {
+                self.relations[rule.pos[s.lit].rel as usize].ensure_index(s.mask);
             }
-
-            self.join(r, None, &mut |g, rule, b, matched| {
-                if let Some(gr) = g.ground_rule(rule, b, matched) {
+            if rule.emit {
+                by_head[rule.head_rel as usize].push(r);
+            }
+            plans.push(steps);
+        }
+        let mut needed: Vec<Vec<bool>> = self.relations.iter().map(|r| vec![false; r.count as usize]).collect();
+        let mut work: Vec<AtomRef> = Vec::new();
+        for name in [Sym::LEGAL, Sym::NEXT, Sym::GOAL, Sym::TERMINAL, Sym::INIT] {
+            if let Some(&rel) = self.by_name.get(&name) {
+                for idx in 0..self.relations[rel as usize].count {
+                    needed[rel as usize][idx as usize] = true;
+                    work.push(AtomRef { rel, idx });
+                }
+            }
+        }
+        let mut out = Vec::new();
+        let mut b = Bindings::default();
+        while let Some(atom) = work.pop() {
+            check_deadline(&self.limits)?;
+            for &r in &by_head[atom.rel as usize] {
+                let rule = self.rules[r].clone();
+                b.reset(rule.vars);
+                let args = self.relations[atom.rel as usize].tuple(atom.idx).to_vec();
+                if !rule.head.iter().zip(&args).all(|(p, &t)| b.unify(&self.pool, p, t)) {
+                    continue;
+                }
+                let mut matched = vec![AtomRef { rel: 0, idx: 0 }; rule.pos.len()];
+                self.step(&rule, r, &plans[r], 0, None, &mut b, &mut matched, &mut |g, rule, b, matched| {
+                    let Some(gr) = g.ground_rule(rule, b, matched) else { return };
+                    for &a in gr.pos.iter().chain(&gr.neg) {
+                        if !std::mem::replace(&mut needed[a.rel as usize][a.idx as usize], true) {
+                            work.push(a);
+                        }
+                    }
                     out.push(gr);
                     if out.len() > g.limits.max_rules {
                         g.abort = Some(GroundError::TooManyRules(g.limits.max_rules));
                     }
+                });
+                if let Some(e) = self.abort.take() {
+                    return Err(e);
                 }
-            })?;
+            }
         }
         Ok(out)
     }
@@ -628,10 +671,16 @@ impl Grounder {
         Some(GroundRule { head: AtomRef { rel: r.head_rel, idx }, pos: matched.to_vec(), neg })
     }
 
-    /// A join order: the delta literal first, then greedily the literal with the most bound
+    /// A join order (with the head's variables already bound if `head_bound`): the delta literal
+    /// first, then greedily the literal with the most bound
     /// arguments (ties to the smaller relation).
-    fn plan(&self, rule: &JoinRule, first: Option<usize>) -> Vec<Step> {
+    fn plan(&self, rule: &JoinRule, first: Option<usize>, head_bound: bool) -> Vec<Step> {
         let mut bound = vec![false; rule.vars];
+        if head_bound {
+            for p in rule.head.iter() {
+                p.for_each_var(&mut |v| bound[v as usize] = true);
+            }
+        }
         let mut done = vec![false; rule.pos.len()];
         let mut applied = vec![false; rule.filters.len()];
         let mut steps = Vec::new();
@@ -690,7 +739,7 @@ impl Grounder {
     /// literal restricted to tuples `lo..hi`), calling `emit` with the bindings and matched atoms.
     fn join(&mut self, r: usize, delta: Option<(usize, u32, u32)>, emit: &mut Emit) -> Result<(), GroundError> {
         let rule = self.rules[r].clone();
-        let steps = self.plan(&rule, delta.map(|d| d.0));
+        let steps = self.plan(&rule, delta.map(|d| d.0), false);
         for s in &steps {
             if s.lit != usize::MAX && Some(s.lit) != delta.map(|d| d.0) {
                 self.relations[rule.pos[s.lit].rel as usize].ensure_index(s.mask);
