@@ -278,7 +278,8 @@ pub fn ground(desc: &Description, limits: &Limits) -> Result<Grounded, GroundErr
     let mut g = Grounder::new(desc, *limits);
     g.saturate()?;
     let rules = g.instantiate()?;
-    Ok(Grounded { pool: g.pool, relations: g.relations, rules, by_name: g.by_name, roles: desc.roles() })
+    let relations = g.relations.into_iter().map(|r| Rc::try_unwrap(r).unwrap_or_else(|r| (*r).clone())).collect();
+    Ok(Grounded { pool: g.pool, relations, rules, by_name: g.by_name, roles: desc.roles() })
 }
 
 /// What a join calls for each match: the grounder, the rule, the bindings, the matched atoms.
@@ -286,7 +287,9 @@ type Emit<'a> = dyn FnMut(&mut Grounder, usize, &Bindings, &[AtomRef]) + 'a;
 
 struct Grounder {
     pool: TermPool,
-    relations: Vec<Relation>,
+    /// Shared so that a join can read a relation while it calls back into the grounder; they are
+    /// only changed between joins.
+    relations: Vec<Rc<Relation>>,
     by_name: FxHashMap<Sym, RelId>,
     rules: Vec<Rc<JoinRule>>,
     limits: Limits,
@@ -376,7 +379,7 @@ impl Grounder {
     /// A relation of the grounder's own (not a GDL relation: it is not findable by name).
     fn fresh_rel(&mut self, arity: usize) -> RelId {
         let id = self.relations.len() as RelId;
-        self.relations.push(Relation::new(Sym::new(&format!("aux:{id}")), arity));
+        self.relations.push(Rc::new(Relation::new(Sym::new(&format!("aux:{id}")), arity)));
         id
     }
 
@@ -517,7 +520,7 @@ impl Grounder {
             return id;
         }
         let id = self.relations.len() as RelId;
-        self.relations.push(Relation::new(name, arity));
+        self.relations.push(Rc::new(Relation::new(name, arity)));
         self.by_name.insert(name, id);
         id
     }
@@ -545,7 +548,7 @@ impl Grounder {
             let before: Vec<u32> = self.relations.iter().map(|r| r.count).collect();
             self.pending_set.clear();
             for (rel, args) in std::mem::take(&mut self.pending) {
-                self.relations[rel as usize].insert(&args);
+                Rc::make_mut(&mut self.relations[rel as usize]).insert(&args);
             }
             let total: usize = self.relations.iter().map(|r| r.count as usize).sum();
             if total > self.limits.max_atoms {
@@ -597,7 +600,7 @@ impl Grounder {
             let rule = self.rules[r].clone();
             let steps = self.plan(&rule, None, true);
             for s in steps.iter().filter(|s| s.lit != usize::MAX) {
-                self.relations[rule.pos[s.lit].rel as usize].ensure_index(s.mask);
+                Rc::make_mut(&mut self.relations[rule.pos[s.lit].rel as usize]).ensure_index(s.mask);
             }
             if rule.emit {
                 by_head[rule.head_rel as usize].push(r);
@@ -742,7 +745,7 @@ impl Grounder {
         let steps = self.plan(&rule, delta.map(|d| d.0), false);
         for s in &steps {
             if s.lit != usize::MAX && Some(s.lit) != delta.map(|d| d.0) {
-                self.relations[rule.pos[s.lit].rel as usize].ensure_index(s.mask);
+                Rc::make_mut(&mut self.relations[rule.pos[s.lit].rel as usize]).ensure_index(s.mask);
             }
         }
         let mut b = Bindings::default();
@@ -783,12 +786,16 @@ impl Grounder {
         let lit = &rule.pos[step.lit];
         let rel = lit.rel as usize;
         // The candidate tuples: a delta range, an index bucket, or the whole relation.
-        let candidates: Vec<u32> = if let Some((_, lo, hi)) = delta.filter(|d| d.0 == step.lit) {
-            (lo..hi).collect()
+        let relation = Rc::clone(&self.relations[rel]);
+        let bucket: &[u32];
+        let range = if let Some((_, lo, hi)) = delta.filter(|d| d.0 == step.lit) {
+            bucket = &[];
+            lo..hi
         } else if step.mask == 0 {
-            (0..self.relations[rel].count).collect()
+            bucket = &[];
+            0..relation.count
         } else {
-            let mut key = Vec::new();
+            let mut key = Vec::with_capacity(lit.args.len());
             for (i, p) in lit.args.iter().enumerate() {
                 if step.mask & (1 << i) != 0 {
                     match b.lookup(&self.pool, p) {
@@ -797,12 +804,14 @@ impl Grounder {
                     }
                 }
             }
-            match self.relations[rel].indexes.get(&step.mask).and_then(|ix| ix.get(key.as_slice())) {
-                Some(bucket) => bucket.clone(),
+            match relation.indexes.get(&step.mask).and_then(|ix| ix.get(key.as_slice())) {
+                Some(found) => bucket = found,
                 None => return,
             }
+            0..0
         };
-        self.work += candidates.len() as u64;
+        let candidates = range.chain(bucket.iter().copied());
+        self.work += candidates.size_hint().0 as u64;
         if self.work >= 1 << 16 {
             self.work = 0;
             if let Err(e) = check_deadline(&self.limits) {
@@ -812,11 +821,8 @@ impl Grounder {
         }
         for idx in candidates {
             let mark = b.mark();
-            let ok = {
-                let tuple = self.relations[rel].tuple(idx);
-                let pool = &self.pool;
-                lit.args.iter().zip(tuple).all(|(p, &t)| b.unify(pool, p, t))
-            };
+            let tuple = relation.tuple(idx);
+            let ok = lit.args.iter().zip(tuple).all(|(p, &t)| b.unify(&self.pool, p, t));
             // While saturating, one derivation of a head is enough.
             let known = ok && step.head_ready && self.saturating && self.head_known(r, b);
             if ok && !known && self.filters_hold(rule, &step.filters, b) {
