@@ -5,6 +5,7 @@ pub mod build;
 pub mod dot;
 pub mod ground;
 pub mod net;
+pub mod optimize;
 
 pub use build::BuildError;
 pub use ground::{GroundError, Limits};
