@@ -37,36 +37,42 @@ pub fn build(g: &Grounded) -> Result<Net, BuildError> {
     let count = |r: Option<u32>| r.map_or(0, |r| g.relations[r as usize].count);
     let text = |t: TermId| g.pool.to_string(t);
 
-    // One node per atom: base and input propositions for `true` and `does`, OR gates otherwise.
-    let mut atom_node: Vec<Vec<NodeId>> = Vec::with_capacity(g.relations.len());
+    // Base and input propositions for every `true` and `does` atom; an OR gate for every atom
+    // that some rule concludes. Any other atom can never hold: it reads the constant false.
+    let falsity = net.add(Kind::Const(false), Vec::new(), None);
+    let mut atom_node: Vec<Vec<NodeId>> = g.relations.iter().map(|r| vec![falsity; r.count as usize]).collect();
     let role_index: FxHashMap<TermId, usize> =
         g.roles.iter().enumerate().filter_map(|(i, &r)| g.pool.find_constant(r).map(|t| (t, i))).collect();
     for (r, relation) in g.relations.iter().enumerate() {
-        let mut nodes = Vec::with_capacity(relation.count as usize);
         for idx in 0..relation.count {
             let atom = AtomRef { rel: r as u32, idx };
             let args = g.args(atom);
-            let node = match relation.name {
+            atom_node[r][idx as usize] = match relation.name {
                 Sym::TRUE => {
                     let i = net.bases.len() as u32;
                     let node = net.add(Kind::Base(i), Vec::new(), Some(g.atom_text(atom)));
-                    net.bases.push(BaseProp { name: text(args[0]), node, next: 0, init: false });
+                    net.bases.push(BaseProp { name: text(args[0]), node, next: falsity, init: false });
                     node
                 }
                 Sym::DOES => match role_index.get(&args[0]) {
                     Some(&role) => {
                         let j = net.moves.len() as u32;
                         let node = net.add(Kind::Input(j), Vec::new(), Some(g.atom_text(atom)));
-                        net.moves.push(MoveProp { role, name: text(args[1]), node, legal: 0 });
+                        net.moves.push(MoveProp { role, name: text(args[1]), node, legal: falsity });
                         node
                     }
-                    None => net.add(Kind::Const(false), Vec::new(), Some(g.atom_text(atom))),
+                    None => falsity,
                 },
-                _ => net.add(Kind::Or, Vec::new(), Some(g.atom_text(atom))),
+                _ => continue,
             };
-            nodes.push(node);
         }
-        atom_node.push(nodes);
+    }
+    for rule in &g.rules {
+        let head = rule.head;
+        if atom_node[head.rel as usize][head.idx as usize] == falsity {
+            let node = net.add(Kind::Or, Vec::new(), Some(g.atom_text(head)));
+            atom_node[head.rel as usize][head.idx as usize] = node;
+        }
     }
     let node_of = |a: AtomRef| atom_node[a.rel as usize][a.idx as usize];
 
@@ -88,7 +94,6 @@ pub fn build(g: &Grounded) -> Result<Net, BuildError> {
     }
 
     // Outputs.
-    let falsity = net.add(Kind::Const(false), Vec::new(), None);
     let find =
         |name: Sym, args: &[TermId]| rel(name).and_then(|r| g.relations[r as usize].find(args).map(|idx| (r, idx)));
     for i in 0..net.bases.len() {

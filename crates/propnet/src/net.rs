@@ -221,12 +221,18 @@ impl Net {
     /// Evaluates every node for a state (`base[i]` for base proposition i) and a joint move
     /// (`input[j]` for input proposition j). Plainly written: the reference for faster runtimes.
     pub fn evaluate(&self, base: &[bool], input: &[bool]) -> Vec<bool> {
+        self.evaluate_with(&self.schedule(), base, input)
+    }
+
+    /// [`evaluate`](Self::evaluate) with a schedule computed once by [`schedule`](Self::schedule),
+    /// for callers that evaluate many markings.
+    pub fn evaluate_with(&self, schedule: &[Vec<NodeId>], base: &[bool], input: &[bool]) -> Vec<bool> {
         let mut value = vec![false; self.kinds.len()];
-        for comp in self.schedule() {
+        for comp in schedule {
             let cyclic = comp.len() > 1 || self.inputs[comp[0] as usize].contains(&comp[0]);
             loop {
                 let mut changed = false;
-                for &n in &comp {
+                for &n in comp {
                     let v = self.node_value(n, &value, base, input);
                     changed |= v != value[n as usize];
                     value[n as usize] = v;
