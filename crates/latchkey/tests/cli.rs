@@ -119,10 +119,11 @@ fn propnet_reports_the_net_and_writes_dot() {
     let dot = std::env::temp_dir().join(format!("latchkey-cli-{}-uc.dot", std::process::id()));
     let o = latchkey(&["propnet", "untwistycorridor", "--dot", dot.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(stdout(&o).contains("net        "), "{}", stdout(&o));
+    assert!(stdout(&o).contains("optimised   "), "{}", stdout(&o));
     let text = std::fs::read_to_string(&dot).expect("DOT written");
     assert!(text.starts_with("digraph propnet {") && text.contains("(true p)"), "{text}");
     let o = latchkey(&["propnet", "tictactoe", "--json"]);
     let report: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
-    assert_eq!(report["nodes"]["bases"], 29, "{report}");
+    assert_eq!(report["before"]["bases"], 29, "{report}");
+    assert!(report["optimize"]["after"]["nodes"].as_u64() < report["before"]["nodes"].as_u64(), "{report}");
 }
