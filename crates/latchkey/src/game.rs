@@ -1,15 +1,15 @@
 //! Finding and loading the game a command names: a bundled game by name, or a GDL file by path.
 
 use anyhow::{bail, Context, Result};
-use gdl::{Description, Problem};
+use gdl::Description;
 use std::path::Path;
 
 /// A game whose rules were read, parsed and validated.
 pub struct Game {
+    /// A short name: the bundled name or the file stem.
+    pub name: String,
     /// The rules.
     pub desc: Description,
-    /// Warnings found by validation (errors make loading fail).
-    pub warnings: Vec<Problem>,
 }
 
 /// The GDL text of `spec` (a path to an existing file, else a bundled game's name) and a label
@@ -30,9 +30,13 @@ pub fn read(spec: &str) -> Result<(String, String, String)> {
     bail!("no such file or bundled game: {spec} (bundled games: {})", names.join(", "))
 }
 
-/// Reads, parses and validates the game `spec`; fails with every error found.
+/// Reads, parses and validates the game `spec`; fails with every error found and prints the
+/// warnings on standard error.
 pub fn load(spec: &str) -> Result<Game> {
-    let (_, label, text) = read(spec)?;
+    let (name, label, text) = read(spec)?;
     let (desc, warnings) = gdl::load(&label, &text)?;
-    Ok(Game { desc, warnings })
+    for w in &warnings {
+        eprintln!("{w}");
+    }
+    Ok(Game { name, desc })
 }

@@ -2,12 +2,15 @@
 //! reference trajectories. The logic lives in the library crates; this file parses arguments,
 //! picks an engine and prints.
 
+mod bench;
+mod engine;
 mod game;
 
 use anyhow::{bail, Context, Result};
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{Parser, Subcommand};
+use engine::{on_machine, Engine, OnMachine};
 use machine::perft::PerftLimits;
-use machine::{ConformOptions, PerftResult, StateMachine};
+use machine::{ConformOptions, ConformReport, PerftResult, PlayoutStats, Reference, StateMachine};
 use reasoner::Reasoner;
 use serde::Serialize;
 use std::process::ExitCode;
@@ -44,7 +47,7 @@ enum Command {
         #[arg(long, default_value_t = 10_000)]
         max_steps: u32,
         /// Which engine runs the game.
-        #[arg(long, value_enum, default_value_t = Engine::Reasoner)]
+        #[arg(long, value_enum, default_value_t = Engine::Propnet)]
         engine: Engine,
         /// Print JSON instead of text.
         #[arg(long)]
@@ -61,7 +64,7 @@ enum Command {
         #[arg(long)]
         max_expansions: Option<u64>,
         /// Which engine runs the game.
-        #[arg(long, value_enum, default_value_t = Engine::Reasoner)]
+        #[arg(long, value_enum, default_value_t = Engine::Propnet)]
         engine: Engine,
         /// Print JSON instead of text.
         #[arg(long)]
@@ -98,15 +101,23 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Measure random-playout speed, single-threaded, on each engine in the same run.
+    Bench {
+        /// GDL files or bundled game names.
+        #[arg(required = true)]
+        games: Vec<String>,
+        /// Seconds of playouts per game and engine.
+        #[arg(long, default_value_t = 5.0)]
+        secs: f64,
+        /// Which engines to measure.
+        #[arg(long, value_enum, default_value_t = bench::Engines::All)]
+        engine: bench::Engines,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// List the bundled games.
     Games,
-}
-
-/// The engines a command can run on.
-#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum Engine {
-    /// The reference interpreter, straight from the rules.
-    Reasoner,
 }
 
 fn main() -> ExitCode {
@@ -123,8 +134,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
         Command::Check { game, json } => check(&game, json),
         Command::Playout { game, count, seed, max_steps, engine, json } => {
-            let mut m = machine_for(&game, engine)?;
-            let stats = machine::run_playouts(&mut m, count, seed, max_steps)?;
+            let game = game::load(&game)?;
+            let stats = on_machine(&game, engine, Playouts { count, seed, max_steps })?;
             if json {
                 print_json(&stats)?;
             } else {
@@ -133,9 +144,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Perft { game, depth, max_expansions, engine, json } => {
-            let mut m = machine_for(&game, engine)?;
-            let limits = PerftLimits { max_expansions, deadline: None };
-            let result = machine::perft(&mut m, depth, &limits)?;
+            let game = game::load(&game)?;
+            let result =
+                on_machine(&game, engine, Perft { depth, limits: PerftLimits { max_expansions, deadline: None } })?;
             if json {
                 print_json(&result)?;
             } else {
@@ -145,9 +156,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Conform { game, reference, engine, no_perft, show, json } => {
             let reference = machine::reference::load(&reference)?;
-            let mut m = machine_for(&game, engine)?;
+            let game = game::load(&game)?;
             let options = ConformOptions { perft: !no_perft, ..ConformOptions::default() };
-            let report = machine::conform(&mut m, &reference, &options);
+            let report = on_machine(&game, engine, Conform { reference, options })?;
             if json {
                 print_json(&report)?;
             } else {
@@ -155,6 +166,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             }
             Ok(if report.is_ok() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
         }
+        Command::Bench { games, secs, engine, json } => bench::run(&games, secs, engine, json),
         Command::Propnet { game, dot, json } => propnet_report(&game, dot.as_deref(), json),
         Command::Games => {
             for g in games::ALL {
@@ -165,13 +177,43 @@ fn run(cli: Cli) -> Result<ExitCode> {
     }
 }
 
-fn machine_for(spec: &str, engine: Engine) -> Result<Reasoner> {
-    let game = game::load(spec)?;
-    for w in &game.warnings {
-        eprintln!("{w}");
+/// `latchkey playout`.
+struct Playouts {
+    count: u64,
+    seed: u64,
+    max_steps: u32,
+}
+
+impl OnMachine for Playouts {
+    type Output = PlayoutStats;
+    fn run<M: StateMachine>(self, m: &mut M) -> Result<PlayoutStats> {
+        Ok(m.run_playouts(self.count, self.seed, self.max_steps)?)
     }
-    match engine {
-        Engine::Reasoner => Ok(Reasoner::new(&game.desc)),
+}
+
+/// `latchkey perft`.
+struct Perft {
+    depth: u32,
+    limits: PerftLimits,
+}
+
+impl OnMachine for Perft {
+    type Output = PerftResult;
+    fn run<M: StateMachine>(self, m: &mut M) -> Result<PerftResult> {
+        Ok(machine::perft(m, self.depth, &self.limits)?)
+    }
+}
+
+/// `latchkey conform`.
+struct Conform {
+    reference: Reference,
+    options: ConformOptions,
+}
+
+impl OnMachine for Conform {
+    type Output = ConformReport;
+    fn run<M: StateMachine>(self, m: &mut M) -> Result<ConformReport> {
+        Ok(machine::conform(m, &self.reference, &self.options))
     }
 }
 
@@ -274,7 +316,7 @@ struct PropnetReport {
 fn propnet_report(spec: &str, dot: Option<&str>, json: bool) -> Result<ExitCode> {
     let game = game::load(spec)?;
     let start = std::time::Instant::now();
-    let limits = propnet::Limits { deadline: Some(start + PROPNET_BUILD_LIMIT), ..propnet::Limits::default() };
+    let limits = propnet::Limits { deadline: Some(start + engine::PROPNET_BUILD_LIMIT), ..propnet::Limits::default() };
     let net = propnet::build(&game.desc, &limits).with_context(|| format!("cannot build a propnet for {spec}"))?;
     let build_secs = start.elapsed().as_secs_f64();
     let (optimized, stats) = propnet::optimize::optimize(&net);
@@ -297,6 +339,3 @@ fn propnet_report(spec: &str, dot: Option<&str>, json: bool) -> Result<ExitCode>
     }
     Ok(ExitCode::SUCCESS)
 }
-
-/// How long building a propnet may take before the game falls back to the reasoner.
-const PROPNET_BUILD_LIMIT: std::time::Duration = std::time::Duration::from_secs(20);

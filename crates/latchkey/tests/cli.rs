@@ -127,3 +127,30 @@ fn propnet_reports_the_net_and_writes_dot() {
     assert_eq!(report["before"]["bases"], 29, "{report}");
     assert!(report["optimize"]["after"]["nodes"].as_u64() < report["before"]["nodes"].as_u64(), "{report}");
 }
+
+#[test]
+fn bench_measures_both_engines_in_one_run() {
+    let o = latchkey(&["bench", "tictactoe", "--secs", "0.3", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let results: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    let game = &results[0];
+    assert!(game["propnet"]["playouts_per_sec"].as_f64().unwrap() > 0.0, "{game}");
+    assert!(game["reasoner"]["playouts_per_sec"].as_f64().unwrap() > 0.0, "{game}");
+    assert!(game["ratio"].as_f64().is_some(), "{game}");
+}
+
+#[test]
+fn a_game_too_large_for_a_propnet_falls_back_to_the_reasoner() {
+    // 48^4 = 5.3M atoms of `big`: more than grounding's cap, so no propnet is built.
+    let numbers: String = (0..48).map(|i| format!("(n {i}) ")).collect();
+    let text = format!(
+        "(role r) {numbers}\n(<= (big ?a ?b ?c ?d) (n ?a) (n ?b) (n ?c) (n ?d))\n(init (s 0))\n\
+         (<= (legal r go) (true (s 0)))\n(<= (next (s 1)) (does r go))\n(<= terminal (true (s 1)))\n\
+         (<= (goal r 100) (big 1 2 3 4) (true (s 1)))\n(<= (goal r 0) (true (s 0)))"
+    );
+    let path = temp_file("huge.kif", &text);
+    let o = latchkey(&["playout", path.to_str().unwrap(), "-n", "3", "--engine", "propnet"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("no propnet for huge (grounding needs more than"), "{}", stderr(&o));
+    assert!(stdout(&o).contains("r: average goal 100.00"), "{}", stdout(&o));
+}

@@ -71,6 +71,16 @@ pub trait StateMachine {
     /// The move printed in canonical KIF, e.g. `(mark 1 1)` or `noop`.
     fn format_move(&self, mv: &Self::Move) -> String;
 
+    /// Runs `count` random playouts from the initial state, each at most `max_steps` joint moves,
+    /// with moves drawn by a generator seeded with `seed`. Engines with a faster playout path than
+    /// one query at a time override this.
+    fn run_playouts(&mut self, count: u64, seed: u64, max_steps: u32) -> Result<PlayoutStats, MachineError>
+    where
+        Self: Sized,
+    {
+        playout::run_playouts(self, count, seed, max_steps)
+    }
+
     /// The true base propositions of `state` in canonical KIF without the `true` wrapper,
     /// e.g. `(cell 1 1 b)`, sorted by byte order of the printed form.
     fn state_props(&self, state: &Self::State) -> Vec<String>;

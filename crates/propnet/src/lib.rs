@@ -6,10 +6,12 @@ pub mod dot;
 pub mod ground;
 pub mod net;
 pub mod optimize;
+pub mod runtime;
 
 pub use build::BuildError;
 pub use ground::{GroundError, Limits};
 pub use net::{Kind, Net, NodeId};
+pub use runtime::{Program, PropnetMachine, PropnetState};
 
 use thiserror::Error;
 

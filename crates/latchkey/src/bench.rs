@@ -1,0 +1,133 @@
+//! `latchkey bench`: single-threaded random playouts per second on each engine, measured in one
+//! run so that the ratio between engines means something on a noisy, shared machine.
+
+use crate::engine::build_propnet;
+use crate::game;
+use anyhow::Result;
+use clap::ValueEnum;
+use machine::StateMachine;
+use propnet::PropnetMachine;
+use reasoner::Reasoner;
+use serde::Serialize;
+use std::process::ExitCode;
+use std::time::Instant;
+
+/// Which engines `latchkey bench` measures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Engines {
+    /// Only the reasoner.
+    Reasoner,
+    /// Only the propnet.
+    Propnet,
+    /// Both, and their ratio.
+    All,
+}
+
+/// Playouts longer than this are cut (a game that never ends must not hang the benchmark).
+const MAX_STEPS: u32 = 10_000;
+
+/// One engine's speed on one game.
+#[derive(Debug, Serialize)]
+struct Measurement {
+    playouts: u64,
+    secs: f64,
+    playouts_per_sec: f64,
+    states_per_sec: f64,
+    average_length: f64,
+}
+
+/// Everything measured for one game.
+#[derive(Debug, Serialize)]
+struct GameBench {
+    game: String,
+    /// Ground + build + optimise, in seconds, when the propnet was measured and built.
+    propnet_build_secs: Option<f64>,
+    /// Why the propnet could not be built, if it could not.
+    propnet_error: Option<String>,
+    reasoner: Option<Measurement>,
+    propnet: Option<Measurement>,
+    /// Propnet playouts/s over reasoner playouts/s.
+    ratio: Option<f64>,
+}
+
+/// Runs the benchmark over `games` and prints the results.
+pub fn run(games: &[String], secs: f64, engines: Engines, json: bool) -> Result<ExitCode> {
+    let mut results = Vec::new();
+    for spec in games {
+        let game = game::load(spec)?;
+        let mut bench = GameBench {
+            game: game.name.clone(),
+            propnet_build_secs: None,
+            propnet_error: None,
+            reasoner: None,
+            propnet: None,
+            ratio: None,
+        };
+        if engines != Engines::Reasoner {
+            let start = Instant::now();
+            match build_propnet(&game) {
+                Ok(net) => {
+                    bench.propnet_build_secs = Some(start.elapsed().as_secs_f64());
+                    bench.propnet = Some(measure(&mut PropnetMachine::new(&net), secs)?);
+                }
+                Err(e) => bench.propnet_error = Some(e.to_string()),
+            }
+        }
+        if engines != Engines::Propnet {
+            bench.reasoner = Some(measure(&mut Reasoner::new(&game.desc), secs)?);
+        }
+        if let (Some(p), Some(r)) = (&bench.propnet, &bench.reasoner) {
+            bench.ratio = Some(p.playouts_per_sec / r.playouts_per_sec);
+        }
+        if !json {
+            print(&bench);
+        }
+        results.push(bench);
+    }
+    if json {
+        println!("{}", serde_json::to_string_pretty(&results)?);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Playouts for about `secs` seconds: a calibration run sizes one timed run.
+fn measure<M: StateMachine>(m: &mut M, secs: f64) -> Result<Measurement> {
+    let mut count = 1;
+    let per_playout = loop {
+        let stats = m.run_playouts(count, 1, MAX_STEPS)?;
+        if stats.elapsed_secs >= (secs / 10.0).min(0.2) || count >= 1 << 30 {
+            break stats.elapsed_secs / count as f64;
+        }
+        count *= 4;
+    };
+    let target = ((secs / per_playout.max(1e-9)) as u64).max(1);
+    let stats = m.run_playouts(target, 2, MAX_STEPS)?;
+    Ok(Measurement {
+        playouts: stats.count,
+        secs: stats.elapsed_secs,
+        playouts_per_sec: stats.playouts_per_sec,
+        states_per_sec: stats.states_per_sec,
+        average_length: stats.average_length,
+    })
+}
+
+fn print(b: &GameBench) {
+    println!("{}", b.game);
+    if let Some(secs) = b.propnet_build_secs {
+        println!("  propnet built and optimised in {secs:.3} s");
+    }
+    if let Some(e) = &b.propnet_error {
+        println!("  propnet: not built ({e})");
+    }
+    for (name, m) in [("propnet", &b.propnet), ("reasoner", &b.reasoner)] {
+        if let Some(m) = m {
+            println!(
+                "  {name:<9} {:>12.1} playouts/s {:>14.0} states/s   ({} playouts in {:.2} s, average length {:.1})",
+                m.playouts_per_sec, m.states_per_sec, m.playouts, m.secs, m.average_length
+            );
+        }
+    }
+    if let Some(r) = b.ratio {
+        println!("  propnet / reasoner = {r:.1}x");
+    }
+}

@@ -1,0 +1,52 @@
+//! Choosing the engine a command runs on, and falling back to the reasoner when a game's
+//! propnet cannot be built within limits.
+
+use crate::game::Game;
+use anyhow::Result;
+use clap::ValueEnum;
+use machine::StateMachine;
+use propnet::{Net, PropnetMachine};
+use reasoner::Reasoner;
+use std::time::{Duration, Instant};
+
+/// The engines a command can run on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Engine {
+    /// The reference interpreter, straight from the rules.
+    Reasoner,
+    /// The compiled propositional network (falls back to the reasoner if it cannot be built).
+    Propnet,
+}
+
+/// How long building a propnet may take before the game falls back to the reasoner.
+pub const PROPNET_BUILD_LIMIT: Duration = Duration::from_secs(20);
+
+/// A command that runs on whichever engine the user chose.
+pub trait OnMachine {
+    /// What the command produces.
+    type Output;
+    /// Runs the command on an engine.
+    fn run<M: StateMachine>(self, m: &mut M) -> Result<Self::Output>;
+}
+
+/// Grounds, builds and optimises the game's propnet within [`PROPNET_BUILD_LIMIT`].
+pub fn build_propnet(game: &Game) -> Result<Net, propnet::Error> {
+    let limits = propnet::Limits { deadline: Some(Instant::now() + PROPNET_BUILD_LIMIT), ..propnet::Limits::default() };
+    let net = propnet::build(&game.desc, &limits)?;
+    Ok(propnet::optimize::optimize(&net).0)
+}
+
+/// Runs `task` on the chosen engine for `game`. A propnet that cannot be built is reported on
+/// standard error and the reasoner runs instead.
+pub fn on_machine<T: OnMachine>(game: &Game, engine: Engine, task: T) -> Result<T::Output> {
+    match engine {
+        Engine::Reasoner => task.run(&mut Reasoner::new(&game.desc)),
+        Engine::Propnet => match build_propnet(game) {
+            Ok(net) => task.run(&mut PropnetMachine::new(&net)),
+            Err(e) => {
+                eprintln!("note: no propnet for {} ({e}); running the reasoner instead", game.name);
+                task.run(&mut Reasoner::new(&game.desc))
+            }
+        },
+    }
+}

@@ -1,0 +1,395 @@
+//! [`PropnetMachine`]: the [`StateMachine`] over a compiled net, with fast random playouts.
+
+use super::batch::{BitSliced, LaneEnd};
+use super::forward::Forward;
+use super::program::Program;
+use crate::net::Net;
+use machine::playout::{Playout, PlayoutEnd, PlayoutStats, PlayoutTally};
+use machine::{MachineError, StateMachine};
+use rand::rngs::SmallRng;
+use rand::{RngCore, SeedableRng};
+use std::fmt;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// A game state: a bitset over the net's base propositions (bit i of word i / 64 is base i).
+///
+/// It means the same to every machine built from the same net, on any thread.
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct PropnetState(Box<[u64]>);
+
+impl PropnetState {
+    /// The state whose true base propositions are `bases` (indices into [`Net::bases`], each
+    /// below `count`, or this panics), for a net with `count` base propositions.
+    pub fn from_bases(count: usize, bases: impl IntoIterator<Item = usize>) -> PropnetState {
+        let mut words = vec![0u64; count.div_ceil(64)];
+        for i in bases {
+            words[i / 64] |= 1 << (i % 64);
+        }
+        PropnetState(words.into())
+    }
+
+    /// Whether base proposition `i` is true.
+    pub fn contains(&self, i: usize) -> bool {
+        self.0.get(i / 64).is_some_and(|w| w >> (i % 64) & 1 == 1)
+    }
+
+    /// The indices of the true base propositions, ascending.
+    pub fn bases(&self) -> impl Iterator<Item = usize> + '_ {
+        self.0.iter().enumerate().flat_map(|(k, &w)| super::batch::bits(w).map(move |b| k * 64 + b))
+    }
+
+    /// The words of the bitset.
+    pub fn words(&self) -> &[u64] {
+        &self.0
+    }
+}
+
+impl fmt::Debug for PropnetState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_set().entries(self.bases()).finish()
+    }
+}
+
+/// How random playouts are propagated (both give the same distribution of playouts).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Strategy {
+    /// 64 playouts at once, one per bit, the whole net evaluated per step (the faster one).
+    #[default]
+    BitSliced,
+    /// One playout at a time, only the propositions that change propagated.
+    Forward,
+}
+
+/// One random playout from [`PropnetMachine::depth_charges`], with the joint moves it played.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Charge {
+    /// Length, end, goals and final state, as [`machine::random_playout`] reports them.
+    pub playout: Playout<PropnetState>,
+    /// The joint moves played, one `Vec` per step, indexed by role.
+    pub moves: Vec<Vec<u32>>,
+}
+
+/// A [`StateMachine`] running a compiled propnet.
+///
+/// The [`Program`] is shared (`Arc`); the machine holds per-thread scratch, so give each thread
+/// its own machine built with [`PropnetMachine::from_program`].
+#[derive(Debug, Clone)]
+pub struct PropnetMachine {
+    program: Arc<Program>,
+    /// The single-state marking; its bases are `current`.
+    forward: Forward,
+    current: Option<PropnetState>,
+    batch: Option<BitSliced>,
+    depth: Option<Forward>,
+    strategy: Strategy,
+    /// Scratch for forward playouts: the joint move and the next state's words.
+    joint: Vec<u32>,
+    next: Vec<u64>,
+}
+
+impl PropnetMachine {
+    /// Compiles `net` and builds a machine for it.
+    pub fn new(net: &Net) -> PropnetMachine {
+        PropnetMachine::from_program(Arc::new(Program::new(net)))
+    }
+
+    /// A machine over an already compiled (shared) program.
+    pub fn from_program(program: Arc<Program>) -> PropnetMachine {
+        let forward = Forward::new(&program);
+        PropnetMachine {
+            program,
+            forward,
+            current: None,
+            batch: None,
+            depth: None,
+            strategy: Strategy::default(),
+            joint: Vec::new(),
+            next: Vec::new(),
+        }
+    }
+
+    /// The compiled program (clone the `Arc` to build machines for other threads).
+    pub fn program(&self) -> &Arc<Program> {
+        &self.program
+    }
+
+    /// Chooses how random playouts are propagated.
+    pub fn set_strategy(&mut self, strategy: Strategy) {
+        self.strategy = strategy;
+    }
+
+    /// Brings the single-state marking to `state` (nothing to do when it is already there).
+    fn load(&mut self, state: &PropnetState) {
+        if self.current.as_ref() != Some(state) {
+            self.forward.set_state(&self.program, state.words());
+            match &mut self.current {
+                // Reuse the words: search loads a new state for nearly every query.
+                Some(current) if current.0.len() == state.0.len() => current.0.copy_from_slice(&state.0),
+                current => *current = Some(state.clone()),
+            }
+        }
+        if self.program.outputs_read_inputs {
+            self.forward.set_moves(&self.program, &[]);
+        }
+    }
+
+    /// Runs `count` random playouts of at most `max_steps` joint moves from the initial state,
+    /// moves drawn from a [`SmallRng`] seeded with `seed`: the same statistics as
+    /// [`machine::run_playouts`], reproducible for a given seed and strategy.
+    pub fn run_playouts(&mut self, count: u64, seed: u64, max_steps: u32) -> Result<PlayoutStats, MachineError> {
+        let start = Instant::now();
+        let mut rng = SmallRng::seed_from_u64(seed);
+        let initial = self.initial_state();
+        let mut tally = PlayoutTally::new(self.program.roles.len());
+        self.playouts(&initial, count, &mut rng, max_steps, &mut tally);
+        Ok(tally.stats(self.program.roles.clone(), seed, start.elapsed()))
+    }
+
+    /// Adds `count` random playouts of at most `max_steps` joint moves from `from` to `tally`,
+    /// allocating nothing per step (the path for search).
+    pub fn playouts<R: RngCore + ?Sized>(
+        &mut self,
+        from: &PropnetState,
+        count: u64,
+        rng: &mut R,
+        max_steps: u32,
+        tally: &mut PlayoutTally,
+    ) {
+        let mut record = Playout { length: 0, end: PlayoutEnd::Terminal, goals: Vec::new(), final_state: () };
+        let mut add = |length: u32, end: PlayoutEnd, goals: &[Result<u32, MachineError>]| {
+            record.length = length;
+            record.end = end;
+            record.goals.clear();
+            record.goals.extend_from_slice(goals);
+            tally.add(&record);
+        };
+        match self.strategy {
+            Strategy::BitSliced => {
+                let p = &*self.program;
+                let batch = self.batch.get_or_insert_with(|| BitSliced::new(p));
+                batch.run::<R, false>(p, from.words(), count, rng, max_steps, &mut |e: LaneEnd<'_>| {
+                    add(e.length, e.end, e.goals)
+                });
+            }
+            Strategy::Forward => {
+                let mut goals = Vec::new();
+                for _ in 0..count {
+                    let (length, end) = self.forward_charge(from, rng, max_steps, None);
+                    let depth = self.depth.as_mut().expect("set by forward_charge");
+                    forward_goals(&self.program, depth, &mut goals);
+                    add(length, end, &goals);
+                }
+            }
+        }
+    }
+
+    /// Plays `count` random playouts from `from` and returns each with its moves (for tests and
+    /// analysis; allocates).
+    pub fn depth_charges<R: RngCore + ?Sized>(
+        &mut self,
+        from: &PropnetState,
+        count: u64,
+        rng: &mut R,
+        max_steps: u32,
+    ) -> Vec<Charge> {
+        let roles = self.program.roles.len();
+        let mut out = Vec::new();
+        match self.strategy {
+            Strategy::BitSliced => {
+                let p = &*self.program;
+                let batch = self.batch.get_or_insert_with(|| BitSliced::new(p));
+                let nb = p.base_count();
+                batch.run::<R, true>(p, from.words(), count, rng, max_steps, &mut |e: LaneEnd<'_>| {
+                    let state = PropnetState::from_bases(nb, (0..nb).filter(|&i| e.bases[i] >> e.lane & 1 == 1));
+                    out.push(Charge {
+                        playout: Playout { length: e.length, end: e.end, goals: e.goals.to_vec(), final_state: state },
+                        moves: e.trace.chunks(roles.max(1)).map(<[u32]>::to_vec).collect(),
+                    });
+                });
+            }
+            Strategy::Forward => {
+                for _ in 0..count {
+                    let mut moves = Vec::new();
+                    let (length, end) = self.forward_charge(from, rng, max_steps, Some(&mut moves));
+                    let depth = self.depth.as_mut().expect("set by forward_charge");
+                    let mut goals = Vec::new();
+                    forward_goals(&self.program, depth, &mut goals);
+                    let final_state = forward_state(&self.program, depth);
+                    out.push(Charge {
+                        playout: Playout { length, end, goals, final_state },
+                        moves: moves.chunks(roles.max(1)).map(<[u32]>::to_vec).collect(),
+                    });
+                }
+            }
+        }
+        out
+    }
+
+    /// One playout by forward propagation on the playout marking; leaves it on the final state.
+    fn forward_charge<R: RngCore + ?Sized>(
+        &mut self,
+        from: &PropnetState,
+        rng: &mut R,
+        max_steps: u32,
+        mut trace: Option<&mut Vec<u32>>,
+    ) -> (u32, PlayoutEnd) {
+        let p = &*self.program;
+        let depth = self.depth.get_or_insert_with(|| Forward::new(p));
+        let next = &mut self.next;
+        next.resize(p.base_count().div_ceil(64), 0);
+        depth.set_state(p, from.words());
+        let mut length = 0;
+        loop {
+            if p.outputs_read_inputs {
+                depth.set_moves(p, &[]);
+            }
+            if depth.lit(p.terminal) {
+                return (length, PlayoutEnd::Terminal);
+            }
+            if length >= max_steps {
+                return (length, PlayoutEnd::StepLimit);
+            }
+            self.joint.clear();
+            for (r, moves) in p.role_moves.iter().enumerate() {
+                let n = moves.iter().filter(|&&m| depth.lit(p.legal[m as usize])).count() as u64;
+                if n == 0 {
+                    return (length, PlayoutEnd::NoLegalMove { role: r });
+                }
+                let mut k = ((u128::from(rng.next_u64()) * u128::from(n)) >> 64) as usize;
+                for &m in moves {
+                    if depth.lit(p.legal[m as usize]) {
+                        if k == 0 {
+                            self.joint.push(m);
+                            break;
+                        }
+                        k -= 1;
+                    }
+                }
+            }
+            if let Some(t) = trace.as_deref_mut() {
+                t.extend_from_slice(&self.joint);
+            }
+            depth.set_moves(p, &self.joint);
+            next.fill(0);
+            for (i, &l) in p.next.iter().enumerate() {
+                if depth.lit(l) {
+                    next[i / 64] |= 1 << (i % 64);
+                }
+            }
+            depth.set_state(p, next);
+            length += 1;
+        }
+    }
+
+    /// The printed name of base proposition `i`.
+    pub fn base_name(&self, i: usize) -> Option<&str> {
+        self.program.base_names.get(i).map(String::as_str)
+    }
+
+    /// The move (input index) of `role` printed as `name`, if the net has it.
+    pub fn find_move(&self, role: usize, name: &str) -> Option<u32> {
+        self.program.role_moves.get(role)?.iter().copied().find(|&m| self.program.move_names[m as usize] == name)
+    }
+
+    /// The role a move belongs to.
+    pub fn move_role(&self, mv: u32) -> Option<usize> {
+        self.program.move_role.get(mv as usize).map(|&r| r as usize)
+    }
+}
+
+/// The goals of the final state of a forward playout.
+fn forward_goals(p: &Program, f: &mut Forward, out: &mut Vec<Result<u32, MachineError>>) {
+    f.refresh_goals(p);
+    out.clear();
+    for (r, goals) in p.goals.iter().enumerate() {
+        let mut held = goals.iter().filter(|&&(_, l)| f.lit(l)).map(|&(v, _)| v);
+        out.push(match (held.next(), held.next()) {
+            (Some(v), None) => Ok(v),
+            (None, _) => Err(MachineError::NoGoal { role: p.roles[r].clone() }),
+            (Some(a), Some(b)) => {
+                let values = [a, b].into_iter().chain(held).collect();
+                Err(MachineError::AmbiguousGoal { role: p.roles[r].clone(), values })
+            }
+        });
+    }
+}
+
+/// The bases of a forward marking as a state.
+fn forward_state(p: &Program, f: &Forward) -> PropnetState {
+    PropnetState::from_bases(
+        p.base_count(),
+        (0..p.base_count()).filter(|&i| f.lit((Program::base_slot(i) as u32) << 1)),
+    )
+}
+
+impl StateMachine for PropnetMachine {
+    type State = PropnetState;
+    type Move = u32;
+
+    fn roles(&self) -> &[String] {
+        &self.program.roles
+    }
+
+    fn initial_state(&mut self) -> PropnetState {
+        let p = &self.program;
+        PropnetState::from_bases(p.base_count(), (0..p.base_count()).filter(|&i| p.init[i]))
+    }
+
+    fn legal_moves(&mut self, state: &PropnetState, role: usize) -> Result<Vec<u32>, MachineError> {
+        self.load(state);
+        let p = &self.program;
+        let moves = p.role_moves.get(role).ok_or_else(|| MachineError::Rules(format!("no role {role}")))?;
+        Ok(moves.iter().copied().filter(|&m| self.forward.lit(p.legal[m as usize])).collect())
+    }
+
+    fn next_state(&mut self, state: &PropnetState, moves: &[u32]) -> Result<PropnetState, MachineError> {
+        let roles = self.program.roles.len();
+        if moves.len() != roles {
+            return Err(MachineError::WrongMoveCount { expected: roles, got: moves.len() });
+        }
+        self.load(state);
+        let p = Arc::clone(&self.program);
+        for (role, &m) in moves.iter().enumerate() {
+            let ok = p.move_role.get(m as usize) == Some(&(role as u32)) && self.forward.lit(p.legal[m as usize]);
+            if !ok {
+                let mv = p.move_names.get(m as usize).cloned().unwrap_or_else(|| format!("#{m}"));
+                return Err(MachineError::IllegalMove { role: p.roles[role].clone(), mv });
+            }
+        }
+        self.forward.set_moves(&p, moves);
+        let next =
+            PropnetState::from_bases(p.base_count(), (0..p.base_count()).filter(|&i| self.forward.lit(p.next[i])));
+        Ok(next)
+    }
+
+    fn is_terminal(&mut self, state: &PropnetState) -> Result<bool, MachineError> {
+        self.load(state);
+        Ok(self.forward.lit(self.program.terminal))
+    }
+
+    fn goal_values(&mut self, state: &PropnetState, role: usize) -> Result<Vec<u32>, MachineError> {
+        self.load(state);
+        self.forward.refresh_goals(&self.program);
+        let goals = self.program.goals.get(role).ok_or_else(|| MachineError::Rules(format!("no role {role}")))?;
+        Ok(goals.iter().filter(|&&(_, l)| self.forward.lit(l)).map(|&(v, _)| v).collect())
+    }
+
+    /// The bit-sliced (or forward) playouts of [`PropnetMachine::run_playouts`].
+    fn run_playouts(&mut self, count: u64, seed: u64, max_steps: u32) -> Result<PlayoutStats, MachineError> {
+        PropnetMachine::run_playouts(self, count, seed, max_steps)
+    }
+
+    fn format_move(&self, mv: &u32) -> String {
+        self.program.move_names.get(*mv as usize).cloned().unwrap_or_else(|| format!("#{mv}"))
+    }
+
+    fn state_props(&self, state: &PropnetState) -> Vec<String> {
+        let p = &self.program;
+        p.base_order
+            .iter()
+            .filter(|&&i| state.contains(i as usize))
+            .map(|&i| p.base_names[i as usize].clone())
+            .collect()
+    }
+}

@@ -1,0 +1,21 @@
+//! The fast runtime: a net compiled into flat arrays ([`Program`]) and a [`StateMachine`] over it
+//! ([`PropnetMachine`]) with a random-playout path that allocates nothing per step.
+//!
+//! Single-state queries keep one marking of the net up to date by forward differential
+//! propagation (only what changes is pushed forward), so stepping to a nearby state or trying
+//! another joint move from the same state costs little. Random playouts run bit-sliced: 64
+//! playouts per pass, every gate one word-wide AND (see [`Strategy`] and the module `batch`).
+//!
+//! [`StateMachine`]: ::machine::StateMachine
+
+mod batch;
+mod eval;
+mod forward;
+mod machine;
+mod program;
+
+pub use self::machine::{Charge, PropnetMachine, PropnetState, Strategy};
+pub use self::program::{Program, ProgramStats};
+
+#[cfg(test)]
+mod tests;

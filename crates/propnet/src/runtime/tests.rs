@@ -1,0 +1,248 @@
+//! The compiled program, evaluated word-wide and by forward propagation, must compute what
+//! [`Net::evaluate`] computes on random nets: constants, sharing, NOT edges, recursion (least
+//! fixpoints) and the one-move-per-role rewrite included.
+
+use super::eval;
+use super::forward::Forward;
+use super::program::{Lit, Program};
+use crate::net::{BaseProp, Kind, MoveProp, Net, NodeId};
+use proptest::prelude::*;
+
+/// A recipe for a random net: node kinds and inputs are drawn from these numbers.
+#[derive(Debug, Clone)]
+struct Recipe {
+    bases: usize,
+    role_moves: Vec<usize>,
+    /// (kind 0..4, fan-in picks) per acyclic gate.
+    gates: Vec<(u8, Vec<u16>)>,
+    /// Per recursive group: (is_or per node, outside picks per node).
+    cycles: Vec<Vec<(bool, Vec<u16>)>>,
+    /// Output picks: legal per move, next per base, goals per role, terminal.
+    outputs: Vec<u16>,
+    /// Whether a legal output may read a move (invalid GDL, which the runtime must still get right).
+    legal_reads_moves: bool,
+}
+
+fn recipe() -> impl Strategy<Value = Recipe> {
+    (1usize..6, proptest::collection::vec(1usize..7, 1..3), any::<bool>()).prop_flat_map(|(bases, role_moves, bad)| {
+        let gate = (0u8..8, proptest::collection::vec(any::<u16>(), 1..7));
+        let cycle = proptest::collection::vec((any::<bool>(), proptest::collection::vec(any::<u16>(), 0..3)), 1..4);
+        (
+            Just(bases),
+            Just(role_moves),
+            proptest::collection::vec(gate, 0..30),
+            proptest::collection::vec(cycle, 0..3),
+            proptest::collection::vec(any::<u16>(), 40),
+            Just(bad),
+        )
+            .prop_map(|(bases, role_moves, gates, cycles, outputs, legal_reads_moves)| Recipe {
+                bases,
+                role_moves,
+                gates,
+                cycles,
+                outputs,
+                legal_reads_moves,
+            })
+    })
+}
+
+/// Builds the net. Nodes are appended in order; `state_only[n]` says whether node n reads no input.
+fn build(r: &Recipe) -> Net {
+    let mut net = Net {
+        kinds: Vec::new(),
+        inputs: Vec::new(),
+        labels: Vec::new(),
+        roles: (0..r.role_moves.len()).map(|i| format!("r{i}")).collect(),
+        bases: Vec::new(),
+        moves: Vec::new(),
+        goals: vec![Vec::new(); r.role_moves.len()],
+        terminal: 0,
+    };
+    let mut state_only = Vec::new();
+    let t = net.add(Kind::Const(true), vec![], None);
+    let f = net.add(Kind::Const(false), vec![], None);
+    state_only.extend([true, true]);
+    for i in 0..r.bases {
+        let node = net.add(Kind::Base(i as u32), vec![], None);
+        net.bases.push(BaseProp { name: format!("(b {i})"), node, next: 0, init: i % 2 == 0 });
+        state_only.push(true);
+    }
+    for (role, &k) in r.role_moves.iter().enumerate() {
+        for j in 0..k {
+            let node = net.add(Kind::Input(net.moves.len() as u32), vec![], None);
+            net.moves.push(MoveProp { role, name: format!("(m {role} {j})"), node, legal: 0 });
+            state_only.push(false);
+        }
+    }
+    let _ = (t, f);
+    let pick = |x: u16, n: usize| NodeId::from(x) % n as NodeId;
+    for (kind, picks) in &r.gates {
+        if *kind >= 6 {
+            // An OR of conjunctions sharing one literal (as grounded frame axioms are).
+            let n = net.kinds.len();
+            let common = pick(picks[0], n);
+            let mut terms = Vec::new();
+            for &x in &picks[1..] {
+                let other = pick(x, n);
+                let so = state_only[common as usize] && state_only[other as usize];
+                terms.push(net.add(Kind::And, vec![other, common], None));
+                state_only.push(so);
+            }
+            let so = terms.iter().all(|&t| state_only[t as usize]);
+            net.add(Kind::Or, terms, None);
+            state_only.push(so);
+            continue;
+        }
+        let n = net.kinds.len();
+        let ins: Vec<NodeId> = picks.iter().map(|&x| pick(x, n)).collect();
+        let (kind, ins) = match kind {
+            0 => (Kind::And, ins),
+            1 => (Kind::Or, ins),
+            2 => (Kind::Not, vec![ins[0]]),
+            3 => (Kind::And, vec![ins[0]]),
+            // "Some of these moves of one role" (as in frame axioms), the other inputs too.
+            k => {
+                let role = picks[0] as usize % r.role_moves.len();
+                let subset = (0..net.moves.len())
+                    .filter(|&j| net.moves[j].role == role && picks.get(1).is_none_or(|&b| b >> (j % 16) & 1 == 1))
+                    .map(|j| net.moves[j].node);
+                let ins = subset.chain(ins.into_iter().skip(2)).collect();
+                (if *k == 4 { Kind::Or } else { Kind::And }, ins)
+            }
+        };
+        let so = ins.iter().all(|&i| state_only[i as usize]);
+        net.add(kind, ins, None);
+        state_only.push(so);
+    }
+    for group in &r.cycles {
+        // Monotone gates reading each other in a ring plus some earlier nodes: ground recursion.
+        let first = net.kinds.len();
+        let len = group.len();
+        let mut so = true;
+        for (k, (is_or, picks)) in group.iter().enumerate() {
+            let mut ins: Vec<NodeId> = picks.iter().map(|&x| pick(x, first)).collect();
+            so &= ins.iter().all(|&i| state_only[i as usize]);
+            ins.push((first + (k + 1) % len) as NodeId);
+            net.add(if *is_or { Kind::Or } else { Kind::And }, ins, None);
+        }
+        state_only.extend(std::iter::repeat_n(so, len));
+    }
+    let n = net.kinds.len();
+    let state_nodes: Vec<NodeId> = (0..n as NodeId).filter(|&i| state_only[i as usize]).collect();
+    let mut outs = r.outputs.iter().copied();
+    let mut state_pick = || state_nodes[outs.next().unwrap_or(0) as usize % state_nodes.len()];
+    for m in 0..net.moves.len() {
+        net.moves[m].legal = state_pick();
+    }
+    for role in 0..net.roles.len() {
+        net.goals[role] = vec![(0, state_pick()), (100, state_pick())];
+    }
+    net.terminal = state_pick();
+    let mut outs = r.outputs.iter().rev().copied();
+    for b in 0..net.bases.len() {
+        net.bases[b].next = pick(outs.next().unwrap_or(0), n);
+    }
+    if r.legal_reads_moves {
+        net.moves[0].legal = pick(outs.next().unwrap_or(0), n);
+    }
+    net
+}
+
+/// Every (base marking, joint move with one move per role) of the net.
+fn markings(net: &Net) -> Vec<(Vec<bool>, Vec<bool>)> {
+    let nb = net.bases.len();
+    let mut joints: Vec<Vec<usize>> = vec![Vec::new()];
+    for role in 0..net.roles.len() {
+        let mine: Vec<usize> = (0..net.moves.len()).filter(|&j| net.moves[j].role == role).collect();
+        joints = joints.into_iter().flat_map(|j| mine.iter().map(move |&m| [j.clone(), vec![m]].concat())).collect();
+    }
+    let mut out = Vec::new();
+    for bits in 0..1u32 << nb {
+        let base: Vec<bool> = (0..nb).map(|i| bits >> i & 1 == 1).collect();
+        for joint in &joints {
+            let mut input = vec![false; net.moves.len()];
+            joint.iter().for_each(|&m| input[m] = true);
+            out.push((base.clone(), input));
+        }
+    }
+    out
+}
+
+/// What a runtime says for one marking: legal (inputs false), terminal, goals, next.
+#[derive(Debug, PartialEq, Eq)]
+struct Answers {
+    legal: Vec<bool>,
+    terminal: bool,
+    goals: Vec<Vec<bool>>,
+    next: Vec<bool>,
+}
+
+fn reference(net: &Net, base: &[bool], input: &[bool]) -> Answers {
+    let quiet = net.evaluate(base, &vec![false; input.len()]);
+    let moved = net.evaluate(base, input);
+    Answers {
+        legal: net.moves.iter().map(|m| quiet[m.legal as usize]).collect(),
+        terminal: quiet[net.terminal as usize],
+        goals: net.goals.iter().map(|g| g.iter().map(|&(_, n)| quiet[n as usize]).collect()).collect(),
+        next: net.bases.iter().map(|b| moved[b.next as usize]).collect(),
+    }
+}
+
+fn words(p: &Program, base: &[bool], input: &[bool]) -> Answers {
+    let mut vals = vec![0u64; p.slots];
+    let set = |vals: &mut [u64], s: usize, v: bool| vals[s] = if v { !0 } else { 0 };
+    base.iter().enumerate().for_each(|(i, &v)| set(&mut vals, Program::base_slot(i), v));
+    let all = |vals: &mut Vec<u64>| {
+        for phase in [&p.core, &p.goal_phase, &p.move_phase] {
+            eval::run(p, phase, vals);
+        }
+    };
+    all(&mut vals);
+    let read = |vals: &[u64], l: Lit| eval::read(vals, l) & 1 == 1;
+    let legal = p.legal.iter().map(|&l| read(&vals, l)).collect();
+    let terminal = read(&vals, p.terminal);
+    let goals = p.goals.iter().map(|g| g.iter().map(|&(_, l)| read(&vals, l)).collect()).collect();
+    input.iter().enumerate().for_each(|(j, &v)| set(&mut vals, p.input_slot(j), v));
+    all(&mut vals);
+    Answers { legal, terminal, goals, next: p.next.iter().map(|&l| read(&vals, l)).collect() }
+}
+
+fn forward(p: &Program, f: &mut Forward, base: &[bool], input: &[bool]) -> Answers {
+    let mut state = vec![0u64; base.len().div_ceil(64)];
+    base.iter().enumerate().filter(|(_, &v)| v).for_each(|(i, _)| state[i / 64] |= 1 << (i % 64));
+    f.set_state(p, &state);
+    f.set_moves(p, &[]);
+    f.refresh_goals(p);
+    let legal = p.legal.iter().map(|&l| f.lit(l)).collect();
+    let terminal = f.lit(p.terminal);
+    let goals = p.goals.iter().map(|g| g.iter().map(|&(_, l)| f.lit(l)).collect()).collect();
+    let moves: Vec<u32> = (0..input.len() as u32).filter(|&j| input[j as usize]).collect();
+    f.set_moves(p, &moves);
+    Answers { legal, terminal, goals, next: p.next.iter().map(|&l| f.lit(l)).collect() }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn compiled_program_computes_what_the_net_does(r in recipe()) {
+        let net = build(&r);
+        let p = Program::new(&net);
+        prop_assert!(!(p.exclusive && p.outputs_read_inputs));
+        let mut f = Forward::new(&p);
+        for (base, input) in markings(&net) {
+            let want = reference(&net, &base, &input);
+            prop_assert_eq!(&words(&p, &base, &input), &want, "word-wide, base {:?} input {:?}", base, input);
+            prop_assert_eq!(&forward(&p, &mut f, &base, &input), &want, "forward, base {:?} input {:?}", base, input);
+        }
+    }
+}
+
+#[test]
+fn shared_program_and_machines_cross_threads() {
+    fn send_sync<T: Send + Sync>() {}
+    fn send<T: Send>() {}
+    send_sync::<Program>();
+    send::<super::PropnetMachine>();
+    send_sync::<super::PropnetState>();
+}

@@ -1,0 +1,83 @@
+//! The propnet machine must agree with the GGP-Base reference prover on every recorded game
+//! whose net builds within 10 s: every state, legal move list, terminal flag, goal value and perft
+//! count in `../shared/reference`. Games whose net does not build are listed (they fall back to
+//! the reasoner); sudoku is expected among them.
+//!
+//! `PROPNET_GAME=stem` restricts the run to one game; `PROPNET_RAW=1` skips the optimiser.
+
+use machine::{conform, ConformOptions};
+use propnet::runtime::PropnetMachine;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// Games the grounder is known to give up on; any other build failure fails the test.
+const EXPECTED_FALLBACKS: &[&str] = &["sudoku"];
+
+fn shared() -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared");
+    if dir.join("reference").is_dir() && dir.join("games").is_dir() {
+        return Some(dir);
+    }
+    eprintln!("WARNING: ../shared (corpus and reference data) not found: propnet conformance NOT checked");
+    assert!(std::env::var_os("CI").is_none(), "CI must have ../shared/reference and ../shared/games");
+    None
+}
+
+/// The game's net, optimised unless `PROPNET_RAW` is set, or why it could not be built. Build
+/// speed is measured by benchmarks, not here: the generous deadline only catches a runaway.
+fn net(path: &Path) -> Result<propnet::Net, propnet::Error> {
+    let text = String::from_utf8_lossy(&std::fs::read(path).expect("readable game")).into_owned();
+    let (desc, _) = gdl::load(&path.display().to_string(), &text).expect("corpus game validates");
+    let limits = propnet::Limits { deadline: Some(Instant::now() + Duration::from_secs(120)), ..Default::default() };
+    let net = propnet::build(&desc, &limits)?;
+    if std::env::var_os("PROPNET_RAW").is_some() {
+        return Ok(net);
+    }
+    Ok(propnet::optimize::optimize(&net).0)
+}
+
+#[test]
+fn propnet_matches_the_reference_prover_on_every_game_that_builds() {
+    let Some(shared) = shared() else { return };
+    let only = std::env::var("PROPNET_GAME").ok();
+    let mut files: Vec<PathBuf> = std::fs::read_dir(shared.join("reference"))
+        .expect("reference dir")
+        .map(|e| e.expect("dir entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 50, "expected the whole reference set, found {}", files.len());
+    let (mut failures, mut fallbacks, mut build_errors) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut checked, mut games) = (0, 0);
+    for file in &files {
+        let stem = file.file_stem().expect("stem").to_string_lossy().into_owned();
+        if only.as_ref().is_some_and(|o| *o != stem) {
+            continue;
+        }
+        let start = Instant::now();
+        let net = match net(&shared.join("games").join(format!("{stem}.kif"))) {
+            Ok(net) => net,
+            Err(e) => {
+                eprintln!("{stem}: no propnet ({e}); falls back to the reasoner");
+                build_errors.push(stem.clone());
+                fallbacks.push(stem);
+                continue;
+            }
+        };
+        let mut m = PropnetMachine::new(&net);
+        let built = start.elapsed();
+        let reference = machine::reference::load(file).expect("reference parses");
+        let report = conform(&mut m, &reference, &ConformOptions::default());
+        eprintln!("{stem:28} net {built:>9.2?} conform {:>9.2?}  {}", start.elapsed() - built, report.summary());
+        checked += report.steps_checked;
+        games += 1;
+        assert!(report.steps_checked > 0, "{stem}: nothing was compared");
+        if !report.is_ok() {
+            failures.push(format!("{stem}: {report}"));
+        }
+    }
+    eprintln!("{games} games conformed, {checked} steps checked; fall back to the reasoner: {fallbacks:?}");
+    let unexpected: Vec<&String> = build_errors.iter().filter(|s| !EXPECTED_FALLBACKS.contains(&s.as_str())).collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(unexpected.is_empty(), "nets that no longer build: {unexpected:?}");
+}

@@ -1,0 +1,361 @@
+//! Differential tests of the propnet runtime over the whole corpus.
+//!
+//! * Lockstep: proptest-generated random trajectories are played on the reference reasoner and on
+//!   the propnet machine side by side; at every step the printed state, each role's sorted legal
+//!   moves, the terminal flag and each role's goal values must agree, and the chosen joint move
+//!   must lead to the same next state.
+//! * Depth charges: playouts from the batch paths (bit-sliced and forward) are replayed move by
+//!   move on the single-state machine, which must reach the same final state with the same end,
+//!   length and goals; a few are replayed on the reasoner too.
+//!
+//! Each game gets a small time budget so the file runs in a couple of minutes in release mode.
+//! `PROPNET_GAME=stem` restricts the run to one game.
+
+use machine::playout::PlayoutEnd;
+use machine::{MachineError, StateMachine};
+use propnet::runtime::{PropnetMachine, PropnetState, Strategy};
+use proptest::prelude::*;
+use proptest::test_runner::{Config, TestCaseError, TestRunner};
+use rand::rngs::SmallRng;
+use rand::SeedableRng;
+use reasoner::Reasoner;
+use std::cell::{Cell, RefCell};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+/// Longest generated trajectory.
+const MAX_STEPS: usize = 60;
+/// Wall-clock budget per game and test, checked between steps.
+const BUDGET: Duration = Duration::from_secs(2);
+
+/// A corpus game with its net (or why it has none).
+struct Game {
+    stem: String,
+    desc: gdl::Description,
+    net: Result<Arc<propnet::Net>, String>,
+}
+
+fn shared() -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared");
+    if dir.join("games").is_dir() {
+        return Some(dir);
+    }
+    eprintln!("WARNING: ../shared/games not found: propnet differential tests NOT run");
+    assert!(std::env::var_os("CI").is_none(), "CI must have ../shared/games");
+    None
+}
+
+/// Every corpus game, parsed and built once for all tests of this file (on two threads).
+fn games() -> &'static [Game] {
+    static GAMES: OnceLock<Vec<Game>> = OnceLock::new();
+    GAMES.get_or_init(|| {
+        let Some(shared) = shared() else { return Vec::new() };
+        let only = std::env::var("PROPNET_GAME").ok();
+        let mut files: Vec<PathBuf> = std::fs::read_dir(shared.join("games"))
+            .expect("games dir")
+            .map(|e| e.expect("dir entry").path())
+            .filter(|p| p.extension().is_some_and(|e| e == "kif"))
+            .filter(|p| only.as_ref().is_none_or(|o| p.file_stem().is_some_and(|s| s == o.as_str())))
+            .collect();
+        files.sort();
+        let queue = Mutex::new(files);
+        let built = Mutex::new(Vec::new());
+        std::thread::scope(|s| {
+            for _ in 0..2 {
+                s.spawn(|| loop {
+                    let Some(file) = queue.lock().expect("queue").pop() else { break };
+                    let game = load(&file);
+                    built.lock().expect("games").push(game);
+                });
+            }
+        });
+        let mut games = built.into_inner().expect("games");
+        games.sort_by(|a, b| a.stem.cmp(&b.stem));
+        games
+    })
+}
+
+fn load(file: &Path) -> Game {
+    let stem = file.file_stem().expect("stem").to_string_lossy().into_owned();
+    let text = String::from_utf8_lossy(&std::fs::read(file).expect("readable game")).into_owned();
+    let (desc, _) = gdl::load(&file.display().to_string(), &text).expect("corpus game validates");
+    let limits = propnet::Limits { deadline: Some(Instant::now() + Duration::from_secs(120)), ..Default::default() };
+    let net = propnet::build(&desc, &limits)
+        .map(|net| Arc::new(propnet::optimize::optimize(&net).0))
+        .map_err(|e| e.to_string());
+    Game { stem, desc, net }
+}
+
+/// Runs `check` on every game with a net, on two threads; panics listing every failure.
+fn for_each_game(name: &str, check: impl Fn(&Game, &propnet::Net) -> Result<String, String> + Sync) {
+    let games = games();
+    let next = Mutex::new(0);
+    let results = Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for _ in 0..2 {
+            s.spawn(|| loop {
+                let i = {
+                    let mut n = next.lock().expect("index");
+                    *n += 1;
+                    *n - 1
+                };
+                let Some(game) = games.get(i) else { break };
+                let result = match &game.net {
+                    Ok(net) => check(game, net),
+                    Err(e) => Ok(format!("no net ({e}), skipped")),
+                };
+                results.lock().expect("results").push((game.stem.clone(), result));
+            });
+        }
+    });
+    let mut results = results.into_inner().expect("results");
+    results.sort();
+    let mut failures = Vec::new();
+    for (stem, result) in &results {
+        match result {
+            Ok(note) => eprintln!("{name}: {stem:28} {note}"),
+            Err(e) => failures.push(format!("{stem}: {e}")),
+        }
+    }
+    let tested = results.iter().filter(|(_, r)| r.as_ref().is_ok_and(|n| !n.contains("skipped"))).count();
+    eprintln!("{name}: {tested} games tested, {} failed", failures.len());
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    if shared().is_some() && std::env::var_os("PROPNET_GAME").is_none() {
+        assert!(tested >= 50, "only {tested} games had a net");
+    }
+}
+
+/// A reproducible index below `n` for role `role` from a generated choice.
+fn pick(choice: u64, role: usize, n: usize) -> usize {
+    let mut x = choice ^ (role as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    x = (x ^ (x >> 31)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x ^= x >> 29;
+    (x % n as u64) as usize
+}
+
+fn sorted<T: Ord>(mut v: Vec<T>) -> Vec<T> {
+    v.sort();
+    v
+}
+
+/// Plays `choices` on both machines in lockstep, comparing everything at every step. Returns the
+/// number of states compared.
+fn lockstep(
+    r: &mut Reasoner,
+    p: &mut PropnetMachine,
+    choices: &[u64],
+    deadline: Instant,
+) -> Result<usize, TestCaseError> {
+    let fail = |step: usize, what: String| TestCaseError::fail(format!("step {step}: {what}"));
+    prop_assert_eq!(r.roles(), p.roles());
+    let roles = r.roles().len();
+    let (mut rs, mut ps) = (r.initial_state(), p.initial_state());
+    for step in 0..=choices.len() {
+        prop_assert_eq!(r.state_props(&rs), p.state_props(&ps), "state at step {}", step);
+        let terminal = r.is_terminal(&rs).map_err(|e| fail(step, e.to_string()))?;
+        prop_assert_eq!(
+            terminal,
+            p.is_terminal(&ps).map_err(|e| fail(step, e.to_string()))?,
+            "terminal at step {}",
+            step
+        );
+        for role in 0..roles {
+            let rg = r.goal_values(&rs, role).map_err(|e| fail(step, e.to_string()))?;
+            let pg = p.goal_values(&ps, role).map_err(|e| fail(step, e.to_string()))?;
+            prop_assert_eq!(rg, pg, "goal values of role {} at step {}", role, step);
+        }
+        if terminal || step == choices.len() || Instant::now() > deadline {
+            return Ok(step + 1);
+        }
+        let (mut rjoint, mut pjoint) = (Vec::new(), Vec::new());
+        for role in 0..roles {
+            let rl = r.legal_moves(&rs, role).map_err(|e| fail(step, e.to_string()))?;
+            let pl = p.legal_moves(&ps, role).map_err(|e| fail(step, e.to_string()))?;
+            let rnames = sorted(rl.iter().map(|m| r.format_move(m)).collect::<Vec<_>>());
+            let pnames = sorted(pl.iter().map(|m| p.format_move(m)).collect::<Vec<_>>());
+            prop_assert_eq!(&rnames, &pnames, "legal moves of role {} at step {}", role, step);
+            if rnames.is_empty() {
+                return Ok(step + 1);
+            }
+            let name = &rnames[pick(choices[step], role, rnames.len())];
+            rjoint.push(rl.into_iter().find(|m| r.format_move(m) == *name).expect("listed"));
+            pjoint.push(pl.into_iter().find(|m| p.format_move(m) == *name).expect("listed"));
+        }
+        rs = r.next_state(&rs, &rjoint).map_err(|e| fail(step, e.to_string()))?;
+        ps = p.next_state(&ps, &pjoint).map_err(|e| fail(step, e.to_string()))?;
+    }
+    Ok(choices.len() + 1)
+}
+
+#[test]
+fn propnet_and_reasoner_agree_in_lockstep() {
+    for_each_game("lockstep", |game, net| {
+        // The runner takes a `Fn`; the machines are per-test scratch, so borrow them dynamically.
+        let machines = RefCell::new((Reasoner::new(&game.desc), PropnetMachine::new(net)));
+        let deadline = Instant::now() + BUDGET;
+        let config = Config { cases: 32, failure_persistence: None, ..Config::default() };
+        let mut runner = TestRunner::new_with_rng(
+            config,
+            proptest::test_runner::TestRng::deterministic_rng(proptest::test_runner::RngAlgorithm::ChaCha),
+        );
+        let (states, trajectories) = (Cell::new(0), Cell::new(0));
+        let strategy = proptest::collection::vec(any::<u64>(), 0..=MAX_STEPS);
+        runner
+            .run(&strategy, |choices| {
+                if Instant::now() > deadline {
+                    return Ok(());
+                }
+                let (r, p) = &mut *machines.borrow_mut();
+                states.set(states.get() + lockstep(r, p, &choices, deadline)?);
+                trajectories.set(trajectories.get() + 1);
+                Ok(())
+            })
+            .map_err(|e| e.to_string())?;
+        let (states, trajectories) = (states.get(), trajectories.get());
+        if states == 0 {
+            return Err("nothing compared".into());
+        }
+        Ok(format!("{trajectories} trajectories, {states} states compared"))
+    });
+}
+
+/// Replays a depth charge's moves on the single-state machine and checks its report.
+fn replay(
+    p: &mut PropnetMachine,
+    from: &PropnetState,
+    charge: &propnet::runtime::Charge,
+    max_steps: u32,
+) -> Result<(), String> {
+    let mut state = from.clone();
+    let played = &charge.playout;
+    if charge.moves.len() != played.length as usize {
+        return Err(format!("{} joint moves recorded for length {}", charge.moves.len(), played.length));
+    }
+    for (step, joint) in charge.moves.iter().enumerate() {
+        if p.is_terminal(&state).map_err(|e| e.to_string())? {
+            return Err(format!("moved on from a terminal state at step {step}"));
+        }
+        state = p.next_state(&state, joint).map_err(|e| format!("step {step}: {e}"))?;
+    }
+    if state != played.final_state {
+        return Err(format!("final state {:?}, replay reached {:?}", played.final_state, state));
+    }
+    let terminal = p.is_terminal(&state).map_err(|e| e.to_string())?;
+    let ok = match played.end {
+        PlayoutEnd::Terminal => terminal,
+        PlayoutEnd::StepLimit => !terminal && played.length == max_steps,
+        PlayoutEnd::NoLegalMove { role } => {
+            !terminal
+                && p.legal_moves(&state, role).map_err(|e| e.to_string())?.is_empty()
+                && (0..role).all(|r| p.legal_moves(&state, r).is_ok_and(|l| !l.is_empty()))
+        }
+    };
+    if !ok || (played.end != PlayoutEnd::StepLimit && played.length > max_steps) {
+        return Err(format!("end {:?} after {} steps, terminal {terminal}", played.end, played.length));
+    }
+    let goals: Vec<Result<u32, MachineError>> = (0..p.roles().len()).map(|r| p.goal(&state, r)).collect();
+    if goals != played.goals {
+        return Err(format!("goals {:?}, replay gives {goals:?}", played.goals));
+    }
+    Ok(())
+}
+
+/// Replays a depth charge on the reasoner by printed moves; the printed final state and the goals
+/// must agree.
+fn replay_on_reasoner(r: &mut Reasoner, p: &PropnetMachine, charge: &propnet::runtime::Charge) -> Result<(), String> {
+    let mut state = r.initial_state();
+    for (step, joint) in charge.moves.iter().enumerate() {
+        let mut rjoint = Vec::new();
+        for (role, mv) in joint.iter().enumerate() {
+            let name = p.format_move(mv);
+            let legal = r.legal_moves(&state, role).map_err(|e| e.to_string())?;
+            let m = legal.into_iter().find(|m| r.format_move(m) == name);
+            rjoint.push(m.ok_or_else(|| format!("step {step}: {name} is not legal for the reasoner"))?);
+        }
+        state = r.next_state(&state, &rjoint).map_err(|e| e.to_string())?;
+    }
+    if r.state_props(&state) != p.state_props(&charge.playout.final_state) {
+        return Err("the reasoner reaches another final state".into());
+    }
+    if charge.playout.end == PlayoutEnd::Terminal {
+        let goals: Vec<Result<u32, MachineError>> = (0..r.roles().len()).map(|role| r.goal(&state, role)).collect();
+        if goals != charge.playout.goals {
+            return Err(format!("goals {:?}, the reasoner gives {goals:?}", charge.playout.goals));
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn depth_charges_replay_on_the_single_state_machine() {
+    for_each_game("depth charges", |game, net| {
+        let deadline = Instant::now() + BUDGET;
+        let mut p = PropnetMachine::new(net);
+        let mut single = PropnetMachine::from_program(Arc::clone(p.program()));
+        let mut r = Reasoner::new(&game.desc);
+        let initial = p.initial_state();
+        let mut checked = 0;
+        // 70 bit-sliced playouts: more than one word of lanes, so retired lanes restart. Then a
+        // few forward ones, and short ones that hit the step limit.
+        let runs = [(Strategy::BitSliced, 70, 400), (Strategy::Forward, 6, 400), (Strategy::BitSliced, 10, 3)];
+        for (k, &(strategy, count, max_steps)) in runs.iter().enumerate() {
+            p.set_strategy(strategy);
+            let mut rng = SmallRng::seed_from_u64(k as u64 + 11);
+            let charges = p.depth_charges(&initial, count, &mut rng, max_steps);
+            if charges.len() != count as usize {
+                return Err(format!("{strategy:?}: {} playouts for {count}", charges.len()));
+            }
+            for (i, charge) in charges.iter().enumerate() {
+                if i > 0 && Instant::now() > deadline {
+                    break;
+                }
+                replay(&mut single, &initial, charge, max_steps)
+                    .map_err(|e| format!("{strategy:?} playout {i}: {e}"))?;
+                if i < 2 {
+                    replay_on_reasoner(&mut r, &p, charge).map_err(|e| format!("{strategy:?} playout {i}: {e}"))?;
+                }
+                checked += 1;
+            }
+        }
+        // The statistics path agrees with itself.
+        p.set_strategy(Strategy::BitSliced);
+        let stats = p.run_playouts(100, 5, 500).map_err(|e| e.to_string())?;
+        if stats.count != 100 || stats.terminal + stats.step_limit + stats.no_legal_move != 100 {
+            return Err(format!("inconsistent statistics: {stats}"));
+        }
+        let again = p.run_playouts(100, 5, 500).map_err(|e| e.to_string())?;
+        if (again.states, &again.average_goals) != (stats.states, &stats.average_goals) {
+            return Err("run_playouts is not reproducible".into());
+        }
+        Ok(format!("{checked} playouts replayed, average length {:.1}", stats.average_length))
+    });
+}
+
+#[test]
+fn next_state_rejects_illegal_moves_and_wrong_counts() {
+    let Some(shared) = shared() else { return };
+    let game = load(&shared.join("games/ticTacToe.kif"));
+    let mut p = PropnetMachine::new(game.net.as_ref().expect("ticTacToe builds"));
+    let s = p.initial_state();
+    let x = p.legal_moves(&s, 0).expect("legal");
+    let o = p.legal_moves(&s, 1).expect("legal");
+    assert_eq!((x.len(), o.len()), (9, 1));
+    assert!(matches!(p.next_state(&s, &[x[0]]), Err(MachineError::WrongMoveCount { expected: 2, got: 1 })));
+    // O's noop is not X's move; X's mark is not O's; a mark on a filled cell is not legal.
+    assert!(matches!(p.next_state(&s, &[o[0], o[0]]), Err(MachineError::IllegalMove { .. })));
+    assert!(matches!(p.next_state(&s, &[x[0], x[1]]), Err(MachineError::IllegalMove { .. })));
+    assert!(matches!(p.next_state(&s, &[x[0], 10_000]), Err(MachineError::IllegalMove { .. })));
+    let t = p.next_state(&s, &[x[0], o[0]]).expect("legal joint move");
+    let o2 = p.legal_moves(&t, 1).expect("legal");
+    let x2 = p.legal_moves(&t, 0).expect("legal");
+    assert_eq!((x2.len(), o2.len()), (1, 8));
+    assert!(!o2.contains(&o2[0].wrapping_add(0)) || !o2.iter().any(|m| p.format_move(m) == p.format_move(&x[0])));
+    assert!(p.next_state(&t, &[x2[0], o2[0]]).is_ok());
+    // States are portable between machines built from the same program.
+    let mut q = PropnetMachine::from_program(Arc::clone(p.program()));
+    assert_eq!(q.legal_moves(&t, 1).expect("legal"), o2);
+    assert_eq!(p.state_props(&t), q.state_props(&t));
+    let props = p.state_props(&t);
+    assert!(props.windows(2).all(|w| w[0].as_bytes() < w[1].as_bytes()), "{props:?}");
+}
