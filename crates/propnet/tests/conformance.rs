@@ -7,26 +7,16 @@
 
 use machine::{conform, ConformOptions};
 use propnet::runtime::PropnetMachine;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 /// Games the grounder is known to give up on; any other build failure fails the test.
 const EXPECTED_FALLBACKS: &[&str] = &["sudoku"];
 
-fn shared() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared");
-    if dir.join("reference").is_dir() && dir.join("games").is_dir() {
-        return Some(dir);
-    }
-    eprintln!("WARNING: ../shared (corpus and reference data) not found: propnet conformance NOT checked");
-    assert!(std::env::var_os("CI").is_none(), "CI must have ../shared/reference and ../shared/games");
-    None
-}
-
 /// The game's net, optimised unless `PROPNET_RAW` is set, or why it could not be built. Build
 /// speed is measured by benchmarks, not here: the generous deadline only catches a runaway.
 fn net(path: &Path) -> Result<propnet::Net, propnet::Error> {
-    let text = String::from_utf8_lossy(&std::fs::read(path).expect("readable game")).into_owned();
+    let text = machine::shared::read_text(path).expect("readable game");
     let (desc, _) = gdl::load(&path.display().to_string(), &text).expect("corpus game validates");
     let limits = propnet::Limits { deadline: Some(Instant::now() + Duration::from_secs(120)), ..Default::default() };
     let net = propnet::build(&desc, &limits)?;
@@ -38,14 +28,9 @@ fn net(path: &Path) -> Result<propnet::Net, propnet::Error> {
 
 #[test]
 fn propnet_matches_the_reference_prover_on_every_game_that_builds() {
-    let Some(shared) = shared() else { return };
+    let Some(shared) = machine::shared::locate(env!("CARGO_MANIFEST_DIR"), "propnet conformance") else { return };
     let only = std::env::var("PROPNET_GAME").ok();
-    let mut files: Vec<PathBuf> = std::fs::read_dir(shared.join("reference"))
-        .expect("reference dir")
-        .map(|e| e.expect("dir entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
-        .collect();
-    files.sort();
+    let files = machine::shared::files(&shared.join("reference"), "jsonl");
     assert!(files.len() >= 50, "expected the whole reference set, found {}", files.len());
     let (mut failures, mut fallbacks, mut build_errors) = (Vec::new(), Vec::new(), Vec::new());
     let (mut checked, mut games) = (0, 0);

@@ -37,13 +37,7 @@ struct Game {
 }
 
 fn shared() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared");
-    if dir.join("games").is_dir() {
-        return Some(dir);
-    }
-    eprintln!("WARNING: ../shared/games not found: propnet differential tests NOT run");
-    assert!(std::env::var_os("CI").is_none(), "CI must have ../shared/games");
-    None
+    machine::shared::locate(env!("CARGO_MANIFEST_DIR"), "propnet differential tests")
 }
 
 /// Every corpus game, parsed and built once for all tests of this file (on two threads).
@@ -52,13 +46,8 @@ fn games() -> &'static [Game] {
     GAMES.get_or_init(|| {
         let Some(shared) = shared() else { return Vec::new() };
         let only = std::env::var("PROPNET_GAME").ok();
-        let mut files: Vec<PathBuf> = std::fs::read_dir(shared.join("games"))
-            .expect("games dir")
-            .map(|e| e.expect("dir entry").path())
-            .filter(|p| p.extension().is_some_and(|e| e == "kif"))
-            .filter(|p| only.as_ref().is_none_or(|o| p.file_stem().is_some_and(|s| s == o.as_str())))
-            .collect();
-        files.sort();
+        let mut files = machine::shared::files(&shared.join("games"), "kif");
+        files.retain(|p| only.as_ref().is_none_or(|o| p.file_stem().is_some_and(|s| s == o.as_str())));
         let queue = Mutex::new(files);
         let built = Mutex::new(Vec::new());
         std::thread::scope(|s| {
@@ -78,7 +67,7 @@ fn games() -> &'static [Game] {
 
 fn load(file: &Path) -> Game {
     let stem = file.file_stem().expect("stem").to_string_lossy().into_owned();
-    let text = String::from_utf8_lossy(&std::fs::read(file).expect("readable game")).into_owned();
+    let text = machine::shared::read_text(file).expect("readable game");
     let (desc, _) = gdl::load(&file.display().to_string(), &text).expect("corpus game validates");
     let limits = propnet::Limits { deadline: Some(Instant::now() + Duration::from_secs(120)), ..Default::default() };
     let net = propnet::build(&desc, &limits)

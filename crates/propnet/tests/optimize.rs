@@ -202,28 +202,12 @@ fn bundled_games() {
 }
 
 fn corpus_dir() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/games");
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    eprintln!("WARNING: corpus {} not found: corpus games NOT checked", dir.display());
-    assert!(std::env::var_os("CI").is_none(), "corpus missing under CI");
-    None
-}
-
-fn corpus_files(dir: &Path) -> Vec<PathBuf> {
-    let mut files: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "kif"))
-        .collect();
-    files.sort();
-    files
+    machine::shared::locate(env!("CARGO_MANIFEST_DIR"), "optimisation of the corpus games").map(|d| d.join("games"))
 }
 
 fn read_game(f: &Path) -> (String, gdl::Description) {
     let name = f.file_stem().unwrap().to_string_lossy().into_owned();
-    let text = String::from_utf8_lossy(&std::fs::read(f).unwrap()).into_owned();
+    let text = machine::shared::read_text(f).expect("readable game");
     let desc = load(&name, &text);
     (name, desc)
 }
@@ -233,7 +217,7 @@ fn corpus_games() {
     let Some(dir) = corpus_dir() else { return };
     let start = Instant::now();
     let mut checked = 0;
-    for f in corpus_files(&dir) {
+    for f in machine::shared::files(&dir, "kif") {
         let (name, desc) = read_game(&f);
         // Caps that make the grounder give up early on nets far over the size limit.
         let limits = propnet::Limits {
@@ -278,7 +262,7 @@ fn corpus_report() {
     let mut build_total = 0.0;
     let mut opt_total = 0.0;
     let only = std::env::var("GAME").ok();
-    for f in corpus_files(&dir) {
+    for f in machine::shared::files(&dir, "kif") {
         let stem = f.file_stem().map(|s| s.to_string_lossy().into_owned());
         if only.is_some() && stem != only {
             continue;

@@ -3,33 +3,18 @@
 
 use machine::{conform, ConformOptions};
 use reasoner::Reasoner;
-use std::path::{Path, PathBuf};
-
-fn shared() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared");
-    if dir.join("reference").is_dir() && dir.join("games").is_dir() {
-        return Some(dir);
-    }
-    eprintln!("WARNING: ../shared (corpus and reference data) not found: conformance NOT checked");
-    assert!(std::env::var_os("CI").is_none(), "CI must have ../shared/reference and ../shared/games");
-    None
-}
+use std::path::Path;
 
 fn load(path: &Path) -> Reasoner {
-    let text = String::from_utf8_lossy(&std::fs::read(path).expect("readable game")).into_owned();
+    let text = machine::shared::read_text(path).expect("readable game");
     let (desc, _) = gdl::load(&path.display().to_string(), &text).expect("corpus game validates");
     Reasoner::new(&desc)
 }
 
 #[test]
 fn reasoner_matches_the_reference_prover_on_every_game() {
-    let Some(shared) = shared() else { return };
-    let mut files: Vec<PathBuf> = std::fs::read_dir(shared.join("reference"))
-        .expect("reference dir")
-        .map(|e| e.expect("dir entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
-        .collect();
-    files.sort();
+    let Some(shared) = machine::shared::locate(env!("CARGO_MANIFEST_DIR"), "reasoner conformance") else { return };
+    let files = machine::shared::files(&shared.join("reference"), "jsonl");
     assert!(files.len() >= 50, "expected the whole reference set, found {}", files.len());
     let mut failures = Vec::new();
     let mut checked = 0;
