@@ -2,6 +2,7 @@
 //! reference trajectories. The logic lives in the library crates; this file parses arguments,
 //! picks an engine and prints.
 
+mod analyze;
 mod bench;
 mod engine;
 mod game;
@@ -116,17 +117,40 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Discover the game's structure: latches, with the method that proved each.
+    Analyze {
+        /// A GDL file, or the name of a bundled game.
+        game: String,
+        /// Which methods to run.
+        #[arg(long, value_enum, default_value_t = analyze::Methods::All)]
+        method: analyze::Methods,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// List the bundled games.
     Games,
 }
 
 fn main() -> ExitCode {
+    restore_sigpipe();
     match run(Cli::parse()) {
         Ok(code) => code,
         Err(e) => {
             eprintln!("error: {e:#}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// Lets the process end quietly when its output is piped into a reader that stops early
+/// (`latchkey analyze GAME | head`), as command-line tools do, instead of panicking on the write.
+fn restore_sigpipe() {
+    #[cfg(unix)]
+    // SAFETY: called first thing in main, before any other thread exists; restoring the default
+    // action of a signal has no other effect on the program.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }
 
@@ -168,6 +192,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Bench { games, secs, engine, json } => bench::run(&games, secs, engine, json),
         Command::Propnet { game, dot, json } => propnet_report(&game, dot.as_deref(), json),
+        Command::Analyze { game, method, json } => analyze::run(&game, method, json),
         Command::Games => {
             for g in games::ALL {
                 println!("{}", g.name);

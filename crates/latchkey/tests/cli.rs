@@ -154,3 +154,20 @@ fn a_game_too_large_for_a_propnet_falls_back_to_the_reasoner() {
     assert!(stderr(&o).contains("no propnet for huge (grounding needs more than"), "{}", stderr(&o));
     assert!(stdout(&o).contains("r: average goal 100.00"), "{}", stdout(&o));
 }
+
+#[test]
+fn analyze_reports_latches_with_the_methods_that_proved_them() {
+    let o = latchkey(&["analyze", "buttonsandlights", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    let latches = report["latches"].as_array().expect("latches");
+    let step_one: Vec<&str> = latches
+        .iter()
+        .filter(|l| l["name"] == "(step 1)" && l["kind"] == "negative")
+        .map(|l| l["method"].as_str().unwrap())
+        .collect();
+    assert_eq!(step_one, ["structural", "exact"], "{report}");
+    assert!(!latches.iter().any(|l| ["p", "q", "r"].contains(&l["name"].as_str().unwrap())), "{report}");
+    let o = latchkey(&["analyze", "untwistycorridor", "--method", "structural"]);
+    assert!(stdout(&o).contains("p                                        structural"), "{}", stdout(&o));
+}
