@@ -160,49 +160,13 @@ impl Cone {
                 }
             }
             let valid = if lanes == 64 { u64::MAX } else { (1u64 << lanes) - 1 };
-            let next = self.value(net, &order, &base, &input, &mut value) & valid;
+            net.evaluate_words(&order, &base, &input, &mut value);
+            let next = value[self.root as usize] & valid;
             if next != if latched { valid } else { 0 } {
                 return false;
             }
         }
         true
-    }
-
-    /// The root's values under 64 markings at once, evaluating only the cone.
-    fn value(&self, net: &Net, order: &[&[NodeId]], base: &[u64], input: &[u64], value: &mut [u64]) -> u64 {
-        for &comp in order {
-            let cyclic = comp.len() > 1 || net.inputs[comp[0] as usize].contains(&comp[0]);
-            // A cycle starts from false each time, for its least fixpoint.
-            if cyclic {
-                comp.iter().for_each(|&n| value[n as usize] = 0);
-            }
-            loop {
-                let mut changed = false;
-                for &n in comp.iter() {
-                    let ins = &net.inputs[n as usize];
-                    let v = match net.kinds[n as usize] {
-                        Kind::Const(c) => {
-                            if c {
-                                u64::MAX
-                            } else {
-                                0
-                            }
-                        }
-                        Kind::Base(i) => base[i as usize],
-                        Kind::Input(j) => input[j as usize],
-                        Kind::And => ins.iter().fold(u64::MAX, |acc, &i| acc & value[i as usize]),
-                        Kind::Or => ins.iter().fold(0, |acc, &i| acc | value[i as usize]),
-                        Kind::Not => !value[ins[0] as usize],
-                    };
-                    changed |= v != value[n as usize];
-                    value[n as usize] = v;
-                }
-                if !cyclic || !changed {
-                    break;
-                }
-            }
-        }
-        value[self.root as usize]
     }
 }
 

@@ -5,7 +5,7 @@ use crate::engine::build_propnet;
 use crate::game;
 use anyhow::Result;
 use clap::ValueEnum;
-use machine::StateMachine;
+use machine::{PlayoutStats, StateMachine};
 use propnet::PropnetMachine;
 use reasoner::Reasoner;
 use serde::Serialize;
@@ -26,16 +26,6 @@ pub enum Engines {
 /// Playouts longer than this are cut (a game that never ends must not hang the benchmark).
 const MAX_STEPS: u32 = 10_000;
 
-/// One engine's speed on one game.
-#[derive(Debug, Serialize)]
-struct Measurement {
-    playouts: u64,
-    secs: f64,
-    playouts_per_sec: f64,
-    states_per_sec: f64,
-    average_length: f64,
-}
-
 /// Everything measured for one game.
 #[derive(Debug, Serialize)]
 struct GameBench {
@@ -44,8 +34,8 @@ struct GameBench {
     propnet_build_secs: Option<f64>,
     /// Why the propnet could not be built, if it could not.
     propnet_error: Option<String>,
-    reasoner: Option<Measurement>,
-    propnet: Option<Measurement>,
+    reasoner: Option<PlayoutStats>,
+    propnet: Option<PlayoutStats>,
     /// Propnet playouts/s over reasoner playouts/s.
     ratio: Option<f64>,
 }
@@ -91,7 +81,7 @@ pub fn run(games: &[String], secs: f64, engines: Engines, json: bool) -> Result<
 }
 
 /// Playouts for about `secs` seconds: a calibration run sizes one timed run.
-fn measure<M: StateMachine>(m: &mut M, secs: f64) -> Result<Measurement> {
+fn measure<M: StateMachine>(m: &mut M, secs: f64) -> Result<PlayoutStats> {
     let mut count = 1;
     let per_playout = loop {
         let stats = m.run_playouts(count, 1, MAX_STEPS)?;
@@ -101,14 +91,7 @@ fn measure<M: StateMachine>(m: &mut M, secs: f64) -> Result<Measurement> {
         count *= 4;
     };
     let target = ((secs / per_playout.max(1e-9)) as u64).max(1);
-    let stats = m.run_playouts(target, 2, MAX_STEPS)?;
-    Ok(Measurement {
-        playouts: stats.count,
-        secs: stats.elapsed_secs,
-        playouts_per_sec: stats.playouts_per_sec,
-        states_per_sec: stats.states_per_sec,
-        average_length: stats.average_length,
-    })
+    Ok(m.run_playouts(target, 2, MAX_STEPS)?)
 }
 
 fn print(b: &GameBench) {
@@ -123,7 +106,7 @@ fn print(b: &GameBench) {
         if let Some(m) = m {
             println!(
                 "  {name:<9} {:>12.1} playouts/s {:>14.0} states/s   ({} playouts in {:.2} s, average length {:.1})",
-                m.playouts_per_sec, m.states_per_sec, m.playouts, m.secs, m.average_length
+                m.playouts_per_sec, m.states_per_sec, m.count, m.elapsed_secs, m.average_length
             );
         }
     }

@@ -19,7 +19,7 @@ pub enum Engine {
 }
 
 /// How long building a propnet may take before the game falls back to the reasoner.
-pub const PROPNET_BUILD_LIMIT: Duration = Duration::from_secs(20);
+const PROPNET_BUILD_LIMIT: Duration = Duration::from_secs(20);
 
 /// A command that runs on whichever engine the user chose.
 pub trait OnMachine {
@@ -29,11 +29,15 @@ pub trait OnMachine {
     fn run<M: StateMachine>(self, m: &mut M) -> Result<Self::Output>;
 }
 
+/// Grounds and builds the game's propnet, unoptimised, within [`PROPNET_BUILD_LIMIT`].
+pub fn build_raw_propnet(game: &Game) -> Result<Net, propnet::Error> {
+    let limits = propnet::Limits { deadline: Some(Instant::now() + PROPNET_BUILD_LIMIT), ..propnet::Limits::default() };
+    propnet::build(&game.desc, &limits)
+}
+
 /// Grounds, builds and optimises the game's propnet within [`PROPNET_BUILD_LIMIT`].
 pub fn build_propnet(game: &Game) -> Result<Net, propnet::Error> {
-    let limits = propnet::Limits { deadline: Some(Instant::now() + PROPNET_BUILD_LIMIT), ..propnet::Limits::default() };
-    let net = propnet::build(&game.desc, &limits)?;
-    Ok(propnet::optimize::optimize(&net).0)
+    Ok(propnet::optimize::optimize(&build_raw_propnet(game)?).0)
 }
 
 /// Runs `task` on the chosen engine for `game`. A propnet that cannot be built is reported on

@@ -341,8 +341,7 @@ struct PropnetReport {
 fn propnet_report(spec: &str, dot: Option<&str>, json: bool) -> Result<ExitCode> {
     let game = game::load(spec)?;
     let start = std::time::Instant::now();
-    let limits = propnet::Limits { deadline: Some(start + engine::PROPNET_BUILD_LIMIT), ..propnet::Limits::default() };
-    let net = propnet::build(&game.desc, &limits).with_context(|| format!("cannot build a propnet for {spec}"))?;
+    let net = engine::build_raw_propnet(&game).with_context(|| format!("cannot build a propnet for {spec}"))?;
     let build_secs = start.elapsed().as_secs_f64();
     let (optimized, stats) = propnet::optimize::optimize(&net);
     let report = PropnetReport { game: spec.to_owned(), build_secs, before: net.counts(), optimize: stats };

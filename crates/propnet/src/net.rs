@@ -227,13 +227,37 @@ impl Net {
     /// [`evaluate`](Self::evaluate) with a schedule computed once by [`schedule`](Self::schedule),
     /// for callers that evaluate many markings.
     pub fn evaluate_with(&self, schedule: &[Vec<NodeId>], base: &[bool], input: &[bool]) -> Vec<bool> {
-        let mut value = vec![false; self.kinds.len()];
-        for comp in schedule {
+        let word = |b: &bool| u64::from(*b);
+        let base: Vec<u64> = base.iter().map(word).collect();
+        let input: Vec<u64> = input.iter().map(word).collect();
+        let order: Vec<&[NodeId]> = schedule.iter().map(Vec::as_slice).collect();
+        let mut value = vec![0u64; self.kinds.len()];
+        self.evaluate_words(&order, &base, &input, &mut value);
+        value.iter().map(|&v| v & 1 != 0).collect()
+    }
+
+    /// Evaluates the components `order` (a subsequence of [`schedule`](Self::schedule)) for 64
+    /// markings at once, marking `k` in bit `k` of every word, writing each node's word to `value`.
+    /// Nodes outside `order` are read from `value` as they are.
+    pub fn evaluate_words(&self, order: &[&[NodeId]], base: &[u64], input: &[u64], value: &mut [u64]) {
+        for &comp in order {
             let cyclic = comp.len() > 1 || self.inputs[comp[0] as usize].contains(&comp[0]);
+            // A cycle starts from false every time, for its least fixpoint.
+            if cyclic {
+                comp.iter().for_each(|&n| value[n as usize] = 0);
+            }
             loop {
                 let mut changed = false;
                 for &n in comp {
-                    let v = self.node_value(n, &value, base, input);
+                    let ins = &self.inputs[n as usize];
+                    let v = match self.kinds[n as usize] {
+                        Kind::Const(c) => 0u64.wrapping_sub(u64::from(c)),
+                        Kind::Base(i) => base[i as usize],
+                        Kind::Input(j) => input[j as usize],
+                        Kind::And => ins.iter().fold(u64::MAX, |acc, &i| acc & value[i as usize]),
+                        Kind::Or => ins.iter().fold(0, |acc, &i| acc | value[i as usize]),
+                        Kind::Not => !value[ins[0] as usize],
+                    };
                     changed |= v != value[n as usize];
                     value[n as usize] = v;
                 }
@@ -241,19 +265,6 @@ impl Net {
                     break;
                 }
             }
-        }
-        value
-    }
-
-    fn node_value(&self, n: NodeId, value: &[bool], base: &[bool], input: &[bool]) -> bool {
-        let ins = &self.inputs[n as usize];
-        match self.kinds[n as usize] {
-            Kind::Const(c) => c,
-            Kind::Base(i) => base[i as usize],
-            Kind::Input(j) => input[j as usize],
-            Kind::And => ins.iter().all(|&i| value[i as usize]),
-            Kind::Or => ins.iter().any(|&i| value[i as usize]),
-            Kind::Not => !value[ins[0] as usize],
         }
     }
 }
