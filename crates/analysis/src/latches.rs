@@ -7,6 +7,7 @@
 //! sound: the exact check ranges over every marking of the cone, reachable or not, and every
 //! combination of one move per role, legal or not, a superset of what play can produce.
 
+use crate::cone::Checker;
 use propnet::net::{Kind, Net, NodeId};
 use serde::Serialize;
 
@@ -28,6 +29,8 @@ pub enum Method {
     Structural,
     /// By enumerating every marking of the next value's upstream cone.
     Exact,
+    /// By an answer-set solver finding no two-step counterexample (chapter 16.1).
+    Proof,
 }
 
 /// A base proposition proved to be a latch.
@@ -73,15 +76,24 @@ pub fn structural_latches(net: &Net) -> Vec<Latch> {
 }
 
 /// The latches proved by enumerating the upstream cone of each base's next value, for cones
-/// with at most `2^max_bits` markings (bases, plus one choice per role among its moves in the
-/// cone or "another move").
+/// with at most `2^max_bits` markings.
 pub fn exact_latches(net: &Net, max_bits: u32) -> Vec<Latch> {
-    let schedule = net.schedule();
+    let checker = Checker::new(net);
     let mut out = Vec::new();
     for (i, base) in net.bases.iter().enumerate() {
-        let Some(cone) = Cone::new(net, base.next, max_bits) else { continue };
-        for kind in [LatchKind::Positive, LatchKind::Negative] {
-            if cone.keeps(net, &schedule, i, kind) {
+        // The base itself belongs in the enumeration even when its next value does not read it.
+        let Some(cone) = checker.cone(&[base.node, base.next], max_bits) else { continue };
+        let next = base.next as usize;
+        // One pass checks both directions: a marking with the base true and its next value
+        // false refutes a positive latch, the opposite one a negative latch.
+        let (mut positive, mut negative) = (true, true);
+        checker.scan(&cone, &[], |b, valid| {
+            positive &= b.base[i] & !b.value[next] & valid == 0;
+            negative &= !b.base[i] & b.value[next] & valid == 0;
+            positive || negative
+        });
+        for (holds, kind) in [(positive, LatchKind::Positive), (negative, LatchKind::Negative)] {
+            if holds {
                 out.push(latch(net, i, kind, Method::Exact));
             }
         }
@@ -89,97 +101,10 @@ pub fn exact_latches(net: &Net, max_bits: u32) -> Vec<Latch> {
     out
 }
 
-/// The base and input propositions a node depends on.
-struct Cone {
-    /// Every node in the cone, as a mask over the net.
-    member: Vec<bool>,
-    bases: Vec<usize>,
-    /// Per role, its moves in the cone.
-    moves: Vec<Vec<usize>>,
-    root: NodeId,
-}
-
-impl Cone {
-    fn new(net: &Net, root: NodeId, max_bits: u32) -> Option<Cone> {
-        let mut member = vec![false; net.kinds.len()];
-        let mut stack = vec![root];
-        let (mut bases, mut moves) = (Vec::new(), vec![Vec::<usize>::new(); net.roles.len()]);
-        // log2 of the number of markings so far; the walk stops as soon as it is too many.
-        let mut bits = 0.0;
-        while let Some(n) = stack.pop() {
-            if std::mem::replace(&mut member[n as usize], true) {
-                continue;
-            }
-            match net.kinds[n as usize] {
-                Kind::Base(i) => {
-                    bases.push(i as usize);
-                    bits += 1.0;
-                }
-                Kind::Input(j) => {
-                    let role = &mut moves[net.moves[j as usize].role];
-                    bits += ((role.len() + 2) as f64).log2() - ((role.len() + 1) as f64).log2();
-                    role.push(j as usize);
-                }
-                _ => stack.extend(net.inputs[n as usize].iter().copied()),
-            }
-            if bits > f64::from(max_bits) {
-                return None;
-            }
-        }
-        Some(Cone { member, bases, moves, root })
-    }
-
-    /// Whether `root` (the next value of base `b`) keeps `b`'s value in every marking of the cone
-    /// where `b` has the latched value. The markings (free bases × one choice per role) are
-    /// numbered and evaluated 64 at a time, marking `64·block + bit` in bit `bit` of every word.
-    fn keeps(&self, net: &Net, schedule: &[Vec<NodeId>], b: usize, kind: LatchKind) -> bool {
-        let latched = kind == LatchKind::Positive;
-        let free: Vec<usize> = self.bases.iter().copied().filter(|&i| i != b).collect();
-        let radices: Vec<u64> = self.moves.iter().map(|m| m.len() as u64 + 1).collect();
-        let total: u64 = (1u64 << free.len()) * radices.iter().product::<u64>();
-        let order: Vec<&[NodeId]> = schedule.iter().filter(|c| self.member[c[0] as usize]).map(Vec::as_slice).collect();
-        let mut base = vec![0u64; net.bases.len()];
-        base[b] = if latched { u64::MAX } else { 0 };
-        let mut input = vec![0u64; net.moves.len()];
-        let mut value = vec![0u64; net.kinds.len()];
-        for block in 0..total.div_ceil(64) {
-            free.iter().for_each(|&i| base[i] = 0);
-            self.moves.iter().flatten().for_each(|&j| input[j] = 0);
-            let lanes = (total - block * 64).min(64);
-            for lane in 0..lanes {
-                let mut index = block * 64 + lane;
-                for &i in &free {
-                    base[i] |= (index & 1) << lane;
-                    index >>= 1;
-                }
-                for (role, &radix) in radices.iter().enumerate() {
-                    if let Some(&j) = self.moves[role].get((index % radix) as usize) {
-                        input[j] |= 1 << lane;
-                    }
-                    index /= radix;
-                }
-            }
-            let valid = if lanes == 64 { u64::MAX } else { (1u64 << lanes) - 1 };
-            net.evaluate_words(&order, &base, &input, &mut value);
-            let next = value[self.root as usize] & valid;
-            if next != if latched { valid } else { 0 } {
-                return false;
-            }
-        }
-        true
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn net(name: &str) -> Net {
-        let game = games::find(name).expect("bundled game");
-        let (desc, _) = gdl::load(game.file, game.text).expect("valid");
-        let net = propnet::build(&desc, &propnet::Limits::default()).expect("builds");
-        propnet::optimize::optimize(&net).0
-    }
+    use crate::testing::net;
 
     fn find(latches: &[Latch], name: &str, kind: LatchKind) -> bool {
         latches.iter().any(|l| l.name == name && l.kind == kind)

@@ -1,7 +1,39 @@
-//! Game structure discovered from a game's propnet. For now: latches (chapter 12) — base
-//! propositions that, once true (positive) or once false (negative), keep that value whatever the
-//! players do — found by two sound methods, each result reporting the method that proved it.
+//! Game structure discovered from a game's propnet, as plain data for search and for reports:
+//! latches (chapter 12, found by structural, exact and proof methods), composite latches,
+//! inhibitors and goal inhibitors, goal latches with the score range still achievable in a
+//! state (Sancho), and the dead states that follow from them.
 
+mod composite;
+mod cone;
+mod goals;
+mod implication;
+mod inhibitors;
 mod latches;
+mod run;
 
+pub use composite::{composite_latches, CompositeLatch, Junction};
+pub use goals::{Effect, GoalLatch, GoalLatches, ScoreRange};
+pub use inhibitors::{exact_inhibitors, structural_inhibitors, GoalInhibitor, Inhibitor};
 pub use latches::{exact_latches, structural_latches, Latch, LatchKind, Method};
+pub use run::{Analysis, Options, Phase};
+
+mod proof;
+pub use proof::{proof_latches, ProofLatches};
+
+#[cfg(test)]
+mod testing {
+    use propnet::Net;
+
+    /// The optimised net of a bundled game.
+    pub fn net(name: &str) -> Net {
+        let game = games::find(name).expect("bundled game");
+        let (desc, _) = gdl::load(game.file, game.text).expect("valid");
+        let net = propnet::build(&desc, &propnet::Limits::default()).expect("builds");
+        propnet::optimize::optimize(&net).0
+    }
+
+    /// The index of the base proposition called `name`.
+    pub fn base(net: &Net, name: &str) -> usize {
+        net.bases.iter().position(|b| b.name == name).unwrap_or_else(|| panic!("no base {name}"))
+    }
+}

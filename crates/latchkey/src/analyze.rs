@@ -1,14 +1,18 @@
 //! `latchkey analyze`: the game structure latchkey discovers, reported for the person who wrote
-//! the rules.
+//! the rules. The JSON form is documented in docs/analyze.md; its `schema` number changes
+//! whenever a field changes meaning or goes away.
 
 use crate::engine::build_propnet;
 use crate::game;
-use analysis::{Latch, LatchKind, Method};
+use analysis::{Analysis, Effect, Junction, LatchKind, Method, Options};
 use anyhow::{Context, Result};
 use clap::ValueEnum;
+use indicatif::{ProgressBar, ProgressStyle};
+use propnet::{Net, PropnetState};
 use serde::Serialize;
+use std::collections::BTreeMap;
 use std::process::ExitCode;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// Which latch-detection methods to run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -17,42 +21,126 @@ pub enum Methods {
     Structural,
     /// Only enumeration of small upstream cones.
     Exact,
+    /// Only the answer-set solver's two-step proofs.
+    Proof,
     /// Every method.
     All,
 }
 
-/// Cones with more than 2^EXACT_BITS markings are left to the other methods.
-const EXACT_BITS: u32 = 16;
+/// The version of the JSON report's shape.
+const SCHEMA: u32 = 1;
 
-/// What `latchkey analyze` reports.
+/// What `latchkey analyze --json` prints.
 #[derive(Serialize)]
 struct Report {
+    schema: u32,
     game: String,
-    /// Seconds spent per phase.
-    timings: Vec<(String, f64)>,
-    /// Every latch found, with every method that proved it.
-    latches: Vec<Latch>,
+    propnet: NetSize,
+    latches: Vec<LatchEntry>,
+    composite_latches: Vec<CompositeEntry>,
+    inhibitors: Vec<InhibitorEntry>,
+    goal_inhibitors: Vec<GoalInhibitorEntry>,
+    goal_latches: Vec<GoalLatchEntry>,
+    dead_propositions: Vec<DeadEntry>,
+    initial_scores: Vec<ScoreEntry>,
+    proof: Option<ProofEntry>,
+    timings: Vec<analysis::Phase>,
+    notes: Vec<String>,
 }
 
-/// Runs the analysis of `spec` and prints it.
-pub fn run(spec: &str, methods: Methods, json: bool) -> Result<ExitCode> {
+#[derive(Serialize)]
+struct NetSize {
+    nodes: usize,
+    bases: usize,
+    inputs: usize,
+}
+
+#[derive(Serialize)]
+struct LatchEntry {
+    proposition: String,
+    kind: LatchKind,
+    methods: Vec<Method>,
+}
+
+#[derive(Serialize)]
+struct CompositeEntry {
+    propositions: [String; 2],
+    junction: Junction,
+    kind: LatchKind,
+}
+
+#[derive(Serialize)]
+struct InhibitorEntry {
+    inhibitor: String,
+    inhibited: String,
+    methods: Vec<Method>,
+}
+
+#[derive(Serialize)]
+struct GoalInhibitorEntry {
+    proposition: String,
+    role: String,
+    value: u32,
+}
+
+#[derive(Serialize)]
+struct GoalLatchEntry {
+    proposition: String,
+    kind: LatchKind,
+    role: String,
+    value: u32,
+    effect: Effect,
+}
+
+#[derive(Serialize)]
+struct DeadEntry {
+    role: String,
+    proposition: String,
+    kind: LatchKind,
+}
+
+#[derive(Serialize)]
+struct ScoreEntry {
+    role: String,
+    /// Absent when the latches set initially leave no value (an unreachable corner).
+    min: Option<u32>,
+    max: Option<u32>,
+}
+
+#[derive(Serialize)]
+struct ProofEntry {
+    proved: usize,
+    refuted: usize,
+    unknown: usize,
+    ground_seconds: f64,
+    solve_seconds: f64,
+}
+
+/// Runs the analysis of `spec` within `secs` seconds, propnet build included (a start clock), and
+/// prints it.
+pub fn run(spec: &str, methods: Methods, secs: f64, json: bool) -> Result<ExitCode> {
     let game = game::load(spec)?;
+    let bar = progress_bar();
+    bar.set_message("propnet");
     let start = Instant::now();
     let net = build_propnet(&game).with_context(|| format!("cannot analyse {spec} without a propnet"))?;
-    let mut timings = vec![("propnet".to_owned(), start.elapsed().as_secs_f64())];
-    let mut latches = Vec::new();
-    if methods != Methods::Exact {
-        let t = Instant::now();
-        latches.extend(analysis::structural_latches(&net));
-        timings.push(("structural latches".to_owned(), t.elapsed().as_secs_f64()));
-    }
-    if methods != Methods::Structural {
-        let t = Instant::now();
-        latches.extend(analysis::exact_latches(&net, EXACT_BITS));
-        timings.push(("exact latches".to_owned(), t.elapsed().as_secs_f64()));
-    }
-    latches.sort_by(|a, b| (a.kind, &a.name, a.method).cmp(&(b.kind, &b.name, b.method)));
-    let report = Report { game: game.name, timings, latches };
+    let built = start.elapsed().as_secs_f64();
+
+    let options = Options {
+        structural: matches!(methods, Methods::Structural | Methods::All),
+        exact: matches!(methods, Methods::Exact | Methods::All),
+        proof: matches!(methods, Methods::Proof | Methods::All),
+        deadline: Some(start + Duration::from_secs_f64(secs)),
+        grounding: start.elapsed(),
+        ..Options::default()
+    };
+    let result = Analysis::run(&net, &game.desc, &options, &mut |phase| {
+        bar.inc(1);
+        bar.set_message(phase.to_owned());
+    });
+    bar.finish_and_clear();
+    let mut report = report(&net, &result, game.name);
+    report.timings.insert(0, analysis::Phase { phase: "propnet".to_owned(), seconds: built });
     if json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
@@ -61,33 +149,170 @@ pub fn run(spec: &str, methods: Methods, json: bool) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// A bar over the analysis phases on standard error (indicatif hides it when standard error is
+/// not a terminal, so JSON and piped output stay clean).
+fn progress_bar() -> ProgressBar {
+    let bar = ProgressBar::new(7);
+    bar.set_style(ProgressStyle::with_template("{spinner} analysing: {msg} [{pos}/{len}] {elapsed}").expect("valid"));
+    bar.enable_steady_tick(Duration::from_millis(200));
+    bar
+}
+
+fn report(net: &Net, a: &Analysis, game: String) -> Report {
+    let base = |i: usize| net.bases[i].name.clone();
+    let role = |r: usize| net.roles[r].clone();
+    let mut latches: BTreeMap<(usize, LatchKind), Vec<Method>> = BTreeMap::new();
+    for l in &a.latches {
+        latches.entry((l.base, l.kind)).or_default().push(l.method);
+    }
+    let mut inhibitors: BTreeMap<(usize, usize), Vec<Method>> = BTreeMap::new();
+    for i in &a.inhibitors {
+        inhibitors.entry((i.inhibitor, i.target)).or_default().push(i.method);
+    }
+    let initial = PropnetState::from_bases(net.bases.len(), (0..net.bases.len()).filter(|&i| net.bases[i].init));
+    Report {
+        schema: SCHEMA,
+        game,
+        propnet: NetSize { nodes: net.kinds.len(), bases: net.bases.len(), inputs: net.moves.len() },
+        latches: sorted(latches.into_iter().map(|((b, kind), methods)| LatchEntry {
+            proposition: base(b),
+            kind,
+            methods,
+        })),
+        composite_latches: a
+            .composite
+            .iter()
+            .map(|c| CompositeEntry {
+                propositions: [base(c.bases[0]), base(c.bases[1])],
+                junction: c.junction,
+                kind: c.kind,
+            })
+            .collect(),
+        inhibitors: inhibitors
+            .into_iter()
+            .map(|((p, q), methods)| InhibitorEntry { inhibitor: base(p), inhibited: base(q), methods })
+            .collect(),
+        goal_inhibitors: a
+            .goal_inhibitors
+            .iter()
+            .map(|g| GoalInhibitorEntry { proposition: base(g.base), role: role(g.role), value: g.value })
+            .collect(),
+        goal_latches: a
+            .goals
+            .latches
+            .iter()
+            .map(|g| GoalLatchEntry {
+                proposition: base(g.base),
+                kind: g.kind,
+                role: role(g.role),
+                value: g.value,
+                effect: g.effect,
+            })
+            .collect(),
+        dead_propositions: (0..net.roles.len())
+            .flat_map(|r| a.goals.dead_literals(r).into_iter().map(move |(b, kind)| (r, b, kind)))
+            .map(|(r, b, kind)| DeadEntry { role: role(r), proposition: base(b), kind })
+            .collect(),
+        initial_scores: (0..net.roles.len())
+            .map(|r| {
+                let range = a.goals.range(initial.words(), r);
+                ScoreEntry { role: role(r), min: range.map(|s| s.min), max: range.map(|s| s.max) }
+            })
+            .collect(),
+        proof: a.proof.as_ref().map(|p| ProofEntry {
+            proved: a.latches.iter().filter(|l| l.method == Method::Proof).count(),
+            refuted: p.refuted,
+            unknown: p.unknown,
+            ground_seconds: p.ground.as_secs_f64(),
+            solve_seconds: p.solve.as_secs_f64(),
+        }),
+        timings: a.phases.clone(),
+        notes: a.notes.clone(),
+    }
+}
+
+/// Latches in reading order: by kind, then by name.
+fn sorted(latches: impl Iterator<Item = LatchEntry>) -> Vec<LatchEntry> {
+    let mut out: Vec<LatchEntry> = latches.collect();
+    out.sort_by(|a, b| (a.kind, &a.proposition).cmp(&(b.kind, &b.proposition)));
+    out
+}
+
+fn method_names(methods: &[Method]) -> String {
+    let name = |m: &Method| match m {
+        Method::Structural => "structural",
+        Method::Exact => "exact",
+        Method::Proof => "proof",
+    };
+    methods.iter().map(name).collect::<Vec<_>>().join(", ")
+}
+
+/// How a latch literal reads: "p" for a positive latch (it acts once true), "not p" otherwise.
+fn literal(name: &str, kind: LatchKind) -> String {
+    match kind {
+        LatchKind::Positive => name.to_owned(),
+        LatchKind::Negative => format!("(not {name})"),
+    }
+}
+
 fn print(r: &Report) {
-    println!("game       {}", r.game);
-    for kind in [LatchKind::Positive, LatchKind::Negative] {
-        let mut names: Vec<(&str, Vec<Method>)> = Vec::new();
-        for l in r.latches.iter().filter(|l| l.kind == kind) {
-            match names.last_mut() {
-                Some((name, methods)) if *name == l.name => methods.push(l.method),
-                _ => names.push((&l.name, vec![l.method])),
-            }
-        }
-        let title = match kind {
-            LatchKind::Positive => "positive latches (once true, true for good)",
-            LatchKind::Negative => "negative latches (once false, false for good)",
-        };
-        println!("{title}: {}", names.len());
-        for (name, methods) in names {
-            let how: Vec<&str> = methods
-                .iter()
-                .map(|m| match m {
-                    Method::Structural => "structural",
-                    Method::Exact => "exact",
-                })
-                .collect();
-            println!("  {name:<40} {}", how.join(", "));
+    println!("game     {}", r.game);
+    println!("propnet  {} nodes, {} base propositions, {} moves", r.propnet.nodes, r.propnet.bases, r.propnet.inputs);
+    for (kind, title) in [
+        (LatchKind::Positive, "positive latches (once true, true for good)"),
+        (LatchKind::Negative, "negative latches (once false, false for good)"),
+    ] {
+        let of_kind: Vec<&LatchEntry> = r.latches.iter().filter(|l| l.kind == kind).collect();
+        println!("\n{title}: {}", of_kind.len());
+        for l in of_kind {
+            println!("  {:<40} {}", l.proposition, method_names(&l.methods));
         }
     }
-    for (phase, secs) in &r.timings {
-        println!("{phase:<20} {secs:.3} s");
+    println!("\ncomposite latches (a pair latches, neither alone): {}", r.composite_latches.len());
+    for c in &r.composite_latches {
+        let op = if c.junction == Junction::Or { "or" } else { "and" };
+        let how = if c.kind == LatchKind::Positive { "once true, true for good" } else { "once false, false for good" };
+        println!("  ({op} {} {})  {how}", c.propositions[0], c.propositions[1]);
+    }
+    println!("\ninhibitors (true now forces the other false next): {}", r.inhibitors.len());
+    let mut by_inhibitor: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for i in &r.inhibitors {
+        by_inhibitor.entry(&i.inhibitor).or_default().push(&i.inhibited);
+    }
+    for (p, qs) in by_inhibitor {
+        println!("  {p} inhibits {}", qs.join(" "));
+    }
+    println!("\ngoal inhibitors (true now rules the goal out next): {}", r.goal_inhibitors.len());
+    for g in &r.goal_inhibitors {
+        println!("  {:<40} {} cannot get {}", g.proposition, g.role, g.value);
+    }
+    println!("\ngoal latches (once set, for the rest of the game): {}", r.goal_latches.len());
+    for g in &r.goal_latches {
+        let effect = if g.effect == Effect::RulesOut { "rules out" } else { "guarantees" };
+        println!("  {:<40} {effect} {} {}", literal(&g.proposition, g.kind), g.role, g.value);
+    }
+    println!("\ndead propositions (once set, the role cannot reach its best score): {}", r.dead_propositions.len());
+    for d in &r.dead_propositions {
+        println!("  {:<40} dead for {}", literal(&d.proposition, d.kind), d.role);
+    }
+    println!("\nachievable scores in the initial state");
+    for s in &r.initial_scores {
+        match (s.min, s.max) {
+            (Some(min), Some(max)) => println!("  {:<40} {min}..{max}", s.role),
+            _ => println!("  {:<40} none", s.role),
+        }
+    }
+    if let Some(p) = &r.proof {
+        println!(
+            "\nproof method: {} latches proved, {} refuted, {} open (ground {:.3} s, solve {:.3} s)",
+            p.proved, p.refuted, p.unknown, p.ground_seconds, p.solve_seconds
+        );
+    }
+    println!("\ntime per phase");
+    for p in &r.timings {
+        println!("  {:<40} {:.3} s", p.phase, p.seconds);
+    }
+    for note in &r.notes {
+        println!("note: {note}");
     }
 }

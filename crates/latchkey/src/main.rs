@@ -6,6 +6,7 @@ mod analyze;
 mod bench;
 mod engine;
 mod game;
+mod solve;
 
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
@@ -117,13 +118,31 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Discover the game's structure: latches, with the method that proved each.
+    /// Discover the game's structure: latches, inhibitors, goal latches, dead propositions.
     Analyze {
         /// A GDL file, or the name of a bundled game.
         game: String,
         /// Which methods to run.
         #[arg(long, value_enum, default_value_t = analyze::Methods::All)]
         method: analyze::Methods,
+        /// Seconds for the whole analysis, propnet build included, like a start clock; phases
+        /// that would start later are skipped, and proofs still open are counted, in the notes.
+        #[arg(long, default_value_t = 10.0)]
+        time: f64,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Solve a single-player game exhaustively, pruning dead states (chapter 12).
+    Solve {
+        /// A GDL file, or the name of a bundled game.
+        game: String,
+        /// Seconds allowed per search.
+        #[arg(long, default_value_t = 60.0)]
+        time: f64,
+        /// Also search without dead-state removal and compare the node counts.
+        #[arg(long)]
+        stats: bool,
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
@@ -192,7 +211,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Bench { games, secs, engine, json } => bench::run(&games, secs, engine, json),
         Command::Propnet { game, dot, json } => propnet_report(&game, dot.as_deref(), json),
-        Command::Analyze { game, method, json } => analyze::run(&game, method, json),
+        Command::Analyze { game, method, time, json } => analyze::run(&game, method, time, json),
+        Command::Solve { game, time, stats, json } => solve::run(&game, time, stats, json),
         Command::Games => {
             for g in games::ALL {
                 println!("{}", g.name);

@@ -1,0 +1,116 @@
+//! Inhibitors (chapter 12): `p` inhibits `q` when `p` true in a state forces `q` false in the
+//! next state — `p` must be false to achieve or retain `q`. A goal inhibitor does the same to a
+//! role's goal value: with `p` true now, the role cannot have that value in the next state.
+//!
+//! *Structural*: three-valued propagation of `p = true` with everything else unknown, which
+//! generalises the chapter's scan ("every path to q passes through ¬p") to any gate shape.
+//! *Exact*: every marking of `q`'s next-value cone with `p` true, for small cones.
+
+use crate::cone::Checker;
+use crate::implication::Implication;
+use crate::Method;
+use propnet::net::Net;
+use serde::Serialize;
+
+/// `inhibitor` true in a state forces `target` false in the next.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct Inhibitor {
+    /// The inhibiting base proposition's index in the net.
+    pub inhibitor: usize,
+    /// The inhibited base proposition's index.
+    pub target: usize,
+    /// What proved it.
+    pub method: Method,
+}
+
+/// `base` true in a state forces `role`'s goal `value` false in the next state.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct GoalInhibitor {
+    /// The inhibiting base proposition's index in the net.
+    pub base: usize,
+    /// The role's index.
+    pub role: usize,
+    /// The goal value ruled out.
+    pub value: u32,
+}
+
+/// The inhibitors and goal inhibitors that three-valued propagation proves.
+pub fn structural_inhibitors(net: &Net) -> (Vec<Inhibitor>, Vec<GoalInhibitor>) {
+    let mut imp = Implication::new(net);
+    let (mut pairs, mut goals) = (Vec::new(), Vec::new());
+    for (p, base) in net.bases.iter().enumerate() {
+        imp.reset();
+        imp.assume(&[(base.node, true)]);
+        let next = imp.forced_next();
+        // A next value that is false whatever the state is not inhibited by anything.
+        let inhibited = |&&(q, v): &&(usize, bool)| !v && q != p && !imp.is_constant(net.bases[q].next);
+        pairs.extend(next.iter().filter(inhibited).map(|&(q, _)| Inhibitor {
+            inhibitor: p,
+            target: q,
+            method: Method::Structural,
+        }));
+        // The next state: what p forced, everything else unknown.
+        imp.reset();
+        let facts: Vec<_> = next.iter().map(|&(q, v)| (net.bases[q].node, v)).collect();
+        imp.assume(&facts);
+        for (role, values) in net.goals.iter().enumerate() {
+            for &(value, node) in values {
+                if imp.value(node) == Some(false) && !imp.is_constant(node) {
+                    goals.push(GoalInhibitor { base: p, role, value });
+                }
+            }
+        }
+    }
+    (pairs, goals)
+}
+
+/// The inhibitors proved by enumerating, for each base `q` whose next-value cone has at most
+/// `2^max_bits` markings, every marking where another base `p` of the cone is true.
+pub fn exact_inhibitors(net: &Net, max_bits: u32) -> Vec<Inhibitor> {
+    let checker = Checker::new(net);
+    let mut out = Vec::new();
+    for (q, base) in net.bases.iter().enumerate() {
+        let Some(cone) = checker.cone(&[base.next], max_bits) else { continue };
+        let next = base.next as usize;
+        // One pass over the cone serves every candidate: p survives while no marking has p
+        // true and q's next value true.
+        let mut candidates: Vec<usize> = cone.bases.iter().copied().filter(|&p| p != q).collect();
+        checker.scan(&cone, &[], |b, valid| {
+            candidates.retain(|&p| b.base[p] & b.value[next] & valid == 0);
+            !candidates.is_empty()
+        });
+        out.extend(candidates.into_iter().map(|p| Inhibitor { inhibitor: p, target: q, method: Method::Exact }));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{base, net};
+
+    #[test]
+    fn exact_finds_every_structural_inhibitor_with_a_small_cone() {
+        for game in ["tictactoe", "connectfour", "buttonsandlights", "untwistycorridor"] {
+            let net = net(game);
+            let exact = exact_inhibitors(&net, 12);
+            let checker = Checker::new(&net);
+            for s in structural_inhibitors(&net).0 {
+                if checker.cone(&[net.bases[s.target].next], 12).is_some() {
+                    let found = exact.iter().any(|e| (e.inhibitor, e.target) == (s.inhibitor, s.target));
+                    assert!(found, "{game}: {s:?} not found exactly");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn untwisty_corridor_p_inhibits_the_goal_light_and_the_goal() {
+        let net = net("untwistycorridor");
+        let (structural, goals) = structural_inhibitors(&net);
+        let (p, q8) = (base(&net, "p"), base(&net, "q8"));
+        assert!(structural.iter().any(|i| i.inhibitor == p && i.target == q8), "{structural:?}");
+        assert!(goals.iter().any(|g| g.base == p && g.value == 100), "{goals:?}");
+        assert!(exact_inhibitors(&net, 16).iter().any(|i| i.inhibitor == p && i.target == q8));
+    }
+}

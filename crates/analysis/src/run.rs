@@ -1,0 +1,169 @@
+//! The whole analysis of one game, phase by phase, as the player's meta-gaming and
+//! `latchkey analyze` run it.
+
+use crate::{
+    composite_latches, exact_inhibitors, exact_latches, proof_latches, structural_inhibitors, structural_latches,
+    CompositeLatch, GoalInhibitor, GoalLatches, Inhibitor, Latch, ProofLatches,
+};
+use propnet::net::Net;
+use serde::Serialize;
+use std::time::{Duration, Instant};
+
+/// What to run and how much effort to spend.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Latches from the shape of the next-value gates.
+    pub structural: bool,
+    /// Latches and inhibitors by enumerating small cones.
+    pub exact: bool,
+    /// Latches proved by the answer-set solver.
+    pub proof: bool,
+    /// Cones with more than `2^exact_bits` markings are left alone.
+    pub exact_bits: u32,
+    /// The same bound for the joint cones of composite-latch candidates.
+    pub composite_bits: u32,
+    /// Phases that have not started by then are skipped (and say so in the notes).
+    pub deadline: Option<Instant>,
+    /// How long grounding the game took for the propnet: the proof method, whose own grounding
+    /// cannot be interrupted, only starts if at least this much time is left.
+    pub grounding: Duration,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            structural: true,
+            exact: true,
+            proof: true,
+            exact_bits: 16,
+            composite_bits: 12,
+            deadline: None,
+            grounding: Duration::ZERO,
+        }
+    }
+}
+
+/// Time spent in one phase.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Phase {
+    /// What the phase found.
+    pub phase: String,
+    /// Wall-clock seconds.
+    pub seconds: f64,
+}
+
+/// Everything the analysis found in one game.
+#[derive(Debug, Clone)]
+pub struct Analysis {
+    /// Latches, each once per method that proved it, sorted by base, kind and method.
+    pub latches: Vec<Latch>,
+    /// Pairs that latch together but not alone.
+    pub composite: Vec<CompositeLatch>,
+    /// Inhibitors, each once per method that proved it.
+    pub inhibitors: Vec<Inhibitor>,
+    /// Base propositions that rule out a goal value in the next state.
+    pub goal_inhibitors: Vec<GoalInhibitor>,
+    /// The latches' effect on every goal, ready to bound scores in any state.
+    pub goals: GoalLatches,
+    /// How the proof method fared (its latches are in `latches`), if it ran.
+    pub proof: Option<ProofLatches>,
+    /// Time per phase, in order.
+    pub phases: Vec<Phase>,
+    /// Phases skipped or cut short, and why.
+    pub notes: Vec<String>,
+}
+
+/// Runs phases, timing each and skipping those that would start after the deadline.
+struct Runner<'a> {
+    deadline: Option<Instant>,
+    progress: &'a mut dyn FnMut(&str),
+    phases: Vec<Phase>,
+    notes: Vec<String>,
+}
+
+impl Runner<'_> {
+    /// Runs `f` as phase `name`, unless the deadline has passed.
+    fn phase<T>(&mut self, name: &str, f: impl FnOnce() -> T) -> Option<T> {
+        if self.deadline.is_some_and(|d| Instant::now() > d) {
+            self.notes.push(format!("{name}: skipped, out of time"));
+            return None;
+        }
+        (self.progress)(name);
+        let start = Instant::now();
+        let out = f();
+        self.phases.push(Phase { phase: name.to_owned(), seconds: start.elapsed().as_secs_f64() });
+        Some(out)
+    }
+}
+
+impl Analysis {
+    /// Analyses `net`, built from `desc`, telling `progress` each phase as it starts.
+    pub fn run(net: &Net, desc: &gdl::Description, options: &Options, progress: &mut dyn FnMut(&str)) -> Analysis {
+        let mut runner = Runner { deadline: options.deadline, progress, phases: Vec::new(), notes: Vec::new() };
+        let mut latches = Vec::new();
+        if options.structural {
+            latches.extend(runner.phase("structural latches", || structural_latches(net)).unwrap_or_default());
+        }
+        if options.exact {
+            let exact = runner.phase("exact latches", || exact_latches(net, options.exact_bits));
+            latches.extend(exact.unwrap_or_default());
+        }
+        let deadline = options.deadline;
+        let mut composite = runner
+            .phase("composite latches", || composite_latches(net, &latches, options.composite_bits, deadline))
+            .unwrap_or_default();
+        let (mut inhibitors, goal_inhibitors) =
+            runner.phase("structural inhibitors", || structural_inhibitors(net)).unwrap_or_default();
+        if options.exact {
+            inhibitors.extend(
+                runner.phase("exact inhibitors", || exact_inhibitors(net, options.exact_bits)).unwrap_or_default(),
+            );
+        }
+        inhibitors.sort_by_key(|i| (i.inhibitor, i.target, i.method));
+        // The proof method runs last: it is the costliest, and it gets whatever time is left.
+        let mut proof = None;
+        if options.proof {
+            // Clingo's grounding cannot be interrupted and takes about as long as building the
+            // propnet did (the same rules, ground by a different engine): too little time left
+            // means skipping the proof rather than overrunning the clock.
+            let left = deadline.map(|d| d.saturating_duration_since(Instant::now()));
+            let skip = left.is_some_and(|left| left < options.grounding);
+            match runner.phase("proof latches", || (!skip).then(|| proof_latches(desc, net, deadline))) {
+                Some(Some(Ok(mut found))) => {
+                    latches.append(&mut found.latches);
+                    if found.unknown > 0 {
+                        runner
+                            .notes
+                            .push(format!("proof latches: {} questions left open at the deadline", found.unknown));
+                    }
+                    proof = Some(found);
+                }
+                Some(Some(Err(e))) => runner.notes.push(format!("proof latches: not available: {e}")),
+                Some(None) => runner.notes.push(format!(
+                    "proof latches: skipped, {:.1} s left and grounding should take about {:.1} s",
+                    left.unwrap_or_default().as_secs_f64(),
+                    options.grounding.as_secs_f64()
+                )),
+                None => {}
+            }
+        }
+        latches.sort_by_key(|l| (l.base, l.kind, l.method));
+        latches.dedup();
+        // A pair is only a composite latch if neither member latches alone, proofs included.
+        composite.retain(|c| !latches.iter().any(|l| c.bases.contains(&l.base)));
+        // Goal latches are cheap and everything downstream needs them: never skipped.
+        let start = Instant::now();
+        let goals = GoalLatches::new(net, &latches);
+        runner.phases.push(Phase { phase: "goal latches".to_owned(), seconds: start.elapsed().as_secs_f64() });
+        Analysis {
+            latches,
+            composite,
+            inhibitors,
+            goal_inhibitors,
+            goals,
+            proof,
+            phases: runner.phases,
+            notes: runner.notes,
+        }
+    }
+}

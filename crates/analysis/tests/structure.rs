@@ -1,0 +1,122 @@
+//! Soundness of everything beyond single latches: on random trajectories of every corpus game,
+//! no inhibitor, goal inhibitor, composite latch, goal latch or achievable score range that the
+//! analysis reports is ever contradicted.
+
+use analysis::{Analysis, Effect, Junction, LatchKind, Options};
+use machine::StateMachine;
+use propnet::{PropnetMachine, PropnetState};
+use rand::rngs::SmallRng;
+use rand::SeedableRng;
+use std::time::{Duration, Instant};
+
+mod common;
+
+#[test]
+fn reported_structure_holds_on_random_trajectories_of_every_corpus_game() {
+    let Some(shared) = machine::shared::locate(env!("CARGO_MANIFEST_DIR"), "structure soundness") else { return };
+    let mut violations = Vec::new();
+    let mut games = 0;
+    for file in machine::shared::files(&shared.join("games"), "kif") {
+        let text = machine::shared::read_text(&file).expect("readable game");
+        let (desc, _) = gdl::load(&file.display().to_string(), &text).expect("valid game");
+        let limits =
+            propnet::Limits { deadline: Some(Instant::now() + Duration::from_secs(120)), ..Default::default() };
+        let Ok(net) = propnet::build(&desc, &limits) else { continue };
+        let net = propnet::optimize::optimize(&net).0;
+        let options = Options { deadline: Some(Instant::now() + Duration::from_secs(10)), ..Options::default() };
+        let a = Analysis::run(&net, &desc, &options, &mut |_| {});
+        let name = file.file_stem().unwrap().to_string_lossy().into_owned();
+        let mut m = PropnetMachine::new(&net);
+        let mut rng = SmallRng::seed_from_u64(11);
+        let deadline = Instant::now() + Duration::from_millis(300);
+        while Instant::now() < deadline && violations.len() < 20 {
+            let trajectory = common::random_trajectory(&mut m, &mut rng, 500);
+            check(&name, &net, &a, &mut m, &trajectory, &mut violations);
+        }
+        games += 1;
+    }
+    assert!(
+        violations.is_empty(),
+        "{} violations, first: {:#?}",
+        violations.len(),
+        &violations[..violations.len().min(20)]
+    );
+    if games > 0 {
+        assert!(games >= 50, "only {games} corpus games were checked");
+    }
+}
+
+fn holds(state: &PropnetState, base: usize, kind: LatchKind) -> bool {
+    state.contains(base) == (kind == LatchKind::Positive)
+}
+
+fn check(
+    game: &str,
+    net: &propnet::Net,
+    a: &Analysis,
+    m: &mut PropnetMachine,
+    trajectory: &[PropnetState],
+    out: &mut Vec<String>,
+) {
+    let goals: Vec<Vec<Vec<u32>>> = trajectory
+        .iter()
+        .map(|s| (0..net.roles.len()).map(|r| m.goal_values(s, r).expect("goals")).collect())
+        .collect();
+    let name = |b: usize| net.bases[b].name.as_str();
+    for (t, pair) in trajectory.windows(2).enumerate() {
+        let (now, next) = (&pair[0], &pair[1]);
+        for i in &a.inhibitors {
+            if now.contains(i.inhibitor) && next.contains(i.target) {
+                out.push(format!("{game}: {} does not inhibit {} ({:?})", name(i.inhibitor), name(i.target), i.method));
+            }
+        }
+        for g in &a.goal_inhibitors {
+            if now.contains(g.base) && goals[t + 1][g.role].contains(&g.value) {
+                out.push(format!("{game}: {} does not rule out goal {} of role {}", name(g.base), g.value, g.role));
+            }
+        }
+        for c in &a.composite {
+            let value = |s: &PropnetState| {
+                let (p, q) = (s.contains(c.bases[0]), s.contains(c.bases[1]));
+                if c.junction == Junction::Or {
+                    p || q
+                } else {
+                    p && q
+                }
+            };
+            let latched = c.kind == LatchKind::Positive;
+            if value(now) == latched && value(next) != latched {
+                out.push(format!("{game}: composite latch violated: {c:?}"));
+            }
+        }
+    }
+    let last = trajectory.len() - 1;
+    for (t, state) in trajectory.iter().enumerate().take(last) {
+        for g in &a.goals.latches {
+            if !holds(state, g.base, g.kind) {
+                continue;
+            }
+            for later in &goals[t + 1..] {
+                let has = later[g.role].contains(&g.value);
+                if has != (g.effect == Effect::Guarantees) {
+                    out.push(format!("{game}: goal latch violated at step {t}: {g:?} ({})", name(g.base)));
+                    break;
+                }
+            }
+        }
+        // The final score of a finished game lies in every earlier state's achievable range.
+        if m.is_terminal(&trajectory[last]).expect("terminal") {
+            for (r, range) in a.goals.ranges(state.words()).into_iter().enumerate() {
+                let score = goals[last][r].first().copied();
+                let inside = match (range, score) {
+                    (Some(range), Some(s)) => range.min <= s && s <= range.max,
+                    (None, _) => false,
+                    (_, None) => true,
+                };
+                if !inside {
+                    out.push(format!("{game}: role {r} scored {score:?} outside {range:?} predicted at step {t}"));
+                }
+            }
+        }
+    }
+}

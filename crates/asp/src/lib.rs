@@ -1,0 +1,43 @@
+//! Answer-set programming proofs about GDL games (chapter 16.1 of the GGP book).
+//!
+//! A game's rules become an ASP program over two time points ([`translate`]): the initial state
+//! is replaced by a generator that makes any set of base propositions true at time 1, every role
+//! picks exactly one legal move, and `next` defines the state at time 2. A base proposition is a
+//! latch exactly when no answer set changes it between the two time points in the forbidden
+//! direction, which [`prove_latches`] asks clingo for every base and both directions, grounding
+//! the program once and solving once per open question under an assumption.
+//!
+//! The translation is a pure function of the rules and the [`Facts`] (which bases and moves
+//! exist), so it can be tested on its own output; only [`prove_latches`] talks to clingo.
+
+mod solve;
+mod translate;
+
+pub use solve::{prove_latches, Report, Verdict, Verdicts};
+pub use translate::{parse_term, translate, Facts};
+
+use thiserror::Error;
+
+/// Why a proof could not be attempted.
+#[derive(Debug, Clone, Error)]
+pub enum Error {
+    /// A proposition or move name that is not a single ground GDL term.
+    #[error("cannot read {text:?} as a ground GDL term: {reason}")]
+    Term {
+        /// The text given.
+        text: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A rule the translation cannot express (only malformed GDL that validation rejects).
+    #[error("cannot translate {rule}: {reason}")]
+    Translate {
+        /// The rule, in KIF.
+        rule: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// clingo refused the program or failed while grounding or solving.
+    #[error("clingo: {0}")]
+    Clingo(String),
+}

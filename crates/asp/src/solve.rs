@@ -1,0 +1,362 @@
+//! Grounds the latch program once, then asks clingo for counterexamples until every question is
+//! answered or the deadline comes.
+//!
+//! Every question (base, direction) still open is marked by an external atom, and each solve
+//! assumes `p_some`: some open question has a counterexample. An answer set is read in full and
+//! closes every question it refutes, which is usually several; once the solver reports that no
+//! answer set exists, every question still open is a latch, all proved by that one call (the
+//! chapter's `:- not counterexample`, for all remaining questions at once). So a game costs one
+//! grounding, one solve per answer set needed to refute the non-latches, and one final solve;
+//! a caller that has refuted questions by other means (e.g. random play) passes them in as known
+//! and saves most of the answer sets. A question whose atom the grounder never produced is a
+//! latch without any search.
+//!
+//! Solves run in the background so that the deadline also bounds a single hard one; grounding
+//! cannot be interrupted, so it is the one cost the deadline does not bound.
+
+use crate::translate::{translate, Facts};
+use crate::Error;
+use clingo::{Part, ShowType, Signature, SolveMode, SolveResult, SolverLiteral, Symbol};
+use gdl::Description;
+use std::time::{Duration, Instant};
+
+/// What the proof says about one base proposition in one direction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Verdict {
+    /// No two-step counterexample exists: a latch.
+    Latch,
+    /// Some state and legal joint move change it: not a latch.
+    NotLatch,
+    /// Not answered (yet): the deadline came first.
+    Unknown,
+}
+
+/// A verdict for every base in both directions, in the order of [`Facts::bases`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Verdicts {
+    /// Whether each base, once true, stays true.
+    pub positive: Vec<Verdict>,
+    /// Whether each base, once false, stays false.
+    pub negative: Vec<Verdict>,
+}
+
+impl Verdicts {
+    /// Nothing known yet about `n` bases.
+    pub fn unknown(n: usize) -> Verdicts {
+        Verdicts { positive: vec![Verdict::Unknown; n], negative: vec![Verdict::Unknown; n] }
+    }
+
+    fn get_mut(&mut self, dir: usize, i: usize) -> Option<&mut Verdict> {
+        if dir == 0 {
+            self.positive.get_mut(i)
+        } else {
+            self.negative.get_mut(i)
+        }
+    }
+}
+
+/// The verdicts and what they cost.
+#[derive(Debug, Clone)]
+pub struct Report {
+    /// The verdicts.
+    pub verdicts: Verdicts,
+    /// Time spent translating and grounding.
+    pub ground: Duration,
+    /// Time spent solving.
+    pub solve: Duration,
+    /// Solver calls made.
+    pub solves: usize,
+}
+
+fn clingo_error(e: clingo::ClingoError) -> Error {
+    Error::Clingo(e.to_string())
+}
+
+/// Answers every question that `known` leaves [`Verdict::Unknown`]: whether each base of `facts`
+/// is a positive and a negative latch under the rules of `desc`. Answers in `known` are taken as
+/// given. Past `deadline` (checked after grounding and bounding the wait for every answer set)
+/// the questions still open stay unknown.
+pub fn prove_latches(
+    desc: &Description,
+    facts: &Facts,
+    known: Verdicts,
+    deadline: Option<Instant>,
+) -> Result<Report, Error> {
+    let n = facts.bases.len();
+    if known.positive.len() != n || known.negative.len() != n {
+        return Err(Error::Translate { rule: "known verdicts".into(), reason: format!("need {n} in each direction") });
+    }
+    let start = Instant::now();
+    let mut report = Report { verdicts: known, ground: Duration::ZERO, solve: Duration::ZERO, solves: 0 };
+    let program = translate(desc, facts)?;
+    // Every answer set of one solve call is wanted (`--models=0`). A random default sign makes
+    // the generated state about half true, so that one answer set shows counterexamples in both
+    // directions for many bases at once.
+    let args = ["--warn=none", "--models=0", "--sign-def=rnd"].map(String::from).to_vec();
+    let mut ctl = clingo::control(args).map_err(clingo_error)?;
+    ctl.add("base", &[], &program).map_err(clingo_error)?;
+    ctl.ground(&[Part::new("base", vec![]).map_err(clingo_error)?]).map_err(clingo_error)?;
+    let cex = [literals(&ctl, "pos_cex", &[], n)?, literals(&ctl, "neg_cex", &[], n)?];
+    let open = [literals(&ctl, "p_open", &[0], n)?, literals(&ctl, "p_open", &[1], n)?];
+    let some = literals(&ctl, "p_some", &[], 1)?.pop().flatten();
+    report.ground = start.elapsed();
+    if std::env::var_os("ASP_SIGS").is_some() {
+        let atoms = ctl.symbolic_atoms().map_err(clingo_error)?;
+        let mut counts: Vec<(usize, String)> = Vec::new();
+        for sig in atoms.signatures().map_err(clingo_error)? {
+            let c = atoms.iter_with_signature(sig).map_err(clingo_error)?.count();
+            counts.push((c, format!("{}/{}", sig.name().unwrap_or("?"), sig.arity())));
+        }
+        counts.sort();
+        eprintln!("{:?}", &counts[counts.len().saturating_sub(12)..]);
+        std::fs::write("/tmp/program.lp", &program).ok();
+    }
+    let solving = Instant::now();
+    // Questions answered already are closed from the start; the grounder answered those whose
+    // counterexample atom it never produced.
+    let mut assumptions = Vec::new();
+    let mut unknown = 0;
+    for dir in 0..2 {
+        for i in 0..n {
+            let Some(v) = report.verdicts.get_mut(dir, i) else { continue };
+            if *v == Verdict::Unknown && cex[dir][i].is_none() {
+                *v = Verdict::Latch;
+            }
+            match (*v, open[dir][i]) {
+                (Verdict::Unknown, _) => unknown += 1,
+                (_, Some(lit)) => assumptions.push(lit.negate()),
+                (_, None) => {}
+            }
+        }
+    }
+    match some {
+        _ if unknown == 0 || deadline.is_some_and(|d| Instant::now() >= d) => {}
+        // Without `p_some` in the ground program no open question has a counterexample.
+        None => close_all(&mut report.verdicts, Verdict::Latch),
+        Some(some) => {
+            assumptions.push(some);
+            report.solves += 1;
+            let handle = ctl.solve(SolveMode::ASYNC | SolveMode::YIELD, &assumptions).map_err(clingo_error)?;
+            enumerate(handle, &open, &mut report.verdicts, deadline)?;
+        }
+    }
+    report.solve = solving.elapsed();
+    Ok(report)
+}
+
+/// Reads answer sets from one solve call: each refutes the questions it shows a counterexample
+/// for, which are then closed for the rest of the call (a clause making their `p_open` false).
+/// Each answer set refutes at least one open question, so the call ends; when it ends by
+/// exhausting the search, no open question has a counterexample and every one is a latch.
+/// Staying in one call matters: clingo prepares the whole ground program again for every call,
+/// which costs more than finding an answer set in all but the largest games.
+fn enumerate(
+    mut handle: clingo::SolveHandle,
+    open: &[Vec<Option<SolverLiteral>>; 2],
+    verdicts: &mut Verdicts,
+    deadline: Option<Instant>,
+) -> Result<(), Error> {
+    loop {
+        let ready = match deadline {
+            Some(d) => match d.checked_duration_since(Instant::now()) {
+                Some(r) if !r.is_zero() => handle.wait(r),
+                _ => false,
+            },
+            None => true,
+        };
+        if !ready {
+            handle.cancel().map_err(clingo_error)?;
+            break;
+        }
+        let result = handle.get().map_err(clingo_error)?;
+        let Some(model) = handle.model().map_err(clingo_error)? else {
+            if result.contains(SolveResult::EXHAUSTED) {
+                close_all(verdicts, Verdict::Latch);
+            }
+            break;
+        };
+        let mut closing = Vec::new();
+        for sym in model.symbols(ShowType::SHOWN).map_err(clingo_error)? {
+            let (dir, i) = match (sym.name(), index(sym, 0)) {
+                (Ok("pos_cex"), Some(i)) => (0, i),
+                (Ok("neg_cex"), Some(i)) => (1, i),
+                _ => continue,
+            };
+            if let Some(v @ Verdict::Unknown) = verdicts.get_mut(dir, i) {
+                *v = Verdict::NotLatch;
+                closing.extend(open[dir][i].map(SolverLiteral::negate));
+            }
+        }
+        if closing.is_empty() {
+            // Every answer set under `p_some` refutes an open question; without one, the
+            // enumeration could go on for ever.
+            handle.close().map_err(clingo_error)?;
+            return Err(Error::Clingo("an answer set refuted no open question".into()));
+        }
+        for lit in closing {
+            add_clause(model, &[lit])?;
+        }
+        handle.resume().map_err(clingo_error)?;
+    }
+    handle.close().map_err(clingo_error)?;
+    Ok(())
+}
+
+/// Adds `clause` to the running solve call, for the rest of its enumeration.
+///
+/// clingo 0.8's `Model::context` hands `clingo_model_context` a null out-pointer, which crashes,
+/// so this goes to the C API directly.
+fn add_clause(model: &clingo::Model, clause: &[SolverLiteral]) -> Result<(), Error> {
+    let lits: Vec<clingo_sys::clingo_literal_t> = clause.iter().map(|l| l.get_integer()).collect();
+    // clingo hands out `&Model` by casting the `clingo_model_t` pointer of the C API, so casting
+    // back recovers it; the model stays valid while the handle yields it, i.e. during this call.
+    let raw = model as *const clingo::Model as *const clingo_sys::clingo_model_t;
+    let mut control: *mut clingo_sys::clingo_solve_control_t = std::ptr::null_mut();
+    // SAFETY: `raw` is a live model (above), `control` a valid out-pointer, and `lits` outlives
+    // the call, which copies the clause.
+    let added = unsafe {
+        clingo_sys::clingo_model_context(raw, &mut control)
+            && !control.is_null()
+            && clingo_sys::clingo_solve_control_add_clause(control, lits.as_ptr(), lits.len())
+    };
+    if added {
+        Ok(())
+    } else {
+        Err(Error::Clingo("could not add a clause during enumeration".into()))
+    }
+}
+
+fn close_all(verdicts: &mut Verdicts, to: Verdict) {
+    for v in verdicts.positive.iter_mut().chain(verdicts.negative.iter_mut()) {
+        if *v == Verdict::Unknown {
+            *v = to;
+        }
+    }
+}
+
+/// Argument `k` of `sym` as an index, if it is a non-negative number.
+fn index(sym: Symbol, k: usize) -> Option<usize> {
+    let args = sym.arguments().ok()?;
+    usize::try_from(args.get(k)?.number().ok()?).ok()
+}
+
+/// The program literal of `name(prefix…, I)` for every `I` below `n` the grounder kept, or, for
+/// `p_some`, of the atom itself as entry 0; `None` where the grounder proved the atom false.
+fn literals(ctl: &clingo::Control, name: &str, prefix: &[i32], n: usize) -> Result<Vec<Option<SolverLiteral>>, Error> {
+    let mut out = vec![None; n];
+    let arity = if name == "p_some" { 0 } else { prefix.len() + 1 };
+    let sig = Signature::new(name, arity as u32, true).map_err(clingo_error)?;
+    let atoms = ctl.symbolic_atoms().map_err(clingo_error)?;
+    for atom in atoms.iter_with_signature(sig).map_err(clingo_error)? {
+        let sym = atom.symbol().map_err(clingo_error)?;
+        let args = sym.arguments().map_err(clingo_error)?;
+        if sym.name().map_err(clingo_error)? != name
+            || args.len() != arity
+            || prefix.iter().zip(&args).any(|(p, a)| a.number().ok() != Some(*p))
+        {
+            continue;
+        }
+        let k = if arity == 0 { Some(0) } else { index(sym, prefix.len()) };
+        if let Some(slot) = k.and_then(|k| out.get_mut(k)) {
+            *slot = Some(atom.literal().map_err(clingo_error)?);
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse_term;
+    use gdl::Sym;
+
+    fn facts(desc: &Description, bases: &[&str], inputs: &[(&str, &str)]) -> Facts {
+        Facts {
+            roles: desc.roles(),
+            bases: bases.iter().map(|b| parse_term(b).unwrap()).collect(),
+            inputs: inputs.iter().map(|(r, m)| (Sym::new(r), parse_term(m).unwrap())).collect(),
+            fixed: Vec::new(),
+        }
+    }
+
+    fn prove(rules: &str, bases: &[&str], inputs: &[(&str, &str)]) -> Verdicts {
+        let desc = gdl::parse("t", rules).expect("parses");
+        let facts = facts(&desc, bases, inputs);
+        prove_latches(&desc, &facts, Verdicts::unknown(bases.len()), None).expect("proves").verdicts
+    }
+
+    const SWITCH: &str = "
+        (role robot)
+        (<= (legal robot on) (not (true lit)))
+        (legal robot wait)
+        (<= (next lit) (does robot on))
+        (<= (next lit) (true lit))
+        (<= (next (count ?y)) (true (count ?x)) (succ ?x ?y))
+        (<= (next 1-up) (true 1-up) (not (does robot wait)))
+        (succ 1 2) (succ 2 3)";
+
+    #[test]
+    fn a_switch_that_stays_on() {
+        let v = prove(SWITCH, &["lit", "(count 1)", "(count 2)", "1-up"], &[("robot", "on"), ("robot", "wait")]);
+        use Verdict::*;
+        assert_eq!(v.positive, [Latch, NotLatch, NotLatch, NotLatch]);
+        // (count 1) never comes back; (count 2) follows (count 1); 1-up is never switched on.
+        assert_eq!(v.negative, [NotLatch, Latch, NotLatch, Latch]);
+    }
+
+    #[test]
+    fn legality_matters() {
+        // Waiting switches 1-up off; once waiting is illegal while 1-up holds, 1-up latches.
+        let rules = format!("{SWITCH} (<= (legal robot on) (true 1-up))")
+            .replace("(legal robot wait)", "(<= (legal robot wait) (not (true 1-up)))");
+        let v = prove(&rules, &["1-up"], &[("robot", "on"), ("robot", "wait")]);
+        assert_eq!(v.positive, [Verdict::Latch]);
+    }
+
+    #[test]
+    fn known_answers_are_kept_and_not_asked() {
+        let desc = gdl::parse("t", SWITCH).unwrap();
+        let facts = facts(&desc, &["lit", "1-up"], &[("robot", "on"), ("robot", "wait")]);
+        let mut known = Verdicts::unknown(2);
+        known.positive = vec![Verdict::NotLatch, Verdict::NotLatch];
+        known.negative[0] = Verdict::NotLatch;
+        let r = prove_latches(&desc, &facts, known, None).unwrap();
+        // The wrong answer given for lit stands: the caller vouches for what it passes in.
+        assert_eq!(r.verdicts.positive, [Verdict::NotLatch, Verdict::NotLatch]);
+        assert_eq!(r.verdicts.negative, [Verdict::NotLatch, Verdict::Latch]);
+        assert_eq!(r.solves, 1);
+    }
+
+    #[test]
+    fn a_passed_deadline_leaves_questions_open_but_grounder_proofs() {
+        let desc = gdl::parse("t", SWITCH).unwrap();
+        let facts = facts(&desc, &["lit", "(count 1)"], &[("robot", "on")]);
+        let r = prove_latches(&desc, &facts, Verdicts::unknown(2), Some(Instant::now())).unwrap();
+        // Nothing can make (count 1) true: the grounder drops its counterexample atom.
+        assert_eq!(r.verdicts.positive, [Verdict::Unknown, Verdict::Unknown]);
+        assert_eq!(r.verdicts.negative, [Verdict::Unknown, Verdict::Latch]);
+        assert_eq!(r.solves, 0);
+    }
+
+    #[test]
+    fn fixed_bases_are_fixed() {
+        let rules = "(role r) (legal r go) (<= (next p) (true p) (true q)) (<= (next q) (true q))";
+        let desc = gdl::parse("t", rules).unwrap();
+        let mut facts = facts(&desc, &["p", "q"], &[("r", "go")]);
+        let positive =
+            |facts: &Facts| prove_latches(&desc, facts, Verdicts::unknown(2), None).unwrap().verdicts.positive;
+        assert_eq!(positive(&facts), [Verdict::NotLatch, Verdict::Latch]);
+        facts.fixed.push((1, true));
+        assert_eq!(positive(&facts), [Verdict::Latch, Verdict::Latch]);
+    }
+
+    #[test]
+    fn clingo_errors_are_errors_not_panics() {
+        // An unsafe rule (which validation rejects) reaches clingo and must come back as an error.
+        let desc = gdl::parse("t", "(role r) (legal r go) (<= (next (p ?x)) (not (true (q ?x))))").unwrap();
+        let facts = Facts { roles: desc.roles(), ..Facts::default() };
+        assert!(matches!(prove_latches(&desc, &facts, Verdicts::unknown(0), None), Err(Error::Clingo(_))));
+        let wrong = Verdicts::unknown(3);
+        assert!(prove_latches(&desc, &facts, wrong, None).is_err());
+    }
+}
