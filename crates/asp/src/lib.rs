@@ -4,8 +4,9 @@
 //! is replaced by a generator that makes any set of base propositions true at time 1, every role
 //! picks exactly one legal move, and `next` defines the state at time 2. A base proposition is a
 //! latch exactly when no answer set changes it between the two time points in the forbidden
-//! direction, which [`prove_latches`] asks clingo for every base and both directions, grounding
-//! the program once and solving once per open question under an assumption.
+//! direction, which [`prove_latches`] asks clingo for every base and both directions at once:
+//! one grounding, then one solve call that enumerates counterexamples to the questions still
+//! open until none is left.
 //!
 //! The translation is a pure function of the rules and the [`Facts`] (which bases and moves
 //! exist), so it can be tested on its own output; only [`prove_latches`] talks to clingo.

@@ -1,18 +1,19 @@
-//! Grounds the latch program once, then asks clingo for counterexamples until every question is
-//! answered or the deadline comes.
+//! Grounds the latch program once and answers every latch question with one solve call.
 //!
-//! Every question (base, direction) still open is marked by an external atom, and each solve
-//! assumes `p_some`: some open question has a counterexample. An answer set is read in full and
-//! closes every question it refutes, which is usually several; once the solver reports that no
-//! answer set exists, every question still open is a latch, all proved by that one call (the
-//! chapter's `:- not counterexample`, for all remaining questions at once). So a game costs one
-//! grounding, one solve per answer set needed to refute the non-latches, and one final solve;
-//! a caller that has refuted questions by other means (e.g. random play) passes them in as known
-//! and saves most of the answer sets. A question whose atom the grounder never produced is a
-//! latch without any search.
+//! The call assumes `p_some` (some open question has a counterexample) and enumerates answer
+//! sets. Each is read in full and refutes every question it shows a counterexample for, which
+//! closes them for the rest of the call (a clause making their `p_open` false), so the next
+//! answer set must refute a question still open. When the enumeration is exhausted, no open
+//! question has a counterexample left: every one is a latch, all proved at once (the chapter's
+//! `:- not counterexample`, for all remaining questions together). So a game costs one grounding
+//! and one answer set per handful of non-latches; a caller that has refuted questions by other
+//! means (random play) passes them in as known and saves most of those. A question whose
+//! counterexample atom the grounder never produced is a latch without any search.
 //!
-//! Solves run in the background so that the deadline also bounds a single hard one; grounding
-//! cannot be interrupted, so it is the one cost the deadline does not bound.
+//! One call rather than one per question because clingo prepares the whole ground program again
+//! for every call, which costs more than finding an answer set in all but the largest games. The
+//! call runs in the background so that the deadline bounds the wait for every answer set;
+//! grounding cannot be interrupted, so it is the one cost the deadline does not bound.
 
 use crate::translate::{translate, Facts};
 use crate::Error;
@@ -64,8 +65,8 @@ pub struct Report {
     pub ground: Duration,
     /// Time spent solving.
     pub solve: Duration,
-    /// Solver calls made.
-    pub solves: usize,
+    /// Answer sets read.
+    pub models: usize,
 }
 
 fn clingo_error(e: clingo::ClingoError) -> Error {
@@ -87,7 +88,7 @@ pub fn prove_latches(
         return Err(Error::Translate { rule: "known verdicts".into(), reason: format!("need {n} in each direction") });
     }
     let start = Instant::now();
-    let mut report = Report { verdicts: known, ground: Duration::ZERO, solve: Duration::ZERO, solves: 0 };
+    let mut report = Report { verdicts: known, ground: Duration::ZERO, solve: Duration::ZERO, models: 0 };
     let program = translate(desc, facts)?;
     // Every answer set of one solve call is wanted (`--models=0`). A random default sign makes
     // the generated state about half true, so that one answer set shows counterexamples in both
@@ -100,17 +101,6 @@ pub fn prove_latches(
     let open = [literals(&ctl, "p_open", &[0], n)?, literals(&ctl, "p_open", &[1], n)?];
     let some = literals(&ctl, "p_some", &[], 1)?.pop().flatten();
     report.ground = start.elapsed();
-    if std::env::var_os("ASP_SIGS").is_some() {
-        let atoms = ctl.symbolic_atoms().map_err(clingo_error)?;
-        let mut counts: Vec<(usize, String)> = Vec::new();
-        for sig in atoms.signatures().map_err(clingo_error)? {
-            let c = atoms.iter_with_signature(sig).map_err(clingo_error)?.count();
-            counts.push((c, format!("{}/{}", sig.name().unwrap_or("?"), sig.arity())));
-        }
-        counts.sort();
-        eprintln!("{:?}", &counts[counts.len().saturating_sub(12)..]);
-        std::fs::write("/tmp/program.lp", &program).ok();
-    }
     let solving = Instant::now();
     // Questions answered already are closed from the start; the grounder answered those whose
     // counterexample atom it never produced.
@@ -130,32 +120,29 @@ pub fn prove_latches(
         }
     }
     match some {
-        _ if unknown == 0 || deadline.is_some_and(|d| Instant::now() >= d) => {}
         // Without `p_some` in the ground program no open question has a counterexample.
         None => close_all(&mut report.verdicts, Verdict::Latch),
+        _ if unknown == 0 || deadline.is_some_and(|d| Instant::now() >= d) => {}
         Some(some) => {
             assumptions.push(some);
-            report.solves += 1;
             let handle = ctl.solve(SolveMode::ASYNC | SolveMode::YIELD, &assumptions).map_err(clingo_error)?;
-            enumerate(handle, &open, &mut report.verdicts, deadline)?;
+            report.models = enumerate(handle, &open, &mut report.verdicts, deadline)?;
         }
     }
     report.solve = solving.elapsed();
     Ok(report)
 }
 
-/// Reads answer sets from one solve call: each refutes the questions it shows a counterexample
-/// for, which are then closed for the rest of the call (a clause making their `p_open` false).
-/// Each answer set refutes at least one open question, so the call ends; when it ends by
-/// exhausting the search, no open question has a counterexample and every one is a latch.
-/// Staying in one call matters: clingo prepares the whole ground program again for every call,
-/// which costs more than finding an answer set in all but the largest games.
+/// Reads the answer sets of one solve call, closing the questions each refutes, until the search
+/// is exhausted (every question still open is then a latch) or the deadline comes; returns how
+/// many it read.
 fn enumerate(
     mut handle: clingo::SolveHandle,
     open: &[Vec<Option<SolverLiteral>>; 2],
     verdicts: &mut Verdicts,
     deadline: Option<Instant>,
-) -> Result<(), Error> {
+) -> Result<usize, Error> {
+    let mut models = 0;
     loop {
         let ready = match deadline {
             Some(d) => match d.checked_duration_since(Instant::now()) {
@@ -175,7 +162,8 @@ fn enumerate(
             }
             break;
         };
-        let mut closing = Vec::new();
+        models += 1;
+        let (mut refuted, mut closing) = (0, Vec::new());
         for sym in model.symbols(ShowType::SHOWN).map_err(clingo_error)? {
             let (dir, i) = match (sym.name(), index(sym, 0)) {
                 (Ok("pos_cex"), Some(i)) => (0, i),
@@ -184,10 +172,11 @@ fn enumerate(
             };
             if let Some(v @ Verdict::Unknown) = verdicts.get_mut(dir, i) {
                 *v = Verdict::NotLatch;
+                refuted += 1;
                 closing.extend(open[dir][i].map(SolverLiteral::negate));
             }
         }
-        if closing.is_empty() {
+        if refuted == 0 {
             // Every answer set under `p_some` refutes an open question; without one, the
             // enumeration could go on for ever.
             handle.close().map_err(clingo_error)?;
@@ -199,7 +188,7 @@ fn enumerate(
         handle.resume().map_err(clingo_error)?;
     }
     handle.close().map_err(clingo_error)?;
-    Ok(())
+    Ok(models)
 }
 
 /// Adds `clause` to the running solve call, for the rest of its enumeration.
@@ -324,7 +313,7 @@ mod tests {
         // The wrong answer given for lit stands: the caller vouches for what it passes in.
         assert_eq!(r.verdicts.positive, [Verdict::NotLatch, Verdict::NotLatch]);
         assert_eq!(r.verdicts.negative, [Verdict::NotLatch, Verdict::Latch]);
-        assert_eq!(r.solves, 1);
+        assert_eq!(r.models, 0, "one unsatisfiable search proves the last question");
     }
 
     #[test]
@@ -335,7 +324,7 @@ mod tests {
         // Nothing can make (count 1) true: the grounder drops its counterexample atom.
         assert_eq!(r.verdicts.positive, [Verdict::Unknown, Verdict::Unknown]);
         assert_eq!(r.verdicts.negative, [Verdict::Unknown, Verdict::Latch]);
-        assert_eq!(r.solves, 0);
+        assert_eq!(r.models, 0);
     }
 
     #[test]

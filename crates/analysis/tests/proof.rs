@@ -1,0 +1,225 @@
+//! The proof method (chapter 16.1): the book's examples on the bundled games, and on every corpus
+//! game agreement with the structural and exact methods, soundness on random games, and the ASP
+//! translation's next state against the net's on random transitions.
+
+mod common;
+
+use analysis::{Latch, LatchKind, ProofLatches};
+use machine::StateMachine;
+use propnet::{Net, PropnetMachine};
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use std::collections::HashSet;
+use std::time::{Duration, Instant};
+
+fn bundled(name: &str) -> (gdl::Description, Net) {
+    let game = games::find(name).expect("bundled game");
+    let (desc, _) = gdl::load(game.file, game.text).expect("valid");
+    let net = propnet::build(&desc, &propnet::Limits::default()).expect("builds");
+    (desc, propnet::optimize::optimize(&net).0)
+}
+
+fn proved(proof: &ProofLatches, name: &str, kind: LatchKind) -> bool {
+    proof.latches.iter().any(|l| l.name == name && l.kind == kind)
+}
+
+#[test]
+fn buttons_and_lights_step_one_latches_negatively_and_no_light_latches() {
+    let (desc, net) = bundled("buttonsandlights");
+    let proof = analysis::proof_latches(&desc, &net, None).expect("proves");
+    assert_eq!(proof.unknown, 0, "{proof:?}");
+    assert!(proved(&proof, "(step 1)", LatchKind::Negative), "{proof:?}");
+    // With nothing left unknown, every question not proved was refuted by a counterexample.
+    for light in ["p", "q", "r"] {
+        assert!(!proof.latches.iter().any(|l| l.name == light), "{light} is no latch: {proof:?}");
+    }
+}
+
+#[test]
+fn untwisty_corridor_p_latches_positively() {
+    let (desc, net) = bundled("untwistycorridor");
+    let proof = analysis::proof_latches(&desc, &net, None).expect("proves");
+    assert!(proved(&proof, "p", LatchKind::Positive), "{proof:?}");
+}
+
+/// The latches `latches` that some transition of a random game breaks.
+fn broken(m: &mut PropnetMachine, latches: &[Latch], budget: Duration, checked: &mut usize) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rng = SmallRng::seed_from_u64(16);
+    let until = Instant::now() + budget;
+    while Instant::now() < until {
+        let states: Vec<HashSet<String>> = common::random_trajectory(m, &mut rng, 500)
+            .iter()
+            .map(|s| m.state_props(s).into_iter().collect())
+            .collect();
+        for pair in states.windows(2) {
+            *checked += 1;
+            for l in latches {
+                let (before, after) = (pair[0].contains(&l.name), pair[1].contains(&l.name));
+                if (l.kind == LatchKind::Positive && before && !after)
+                    || (l.kind == LatchKind::Negative && !before && after)
+                {
+                    out.push(format!("{l:?}"));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The next state by the ASP translation: `state` pinned (every base fixed), `joint` (one move
+/// per role) the only moves, so that each base's verdict says whether it keeps its value.
+fn asp_next(desc: &gdl::Description, net: &Net, state: &HashSet<String>, joint: &[String]) -> HashSet<String> {
+    let roles: Vec<gdl::Sym> = net.roles.iter().map(|r| gdl::Sym::new(r)).collect();
+    let facts = asp::Facts {
+        roles: roles.clone(),
+        bases: net.bases.iter().map(|b| asp::parse_term(&b.name).expect("term")).collect(),
+        inputs: joint.iter().zip(&roles).map(|(m, r)| (*r, asp::parse_term(m).expect("term"))).collect(),
+        fixed: net.bases.iter().enumerate().map(|(i, b)| (i, state.contains(&b.name))).collect(),
+    };
+    let report = asp::prove_latches(desc, &facts, asp::Verdicts::unknown(net.bases.len()), None).expect("proves");
+    let (pos, neg) = (&report.verdicts.positive, &report.verdicts.negative);
+    let keeps = |i: usize, now: bool| if now { pos[i] == asp::Verdict::Latch } else { neg[i] == asp::Verdict::Latch };
+    net.bases
+        .iter()
+        .enumerate()
+        .filter(|&(i, b)| state.contains(&b.name) == keeps(i, state.contains(&b.name)))
+        .map(|(_, b)| b.name.clone())
+        .collect()
+}
+
+/// Transitions of a random game where the ASP translation's next state differs from the net's.
+fn translation_differences(desc: &gdl::Description, net: &Net, m: &mut PropnetMachine) -> Vec<String> {
+    let mut rng = SmallRng::seed_from_u64(3);
+    let trajectory = common::random_trajectory(m, &mut rng, 60);
+    let mut out = Vec::new();
+    let n = trajectory.len();
+    for state in [0, n / 2].map(|k| &trajectory[k]) {
+        let mut joint = Vec::new();
+        for role in 0..m.roles().len() {
+            let legal = m.legal_moves(state, role).expect("legal");
+            let Some(mv) = legal.get(rng.random_range(0..legal.len().max(1))) else { return out };
+            joint.push(*mv);
+        }
+        let names: Vec<String> = joint.iter().map(|mv| m.format_move(mv)).collect();
+        let now: HashSet<String> = m.state_props(state).into_iter().collect();
+        let after = m.next_state(state, &joint).expect("next");
+        let next: HashSet<String> = m.state_props(&after).into_iter().collect();
+        let by_asp = asp_next(desc, net, &now, &names);
+        if by_asp != next {
+            let mut diff: Vec<&String> = by_asp.symmetric_difference(&next).collect();
+            diff.sort();
+            out.push(format!("after {names:?}: the net and ASP disagree on {diff:?}"));
+        }
+    }
+    out
+}
+
+/// Games whose rules clingo alone takes longer to ground than the whole proof budget (amazons:
+/// 174k legal moves, about 5 s), so that the proof never finishes and there is nothing to
+/// compare; with its 6 s propnet build it would only add a fifth to this test's time. What a
+/// deadline that passes during grounding leaves behind is tested in the asp crate.
+const OUT_OF_REACH: [&str; 1] = ["amazons"];
+
+/// On every corpus game where the proof finishes within [`analysis::PROOF_BUDGET`], it proves every
+/// latch the structural and exact methods prove, and none of its latches is broken in random play.
+///
+/// The proof method may find more, for three reasons, all seen in the corpus (checked by hand):
+/// * the exact method gives up on cones of more than 2^16 markings (checkers, quarto, both
+///   chineseCheckers, cittaceot, dotsAndBoxes, skirmish);
+/// * the exact method lets every role play any move, legal or not, while the proof allows only
+///   legal ones (othello's corners, pilgrimage's full towers, untwistyCorridor's `q1`, states
+///   with no legal move such as gt_prisoner's last round);
+/// * the proof knows the bases the net's reachability analysis found never to change (3pffa and
+///   4pffa's fixed cells, tron's walls, hanoi's `(clear disc1)`), so they latch vacuously in the
+///   direction the exact method, which varies them freely, cannot confirm.
+///
+/// Finding fewer would be a bug in one of the methods, since both are sound over-approximations
+/// of the same reachable transitions.
+#[test]
+fn proof_confirms_every_structural_and_exact_latch_and_holds_in_play_on_every_corpus_game() {
+    let Some(shared) = machine::shared::locate(env!("CARGO_MANIFEST_DIR"), "proof latches") else { return };
+    let mut missing = Vec::new();
+    let mut violations = Vec::new();
+    let mut incomplete = Vec::new();
+    let mut disagreements = Vec::new();
+    let (mut completed, mut checked, mut translated) = (0, 0, 0);
+    let mut spent = [Duration::ZERO; 5];
+    let mut table = String::from(
+        "game                        bases   play s  ground s  solve s  total s  models  proved refuted unknown  \
+         classic extra\n",
+    );
+    for file in machine::shared::files(&shared.join("games"), "kif") {
+        let game = file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        if OUT_OF_REACH.contains(&game.as_str()) {
+            incomplete.push(game);
+            continue;
+        }
+        let text = machine::shared::read_text(&file).expect("readable game");
+        let (desc, _) = gdl::load(&file.display().to_string(), &text).expect("valid game");
+        let mut clock = Instant::now();
+        let mut lap = |k: usize| spent[k] += std::mem::replace(&mut clock, Instant::now()).elapsed();
+        let limits =
+            propnet::Limits { deadline: Some(Instant::now() + Duration::from_secs(120)), ..Default::default() };
+        let Ok(net) = propnet::build(&desc, &limits) else { continue };
+        let net = propnet::optimize::optimize(&net).0;
+        lap(0);
+        let mut classic = analysis::structural_latches(&net);
+        classic.extend(analysis::exact_latches(&net, 16));
+        lap(1);
+        let start = Instant::now();
+        let proof = analysis::proof_latches(&desc, &net, Some(start + analysis::PROOF_BUDGET))
+            .unwrap_or_else(|e| panic!("{game}: {e}"));
+        let total = start.elapsed();
+        let found: HashSet<(usize, LatchKind)> = proof.latches.iter().map(|l| (l.base, l.kind)).collect();
+        let expected: HashSet<(usize, LatchKind)> = classic.iter().map(|l| (l.base, l.kind)).collect();
+        table.push_str(&format!(
+            "{game:26} {:6} {:8.3} {:9.3} {:8.3} {:8.3} {:7} {:7} {:7} {:7} {:8} {:5}\n",
+            net.bases.len(),
+            proof.play.as_secs_f64(),
+            proof.ground.as_secs_f64(),
+            proof.solve.as_secs_f64(),
+            total.as_secs_f64(),
+            proof.models,
+            proof.latches.len(),
+            proof.refuted,
+            proof.unknown,
+            expected.len(),
+            found.difference(&expected).count(),
+        ));
+        if proof.unknown > 0 {
+            incomplete.push(game.clone());
+        } else {
+            completed += 1;
+            for l in classic.iter().filter(|l| !found.contains(&(l.base, l.kind))) {
+                missing.push(format!("{game}: {l:?} not proved"));
+            }
+        }
+        lap(2);
+        let mut m = PropnetMachine::new(&net);
+        // Where grounding is cheap, the translation must agree with the net move by move.
+        if proof.ground < Duration::from_millis(50) {
+            translated += 1;
+            disagreements
+                .extend(translation_differences(&desc, &net, &mut m).into_iter().map(|d| format!("{game}: {d}")));
+        }
+        lap(3);
+        violations.extend(
+            broken(&mut m, &proof.latches, Duration::from_millis(40), &mut checked)
+                .into_iter()
+                .map(|v| format!("{game}: {v}")),
+        );
+        lap(4);
+    }
+    eprintln!("{table}not finished within {:?}: {incomplete:?}", analysis::PROOF_BUDGET);
+    let [build, exact, proof, translation, play] = spent.map(|d| d.as_secs_f64());
+    eprintln!(
+        "seconds: nets {build:.1}, exact {exact:.1}, proof {proof:.1}, translation {translation:.1}, play {play:.1}"
+    );
+    assert!(completed >= 45, "the proof finished on only {completed} games; not finished: {incomplete:?}");
+    assert!(checked > 1000, "too few transitions checked: {checked}");
+    assert!(translated >= 40, "the translation was compared with the net on only {translated} games");
+    assert!(disagreements.is_empty(), "{}", disagreements.join("\n"));
+    assert!(missing.is_empty(), "{}", missing.join("\n"));
+    assert!(violations.is_empty(), "{}", violations.join("\n"));
+}
