@@ -1,11 +1,11 @@
 //! Soundness: no latch reported on any corpus game is ever violated along random trajectories.
 
-use machine::StateMachine;
 use propnet::PropnetMachine;
 use rand::rngs::SmallRng;
-use rand::{Rng, SeedableRng};
-use std::collections::HashSet;
+use rand::SeedableRng;
 use std::time::{Duration, Instant};
+
+mod common;
 
 #[test]
 fn reported_latches_hold_on_random_trajectories_of_every_corpus_game() {
@@ -25,36 +25,18 @@ fn reported_latches_hold_on_random_trajectories_of_every_corpus_game() {
         let mut rng = SmallRng::seed_from_u64(7);
         let deadline = Instant::now() + Duration::from_millis(300);
         while Instant::now() < deadline {
-            let mut state = m.initial_state();
-            for _ in 0..500 {
-                if m.is_terminal(&state).expect("terminal") {
-                    break;
-                }
-                let mut joint = Vec::new();
-                for role in 0..m.roles().len() {
-                    let legal = m.legal_moves(&state, role).expect("legal");
-                    if legal.is_empty() {
-                        break;
-                    }
-                    joint.push(legal[rng.random_range(0..legal.len())]);
-                }
-                if joint.len() < m.roles().len() {
-                    break;
-                }
-                let next = m.next_state(&state, &joint).expect("next");
-                let (before, after): (HashSet<String>, HashSet<String>) =
-                    (m.state_props(&state).into_iter().collect(), m.state_props(&next).into_iter().collect());
+            for pair in common::random_trajectory(&mut m, &mut rng, 500).windows(2) {
+                let (before, after) = (&pair[0], &pair[1]);
                 for l in &latches {
                     let broken = match l.kind {
-                        analysis::LatchKind::Positive => before.contains(&l.name) && !after.contains(&l.name),
-                        analysis::LatchKind::Negative => !before.contains(&l.name) && after.contains(&l.name),
+                        analysis::LatchKind::Positive => before.contains(l.base) && !after.contains(l.base),
+                        analysis::LatchKind::Negative => !before.contains(l.base) && after.contains(l.base),
                     };
                     if broken {
                         violations.push(format!("{}: {l:?}", file.display()));
                     }
                 }
                 checked += 1;
-                state = next;
             }
         }
     }

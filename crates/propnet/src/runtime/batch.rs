@@ -32,6 +32,16 @@ pub(crate) struct LaneEnd<'a> {
     pub trace: &'a [u32],
 }
 
+/// One joint transition of every lane that moved, for callers that watch play as it happens.
+pub struct Step<'a> {
+    /// The base words before the move (bit `lane` of word i: base proposition i in that lane).
+    pub now: &'a [u64],
+    /// The base words after it.
+    pub next: &'a [u64],
+    /// The lanes that moved; the other bits of `now` and `next` mean nothing.
+    pub moving: u64,
+}
+
 /// Per-thread scratch for bit-sliced playouts.
 #[derive(Debug, Clone)]
 pub(crate) struct BitSliced {
@@ -75,7 +85,9 @@ impl BitSliced {
 
     /// Plays `count` random playouts of at most `max_steps` joint moves from `start` (a bitset
     /// over base propositions), calling `done` for each once it has ended. With `TRACE`, every
-    /// lane's joint moves are recorded and handed over too.
+    /// lane's joint moves are recorded and handed over too. `step` sees every joint transition
+    /// (see [`Step`]); play stops early when it returns false.
+    #[allow(clippy::too_many_arguments)]
     pub fn run<R: RngCore + ?Sized, const TRACE: bool>(
         &mut self,
         p: &Program,
@@ -84,6 +96,7 @@ impl BitSliced {
         rng: &mut R,
         max_steps: u32,
         done: &mut dyn FnMut(LaneEnd<'_>),
+        step: &mut dyn FnMut(Step<'_>) -> bool,
     ) {
         let nb = p.base_count();
         for (i, w) in self.start.iter_mut().enumerate() {
@@ -170,6 +183,9 @@ impl BitSliced {
             eval::run(p, &p.move_phase, &mut self.vals);
             for (w, &l) in self.next.iter_mut().zip(&p.next) {
                 *w = read(&self.vals, l);
+            }
+            if !step(Step { now: &self.vals[1..=nb], next: &self.next, moving }) {
+                break;
             }
 
             // Retired lanes restart while playouts remain to be started.

@@ -1,6 +1,6 @@
 //! [`PropnetMachine`]: the [`StateMachine`] over a compiled net, with fast random playouts.
 
-use super::batch::{BitSliced, LaneEnd};
+use super::batch::{BitSliced, LaneEnd, Step};
 use super::forward::Forward;
 use super::program::Program;
 use crate::net::Net;
@@ -168,9 +168,8 @@ impl PropnetMachine {
             Strategy::BitSliced => {
                 let p = &*self.program;
                 let batch = self.batch.get_or_insert_with(|| BitSliced::new(p));
-                batch.run::<R, false>(p, from.words(), count, rng, max_steps, &mut |e: LaneEnd<'_>| {
-                    add(e.length, e.end, e.goals)
-                });
+                let mut done = |e: LaneEnd<'_>| add(e.length, e.end, e.goals);
+                batch.run::<R, false>(p, from.words(), count, rng, max_steps, &mut done, &mut |_| true);
             }
             Strategy::Forward => {
                 let mut goals = Vec::new();
@@ -182,6 +181,22 @@ impl PropnetMachine {
                 }
             }
         }
+    }
+
+    /// Random play from `from`, 64 playouts at a time and at most `count` in all, each of at most
+    /// `max_steps` joint moves, showing `step` every joint transition as it happens (for analyses
+    /// that watch how states change); play stops as soon as `step` returns false.
+    pub fn watch_transitions<R: RngCore + ?Sized>(
+        &mut self,
+        from: &PropnetState,
+        count: u64,
+        rng: &mut R,
+        max_steps: u32,
+        step: &mut dyn FnMut(Step<'_>) -> bool,
+    ) {
+        let p = &*self.program;
+        let batch = self.batch.get_or_insert_with(|| BitSliced::new(p));
+        batch.run::<R, false>(p, from.words(), count, rng, max_steps, &mut |_| {}, step);
     }
 
     /// Plays `count` random playouts from `from` and returns each with its moves (for tests and
@@ -200,13 +215,14 @@ impl PropnetMachine {
                 let p = &*self.program;
                 let batch = self.batch.get_or_insert_with(|| BitSliced::new(p));
                 let nb = p.base_count();
-                batch.run::<R, true>(p, from.words(), count, rng, max_steps, &mut |e: LaneEnd<'_>| {
+                let mut done = |e: LaneEnd<'_>| {
                     let state = PropnetState::from_bases(nb, (0..nb).filter(|&i| e.bases[i] >> e.lane & 1 == 1));
                     out.push(Charge {
                         playout: Playout { length: e.length, end: e.end, goals: e.goals.to_vec(), final_state: state },
                         moves: e.trace.chunks(roles.max(1)).map(<[u32]>::to_vec).collect(),
                     });
-                });
+                };
+                batch.run::<R, true>(p, from.words(), count, rng, max_steps, &mut done, &mut |_| true);
             }
             Strategy::Forward => {
                 for _ in 0..count {
