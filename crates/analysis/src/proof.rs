@@ -20,6 +20,9 @@ use propnet::PropnetMachine;
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use serde::Serialize;
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::Mutex;
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 /// The time to give the proof method by default. Every corpus game but two finishes within it
@@ -49,8 +52,13 @@ pub struct ProofLatches {
 }
 
 /// Asks clingo, for every base of `net` and both directions, whether it latches under the rules
-/// of `desc`; questions still open at `deadline` are counted as unknown. Nothing starts once the
-/// deadline has passed, but grounding, once started, cannot be interrupted.
+/// of `desc`; questions still open at `deadline` are counted as unknown.
+///
+/// Clingo's grounding cannot be interrupted, so the solver runs on a thread of its own: shortly
+/// after the deadline ([`CANCEL_GRACE`]) the answer is read if it is there, and otherwise the
+/// thread is left to finish its grounding (it then sees the deadline has passed and stops without
+/// solving; [`wait_for_abandoned_proofs`] collects it) while every question counts as unknown.
+/// The caller gets its answer on time either way.
 pub fn proof_latches(
     desc: &gdl::Description,
     net: &Net,
@@ -74,7 +82,9 @@ pub fn proof_latches(
     let budget = deadline.map_or(PLAY_BUDGET, |d| d.saturating_duration_since(start) / 10).min(PLAY_BUDGET);
     let played = random_play(net, start + budget);
     out.play = start.elapsed();
-    let report = asp::prove_latches(desc, &facts, played, deadline)?;
+    let Some(report) = prove_in_background(desc.clone(), facts, played, deadline)? else {
+        return Ok(out);
+    };
     (out.ground, out.solve, out.models, out.unknown) = (report.ground, report.solve, report.models, 0);
     for (i, base) in net.bases.iter().enumerate() {
         for (kind, verdict) in
@@ -90,6 +100,51 @@ pub fn proof_latches(
         }
     }
     Ok(out)
+}
+
+/// How long after the deadline a solver thread may still deliver: cancelling a solve call in
+/// progress takes a moment, and its partial answers are worth the wait.
+pub(crate) const CANCEL_GRACE: Duration = Duration::from_millis(100);
+
+/// Solver threads whose answer came too late, still grounding.
+static ABANDONED: Mutex<Vec<JoinHandle<()>>> = Mutex::new(Vec::new());
+
+/// Waits for solver threads left behind at a deadline. A process must call this before it exits:
+/// exiting tears down the solver's global state under a thread that still uses it.
+pub fn wait_for_abandoned_proofs() {
+    let threads = std::mem::take(&mut *ABANDONED.lock().unwrap_or_else(|e| e.into_inner()));
+    for t in threads {
+        // A thread that panicked has nothing left to clean up.
+        let _ = t.join();
+    }
+}
+
+/// Runs `asp::prove_latches` on a thread of its own and waits for it until `deadline` (and a
+/// moment); `None` if it has not answered by then.
+fn prove_in_background(
+    desc: gdl::Description,
+    facts: asp::Facts,
+    known: asp::Verdicts,
+    deadline: Option<Instant>,
+) -> Result<Option<asp::Report>, asp::Error> {
+    let (tx, rx) = mpsc::channel();
+    let spawned = std::thread::Builder::new().name("latch proofs".into()).spawn(move || {
+        // The receiver is gone if the caller stopped waiting; the answer is then wasted.
+        let _ = tx.send(asp::prove_latches(&desc, &facts, known, deadline));
+    });
+    let thread = spawned.map_err(|e| asp::Error::Clingo(format!("cannot start the solver thread: {e}")))?;
+    let answer = match deadline {
+        Some(d) => rx.recv_timeout(d.saturating_duration_since(Instant::now()) + CANCEL_GRACE),
+        None => rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
+    };
+    match answer {
+        Ok(report) => report.map(Some),
+        Err(RecvTimeoutError::Timeout) => {
+            ABANDONED.lock().unwrap_or_else(|e| e.into_inner()).push(thread);
+            Ok(None)
+        }
+        Err(RecvTimeoutError::Disconnected) => Err(asp::Error::Clingo("the solver thread failed".into())),
+    }
 }
 
 /// The generator's domain, read off the optimised net.

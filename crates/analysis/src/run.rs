@@ -24,24 +24,17 @@ pub struct Options {
     pub composite_bits: u32,
     /// Phases that have not started by then are skipped (and say so in the notes).
     pub deadline: Option<Instant>,
-    /// How long grounding the game took for the propnet: the proof method, whose own grounding
-    /// cannot be interrupted, only starts if at least this much time is left.
-    pub grounding: Duration,
 }
 
 impl Default for Options {
     fn default() -> Options {
-        Options {
-            structural: true,
-            exact: true,
-            proof: true,
-            exact_bits: 16,
-            composite_bits: 12,
-            deadline: None,
-            grounding: Duration::ZERO,
-        }
+        Options { structural: true, exact: true, proof: true, exact_bits: 16, composite_bits: 12, deadline: None }
     }
 }
+
+/// The least time the proof leaves before the deadline: its solver may answer a little late
+/// ([`crate::proof::CANCEL_GRACE`]), and the goal latches and the caller need a moment too.
+const PROOF_RESERVE: Duration = Duration::from_millis(250);
 
 /// Time spent in one phase.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -123,27 +116,21 @@ impl Analysis {
         // The proof method runs last: it is the costliest, and it gets whatever time is left.
         let mut proof = None;
         if options.proof {
-            // Clingo's grounding cannot be interrupted and takes about as long as building the
-            // propnet did (the same rules, ground by a different engine): too little time left
-            // means skipping the proof rather than overrunning the clock.
-            let left = deadline.map(|d| d.saturating_duration_since(Instant::now()));
-            let skip = left.is_some_and(|left| left < options.grounding);
-            match runner.phase("proof latches", || (!skip).then(|| proof_latches(desc, net, deadline))) {
-                Some(Some(Ok(mut found))) => {
+            // The proof stops early enough for what follows it to end by the deadline too.
+            let reserve = |d: Instant| d - (d.saturating_duration_since(Instant::now()) / 20).max(PROOF_RESERVE);
+            match runner.phase("proof latches", || proof_latches(desc, net, deadline.map(reserve))) {
+                Some(Ok(mut found)) => {
                     latches.append(&mut found.latches);
-                    if found.unknown > 0 {
+                    if found.ground.is_zero() {
+                        runner.notes.push("proof latches: clingo was still grounding at the deadline".to_owned());
+                    } else if found.unknown > 0 {
                         runner
                             .notes
                             .push(format!("proof latches: {} questions left open at the deadline", found.unknown));
                     }
                     proof = Some(found);
                 }
-                Some(Some(Err(e))) => runner.notes.push(format!("proof latches: not available: {e}")),
-                Some(None) => runner.notes.push(format!(
-                    "proof latches: skipped, {:.1} s left and grounding should take about {:.1} s",
-                    left.unwrap_or_default().as_secs_f64(),
-                    options.grounding.as_secs_f64()
-                )),
+                Some(Err(e)) => runner.notes.push(format!("proof latches: not available: {e}")),
                 None => {}
             }
         }

@@ -212,6 +212,8 @@ fn proof_confirms_every_structural_and_exact_latch_and_holds_in_play_on_every_co
         lap(4);
     }
     eprintln!("{table}not finished within {:?}: {incomplete:?}", analysis::PROOF_BUDGET);
+    // A game whose grounding outlasted the budget left its solver thread behind.
+    analysis::wait_for_abandoned_proofs();
     let [build, exact, proof, translation, play] = spent.map(|d| d.as_secs_f64());
     eprintln!(
         "seconds: nets {build:.1}, exact {exact:.1}, proof {proof:.1}, translation {translation:.1}, play {play:.1}"

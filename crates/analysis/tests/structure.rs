@@ -35,6 +35,7 @@ fn reported_structure_holds_on_random_trajectories_of_every_corpus_game() {
         }
         games += 1;
     }
+    analysis::wait_for_abandoned_proofs();
     assert!(
         violations.is_empty(),
         "{} violations, first: {:#?}",

@@ -131,7 +131,6 @@ pub fn run(spec: &str, methods: Methods, secs: f64, json: bool) -> Result<ExitCo
         exact: matches!(methods, Methods::Exact | Methods::All),
         proof: matches!(methods, Methods::Proof | Methods::All),
         deadline: Some(start + Duration::from_secs_f64(secs)),
-        grounding: start.elapsed(),
         ..Options::default()
     };
     let result = Analysis::run(&net, &game.desc, &options, &mut |phase| {

@@ -153,13 +153,15 @@ enum Command {
 
 fn main() -> ExitCode {
     restore_sigpipe();
-    match run(Cli::parse()) {
+    let code = match run(Cli::parse()) {
         Ok(code) => code,
         Err(e) => {
             eprintln!("error: {e:#}");
             ExitCode::FAILURE
         }
-    }
+    };
+    analysis::wait_for_abandoned_proofs();
+    code
 }
 
 /// Lets the process end quietly when its output is piped into a reader that stops early
