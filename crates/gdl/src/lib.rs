@@ -10,7 +10,7 @@ mod validate;
 
 pub use ast::{Atom, Description, Literal, Pos, Rule, Term};
 pub use normal::{normal_bodies, variant_count, Lit, MAX_VARIANTS};
-pub use parse::{parse, ParseError};
+pub use parse::{parse, read_sexprs, ParseError, SExpr};
 pub use symbol::Sym;
 pub use terms::{Bindings, Lookup, Pat, TermId, TermPool, VarNumbering};
 pub use validate::{validate, Problem, Severity};

@@ -26,33 +26,83 @@ impl fmt::Display for ParseError {
 
 /// Parses GDL `text`; `file` names it in error messages.
 pub fn parse(file: &str, text: &str) -> Result<Description, ParseError> {
-    let file: Arc<str> = Arc::from(file);
-    let mut reader = Reader { chars: text.chars().peekable(), pos: Pos { line: 1, col: 1 }, file: file.clone() };
-    let mut rules = Vec::new();
-    while let Some(sexpr) = reader.read()? {
-        rules.push(to_rule(&sexpr).map_err(|(pos, message)| ParseError { file: file.clone(), pos, message })?);
-    }
-    Ok(Description { file, rules })
+    let name: Arc<str> = Arc::from(file);
+    let rules = read_sexprs(file, text)?
+        .iter()
+        .map(|sexpr| to_rule(sexpr).map_err(|(pos, message)| ParseError { file: name.clone(), pos, message }))
+        .collect::<Result<_, _>>()?;
+    Ok(Description { file: name, rules })
 }
 
 /// How deeply parentheses may nest; real games stay far below, and the bound keeps every later
 /// recursive pass over terms safe from stack overflow.
 const MAX_DEPTH: usize = 200;
 
-/// An s-expression with the position where it starts.
-#[derive(Debug)]
-enum SExpr {
+/// An s-expression with the position where it starts: KIF before it is read as rules (the GGP
+/// protocol's messages are s-expressions too).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SExpr {
+    /// A word: a constant, number or keyword, as written.
     Atom(String, Pos),
+    /// A variable, without its `?`.
     Var(String, Pos),
+    /// A parenthesised list.
     List(Vec<SExpr>, Pos),
 }
 
 impl SExpr {
-    fn pos(&self) -> Pos {
+    /// Where the expression starts.
+    pub fn pos(&self) -> Pos {
         match self {
             SExpr::Atom(_, p) | SExpr::Var(_, p) | SExpr::List(_, p) => *p,
         }
     }
+
+    /// The word, if this is an atom.
+    pub fn atom(&self) -> Option<&str> {
+        match self {
+            SExpr::Atom(word, _) => Some(word),
+            _ => None,
+        }
+    }
+
+    /// The items, if this is a list.
+    pub fn list(&self) -> Option<&[SExpr]> {
+        match self {
+            SExpr::List(items, _) => Some(items),
+            _ => None,
+        }
+    }
+}
+
+/// Prints KIF: single spaces, variables with their `?`, words as written.
+impl fmt::Display for SExpr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SExpr::Atom(word, _) => f.write_str(word),
+            SExpr::Var(name, _) => write!(f, "?{name}"),
+            SExpr::List(items, _) => {
+                f.write_str("(")?;
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(" ")?;
+                    }
+                    write!(f, "{item}")?;
+                }
+                f.write_str(")")
+            }
+        }
+    }
+}
+
+/// Reads every s-expression in `text`; `file` names it in error messages.
+pub fn read_sexprs(file: &str, text: &str) -> Result<Vec<SExpr>, ParseError> {
+    let mut reader = Reader { chars: text.chars().peekable(), pos: Pos { line: 1, col: 1 }, file: Arc::from(file) };
+    let mut out = Vec::new();
+    while let Some(sexpr) = reader.read()? {
+        out.push(sexpr);
+    }
+    Ok(out)
 }
 
 struct Reader<'a> {

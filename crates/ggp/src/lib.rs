@@ -1,0 +1,8 @@
+//! The General Game Playing protocol as game servers speak it: KIF messages (`START`, `PLAY`,
+//! `STOP`, `ABORT`, `INFO`, `PREVIEW`) posted over HTTP, and a server that hands them to a player.
+
+mod message;
+mod server;
+
+pub use message::{moves_text, Message, ProtocolError, Start};
+pub use server::{Handler, Server, ServerOptions};

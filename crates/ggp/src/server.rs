@@ -1,0 +1,217 @@
+//! An HTTP server for one player: each POST carries a message, each answer is the player's reply
+//! (`Content-Type: text/acl`). One match at a time; messages about another match get `busy`.
+//! Every request runs on a thread of its own, so `INFO` is answered while a move is computed.
+
+use crate::message::{Message, Start};
+use std::io::{self, Read};
+use std::net::SocketAddr;
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+use tiny_http::{Header, Method, Request, Response};
+
+/// A player behind the protocol. Each call must return by its deadline (the clock less the
+/// server's safety margin).
+pub trait Handler: Send {
+    /// Prepares a new match (meta-gaming); an error means the match cannot be played.
+    fn start(&mut self, start: &Start, deadline: Instant) -> Result<(), String>;
+    /// Chooses a move after the given joint move (`None` first); answers in KIF.
+    fn play(&mut self, moves: Option<&[String]>, deadline: Instant) -> Result<String, String>;
+    /// The match ended with the given joint move.
+    fn stop(&mut self, moves: Option<&[String]>);
+    /// The match was cancelled.
+    fn abort(&mut self);
+    /// A look at a game before any match of it.
+    fn preview(&mut self, rules: &str, deadline: Instant);
+}
+
+/// How the server behaves.
+#[derive(Debug, Clone)]
+pub struct ServerOptions {
+    /// The name `INFO` reports.
+    pub name: String,
+    /// Time kept back from every clock for the network and the server's own work.
+    pub margin: Duration,
+    /// Larger request bodies are refused.
+    pub max_body: usize,
+    /// Print each message and reply on standard error.
+    pub log: bool,
+}
+
+impl Default for ServerOptions {
+    fn default() -> ServerOptions {
+        ServerOptions { name: "latchkey".into(), margin: Duration::from_secs(1), max_body: 16 << 20, log: false }
+    }
+}
+
+struct Shared {
+    handler: Mutex<Box<dyn Handler>>,
+    /// The match being played, if any, and its play clock.
+    current: Mutex<Option<(String, u64)>>,
+    options: ServerOptions,
+}
+
+/// A bound GGP player server.
+pub struct Server {
+    http: tiny_http::Server,
+    shared: Arc<Shared>,
+}
+
+impl Server {
+    /// Listens on `addr` (`host:port`; port 0 picks a free one) for `handler`.
+    pub fn bind(addr: &str, handler: Box<dyn Handler>, options: ServerOptions) -> io::Result<Server> {
+        let http = tiny_http::Server::http(addr).map_err(|e| io::Error::new(io::ErrorKind::AddrNotAvailable, e))?;
+        let shared = Arc::new(Shared { handler: Mutex::new(handler), current: Mutex::new(None), options });
+        Ok(Server { http, shared })
+    }
+
+    /// The address the server listens on.
+    pub fn local_addr(&self) -> Option<SocketAddr> {
+        self.http.server_addr().to_ip()
+    }
+
+    /// Answers requests until the listener fails.
+    pub fn run(&self) -> io::Result<()> {
+        loop {
+            let request = self.http.recv()?;
+            let shared = self.shared.clone();
+            std::thread::spawn(move || answer(&shared, request));
+        }
+    }
+}
+
+/// Locks a mutex, taking the data over from a thread that panicked while holding it: the server
+/// must keep answering.
+fn lock<T: ?Sized>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn answer(shared: &Shared, mut request: Request) {
+    let received = Instant::now();
+    let (status, body) = match request.method() {
+        Method::Options => (200, String::new()),
+        Method::Post => match read_body(&mut request, shared.options.max_body) {
+            Ok(text) => match Message::parse(&text) {
+                Ok(message) => {
+                    let reply = panic::catch_unwind(AssertUnwindSafe(|| dispatch(shared, &message, received)))
+                        .unwrap_or_else(|_| Err("the player failed on this message".to_owned()));
+                    if shared.options.log {
+                        eprintln!("{} -> {}", summary(&message), reply.as_deref().unwrap_or_else(|e| e));
+                    }
+                    match reply {
+                        Ok(reply) => (200, reply),
+                        Err(e) => (500, e),
+                    }
+                }
+                Err(e) => (400, e.to_string()),
+            },
+            Err((status, e)) => (status, e),
+        },
+        _ => (405, "send GGP messages with POST".to_owned()),
+    };
+    if status != 200 && shared.options.log {
+        eprintln!("HTTP {status}: {body}");
+    }
+    let mut response = Response::from_string(body).with_status_code(status);
+    for (name, value) in [
+        ("Content-Type", "text/acl"),
+        ("Access-Control-Allow-Origin", "*"),
+        ("Access-Control-Allow-Methods", "POST, GET, OPTIONS"),
+        ("Access-Control-Allow-Headers", "Content-Type"),
+    ] {
+        if let Ok(h) = Header::from_bytes(name, value) {
+            response.add_header(h);
+        }
+    }
+    // The server may have hung up; there is no one left to tell.
+    let _ = request.respond(response);
+}
+
+fn read_body(request: &mut Request, max: usize) -> Result<String, (u16, String)> {
+    let mut bytes = Vec::new();
+    let limit = u64::try_from(max).unwrap_or(u64::MAX).saturating_add(1);
+    request.as_reader().take(limit).read_to_end(&mut bytes).map_err(|e| (400, format!("cannot read the body: {e}")))?;
+    if bytes.len() > max {
+        return Err((413, format!("the message is longer than {max} bytes")));
+    }
+    String::from_utf8(bytes).map_err(|_| (400, "the message is not UTF-8 text".to_owned()))
+}
+
+/// What the message is, for the log: the keyword and match id, not the whole rule set.
+fn summary(message: &Message) -> String {
+    match message {
+        Message::Start(s) => format!("START {} as {} ({} s / {} s)", s.id, s.role, s.start_clock, s.play_clock),
+        Message::Preview { clock, .. } => format!("PREVIEW ({clock} s)"),
+        other => other.to_string(),
+    }
+}
+
+/// When an answer to a message received at `received` with `clock` seconds is due, for the player.
+fn deadline(options: &ServerOptions, received: Instant, clock: u64) -> Instant {
+    let clock = Duration::from_secs(clock);
+    // A margin as long as the clock would leave no time at all: keep a quarter of it instead.
+    received + clock.saturating_sub(options.margin).max(clock / 4)
+}
+
+fn dispatch(shared: &Shared, message: &Message, received: Instant) -> Result<String, String> {
+    let options = &shared.options;
+    let busy = |id: &str| lock(&shared.current).as_ref().is_some_and(|(current, _)| current != id);
+    match message {
+        Message::Info => {
+            let status = if lock(&shared.current).is_some() { "busy" } else { "available" };
+            Ok(format!("((name {}) (status {status}))", options.name))
+        }
+        Message::Preview { rules, clock } => {
+            if lock(&shared.current).is_some() {
+                return Ok("busy".into());
+            }
+            lock(&shared.handler).preview(rules, deadline(options, received, *clock));
+            Ok("ready".into())
+        }
+        Message::Start(start) => {
+            {
+                let mut current = lock(&shared.current);
+                match current.as_ref() {
+                    Some((id, _)) if *id == start.id => return Ok("ready".into()),
+                    Some(_) => return Ok("busy".into()),
+                    None => *current = Some((start.id.clone(), start.play_clock)),
+                }
+            }
+            let result = lock(&shared.handler).start(start, deadline(options, received, start.start_clock));
+            match result {
+                Ok(()) => Ok("ready".into()),
+                Err(e) => {
+                    *lock(&shared.current) = None;
+                    Err(format!("cannot play match {}: {e}", start.id))
+                }
+            }
+        }
+        Message::Play { id, moves } => {
+            if busy(id) {
+                return Ok("busy".into());
+            }
+            let Some((_, clock)) = lock(&shared.current).clone() else {
+                return Err(format!("no match {id} is being played"));
+            };
+            lock(&shared.handler).play(moves.as_deref(), deadline(options, received, clock))
+        }
+        Message::Stop { id, moves } => {
+            if busy(id) {
+                return Ok("busy".into());
+            }
+            if lock(&shared.current).take().is_some() {
+                lock(&shared.handler).stop(moves.as_deref());
+            }
+            Ok("done".into())
+        }
+        Message::Abort { id } => {
+            if busy(id) {
+                return Ok("busy".into());
+            }
+            if lock(&shared.current).take().is_some() {
+                lock(&shared.handler).abort();
+            }
+            Ok("aborted".into())
+        }
+    }
+}
