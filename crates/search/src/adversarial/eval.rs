@@ -43,3 +43,10 @@ impl Evaluator for GoalEvaluator {
             .collect()
     }
 }
+
+/// Lets a searcher take an evaluator chosen at run time.
+impl<E: Evaluator + ?Sized> Evaluator for Box<E> {
+    fn evaluate(&mut self, state: &PropnetState) -> Vec<f64> {
+        (**self).evaluate(state)
+    }
+}
