@@ -109,8 +109,9 @@ fn describe(f: &FaultRecord) -> String {
 
 fn print_table(s: &Series) {
     println!(
-        "\n{} games of {}, start clock {} s, play clock {} s",
+        "\n{} game{} of {}, start clock {} s, play clock {} s",
         s.matches.len(),
+        if s.matches.len() == 1 { "" } else { "s" },
         s.game,
         s.options.clocks.start.as_secs_f64(),
         s.options.clocks.play.as_secs_f64()

@@ -8,7 +8,7 @@ mod builtin;
 pub mod referee;
 pub mod series;
 
-pub use builtin::{AlphaBeta, Legal, Random};
+pub use builtin::{AlphaBeta, Legal, MakeEvaluator, Random};
 pub use referee::{play_match, Clocks, End, Event, Fault, FaultRecord, MatchRecord};
 pub use series::{run_series, Series, SeriesOptions, Standing};
 
