@@ -10,6 +10,8 @@ pub struct Game {
     pub name: String,
     /// The rules.
     pub desc: Description,
+    /// The rules as the text they were read from.
+    pub text: String,
 }
 
 /// The GDL text of `spec` (a path to an existing file, else a bundled game's name) and a label
@@ -38,5 +40,5 @@ pub fn load(spec: &str) -> Result<Game> {
     for w in &warnings {
         eprintln!("{w}");
     }
-    Ok(Game { name, desc })
+    Ok(Game { name, desc, text })
 }

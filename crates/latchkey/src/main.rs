@@ -6,6 +6,7 @@ mod analyze;
 mod bench;
 mod engine;
 mod game;
+mod matches;
 mod solve;
 
 use anyhow::{bail, Context, Result};
@@ -147,6 +148,32 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Play a series of local matches between players, swapping seats across games.
+    Match {
+        /// A GDL file, or the name of a bundled game.
+        game: String,
+        /// One player per role, comma-separated: alphabeta, random or legal.
+        #[arg(long, value_delimiter = ',', required = true)]
+        players: Vec<String>,
+        /// How many matches.
+        #[arg(long, default_value_t = 10)]
+        games: usize,
+        /// Seconds each player has to prepare.
+        #[arg(long, default_value_t = 5.0)]
+        startclock: f64,
+        /// Seconds each player has per move.
+        #[arg(long, default_value_t = 1.0)]
+        playclock: f64,
+        /// Seed of the random players and of the moves that replace faulty ones.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Print the whole series as JSON instead of text.
+        #[arg(long)]
+        json: bool,
+        /// Do not show the moves as they are played.
+        #[arg(long, short = 'q')]
+        quiet: bool,
+    },
     /// List the bundled games.
     Games,
 }
@@ -215,6 +242,18 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Propnet { game, dot, json } => propnet_report(&game, dot.as_deref(), json),
         Command::Analyze { game, method, time, json } => analyze::run(&game, method, time, json),
         Command::Solve { game, time, stats, json } => solve::run(&game, time, stats, json),
+        Command::Match { game, players, games, startclock, playclock, seed, json, quiet } => {
+            matches::run(matches::Args {
+                game,
+                players,
+                games,
+                start_clock: startclock,
+                play_clock: playclock,
+                seed,
+                json,
+                quiet,
+            })
+        }
         Command::Games => {
             for g in games::ALL {
                 println!("{}", g.name);

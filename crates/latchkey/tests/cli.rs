@@ -176,3 +176,30 @@ fn analyze_prints_every_section_for_a_reader() {
     assert!(out.contains("p                                        structural\n"), "{out}");
     assert!(out.contains("p inhibits q8"), "{out}");
 }
+
+#[test]
+fn match_swaps_seats_and_reports_standings() {
+    let o = latchkey(&["match", "tictactoe", "--players", "alphabeta,random", "--games", "2", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let series: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    assert_eq!(series["matches"][0]["seats"], serde_json::json!([0, 1]));
+    assert_eq!(series["matches"][1]["seats"], serde_json::json!([1, 0]));
+    assert_eq!(series["standings"][0]["player"], "alphabeta");
+    assert_eq!(series["standings"][0]["losses"], 0, "{series}");
+    let o = latchkey(&["match", "tictactoe", "--players", "legal,random", "--games", "1", "--quiet"]);
+    let out = stdout(&o);
+    assert!(o.status.success() && !out.contains("1.1 ") && out.contains("1 game of tictactoe"), "{out}");
+}
+
+#[test]
+fn match_refuses_unknown_players_and_the_wrong_number_of_them() {
+    let o = latchkey(&["match", "tictactoe", "--players", "alphabeta,deepblue"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("unknown player \"deepblue\" (built-in players: alphabeta, random, legal)"));
+    let o = latchkey(&["match", "tictactoe", "--players", "random"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("1 players for 2 roles"), "{}", stderr(&o));
+    let o = latchkey(&["match", "tictactoe", "--players", "random,random", "--playclock=-1"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("the play clock must be a number of seconds"), "{}", stderr(&o));
+}

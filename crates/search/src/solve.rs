@@ -6,6 +6,7 @@
 //! reaches it, the bar drops to the next goal value and the search runs again, so the result is
 //! the optimal score either way; with dead-state removal the failed passes are usually tiny.
 
+use crate::Stop;
 use analysis::GoalLatches;
 use machine::{MachineError, StateMachine};
 use propnet::{PropnetMachine, PropnetState};
@@ -100,18 +101,6 @@ pub fn solve(
         None => (None, Vec::new()),
     };
     Ok(Solution { score, plan, optimal, stats: s.stats })
-}
-
-/// Why a pass ended early.
-enum Stop {
-    Machine(MachineError),
-    OutOfTime,
-}
-
-impl From<MachineError> for Stop {
-    fn from(e: MachineError) -> Stop {
-        Stop::Machine(e)
-    }
 }
 
 impl Search<'_> {

@@ -1,0 +1,140 @@
+//! `latchkey match`: a series of local matches between players, with the seats rotating, the
+//! moves shown as they are played and a table of results at the end.
+
+use crate::engine::build_propnet;
+use crate::game;
+use anyhow::{anyhow, Context, Result};
+use indicatif::{ProgressBar, ProgressStyle};
+use player::{Clocks, Event, FaultRecord, Game, Player, Series, SeriesOptions};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// What `latchkey match` was asked to do.
+pub struct Args {
+    /// The game to play.
+    pub game: String,
+    /// One player per role, by name.
+    pub players: Vec<String>,
+    /// How many matches.
+    pub games: usize,
+    /// Start clock in seconds.
+    pub start_clock: f64,
+    /// Play clock in seconds.
+    pub play_clock: f64,
+    /// Seeds the players' and the referee's randomness.
+    pub seed: u64,
+    /// Print only the final JSON.
+    pub json: bool,
+    /// Do not show the moves.
+    pub quiet: bool,
+}
+
+/// Plays the series and prints the results.
+pub fn run(args: Args) -> Result<ExitCode> {
+    let clock = |secs: f64, what: &str| {
+        Duration::try_from_secs_f64(secs).with_context(|| format!("the {what} must be a number of seconds, not {secs}"))
+    };
+    let clocks = Clocks { start: clock(args.start_clock, "start clock")?, play: clock(args.play_clock, "play clock")? };
+    let loaded = game::load(&args.game)?;
+    // The propnet's error already says why; a context would repeat its source.
+    let net = build_propnet(&loaded).map_err(|e| anyhow!("cannot play {} without a propnet: {e}", loaded.name))?;
+    let game = Arc::new(Game::new(loaded.name, loaded.text, net));
+    let mut players = args
+        .players
+        .iter()
+        .enumerate()
+        .map(|(i, spec)| player::create(spec.trim(), args.seed.wrapping_add(i as u64 + 1)))
+        .collect::<Result<Vec<Box<dyn Player>>, _>>()?;
+    let names: Vec<String> = players.iter().map(|p| p.name().to_owned()).collect();
+
+    let bar = if args.json { ProgressBar::hidden() } else { ProgressBar::new(args.games as u64) };
+    bar.set_style(ProgressStyle::with_template("{bar:30} {pos}/{len} games {elapsed} (eta {eta})").expect("valid"));
+    let show = |line: String| {
+        if args.json {
+        } else if bar.is_hidden() {
+            println!("{line}");
+        } else {
+            bar.println(line);
+        }
+    };
+    let roles = game.net.roles.clone();
+    let mut seated = Vec::new();
+    let mut events = |e: Event<'_>| match e {
+        Event::Started { game, seats } => {
+            seated = seats.iter().map(|&p| names[p].clone()).collect();
+            let who: Vec<String> = roles.iter().zip(&seated).map(|(r, p)| format!("{p} as {r}")).collect();
+            if !args.quiet {
+                show(format!("game {game}: {}", who.join(", ")));
+            }
+        }
+        Event::Moved { game, step, moves, faults } if !args.quiet => {
+            let mut line = format!("  {game}.{step:<3} {}", moves.join(" "));
+            for f in faults {
+                line.push_str(&format!("  [{}: {}]", roles[f.role], describe(f)));
+            }
+            show(line);
+        }
+        Event::Moved { .. } => {}
+        Event::Finished { game, record } => {
+            let scores: Vec<String> =
+                seated.iter().zip(&roles).zip(&record.goals).map(|((p, r), g)| format!("{p} ({r}) {g}")).collect();
+            show(format!("game {game} over: {}", scores.join(", ")));
+            bar.inc(1);
+        }
+    };
+    let options = SeriesOptions { games: args.games, clocks, seed: args.seed };
+    let series = player::run_series(&game, &mut players, options, &mut events)?;
+    bar.finish_and_clear();
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&series).context("cannot print JSON")?);
+    } else {
+        print_table(&series);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A fault in words, with the move played instead.
+fn describe(f: &FaultRecord) -> String {
+    let what = match &f.fault {
+        player::Fault::Late => "late".to_owned(),
+        player::Fault::Illegal(mv) => format!("illegal move {mv}"),
+        player::Fault::Error(e) => format!("failed: {e}"),
+    };
+    match &f.replacement {
+        Some(mv) => format!("{what}, played {mv}"),
+        None => what,
+    }
+}
+
+fn print_table(s: &Series) {
+    println!(
+        "\n{} game{} of {}, start clock {} s, play clock {} s",
+        s.matches.len(),
+        if s.matches.len() == 1 { "" } else { "s" },
+        s.game,
+        s.options.clocks.start.as_secs_f64(),
+        s.options.clocks.play.as_secs_f64()
+    );
+    println!(
+        "{:<14} {:>6} {:>7} {:>17} {:>5} {:>6} {:>7} {:>5} {:>8} {:>7}",
+        "player", "games", "points", "95% CI", "wins", "draws", "losses", "late", "illegal", "errors"
+    );
+    let count = |n: Option<usize>| n.map_or("-".to_owned(), |n| n.to_string());
+    for st in &s.standings {
+        let ci = st.ci95.map_or("-".to_owned(), |[lo, hi]| format!("[{lo:.1}, {hi:.1}]"));
+        println!(
+            "{:<14} {:>6} {:>7.2} {:>17} {:>5} {:>6} {:>7} {:>5} {:>8} {:>7}",
+            st.player,
+            st.games,
+            st.points,
+            ci,
+            count(st.wins),
+            count(st.draws),
+            count(st.losses),
+            st.late,
+            st.illegal,
+            st.errors
+        );
+    }
+}

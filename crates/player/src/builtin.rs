@@ -1,0 +1,197 @@
+//! The built-in players: random, legal (the first legal move, like GGP-Base's legal player) and
+//! alpha-beta search. Each follows the match on a propnet of its own, from the joint moves it is
+//! told.
+
+use crate::{canonical_move, Game, MatchInfo, Player, PlayerError};
+use machine::StateMachine;
+use propnet::{PropnetMachine, PropnetState};
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use search::adversarial::Options;
+use search::{Evaluator, GoalEvaluator, Model, Searcher};
+use std::time::{Duration, Instant};
+
+/// A player's view of the match: the state reached so far and its role.
+struct Follower {
+    m: PropnetMachine,
+    role: usize,
+    state: PropnetState,
+}
+
+impl Follower {
+    fn new(info: &MatchInfo) -> Result<Follower, PlayerError> {
+        let mut m = info.game.machine();
+        let role = m.roles().iter().position(|r| *r == info.role).ok_or(PlayerError::NoSuchRole(info.role.clone()))?;
+        let state = m.initial_state();
+        Ok(Follower { m, role, state })
+    }
+
+    /// Plays the joint move `last` (if any) and returns our legal moves in the new state.
+    fn advance(&mut self, last: Option<&[String]>) -> Result<Vec<u32>, PlayerError> {
+        if let Some(joint) = last {
+            let moves = joint
+                .iter()
+                .enumerate()
+                .map(|(r, text)| {
+                    let name = canonical_move(text)?;
+                    self.m.find_move(r, &name).ok_or(PlayerError::BadMove(text.clone()))
+                })
+                .collect::<Result<Vec<u32>, PlayerError>>()?;
+            self.state = self.m.next_state(&self.state, &moves)?;
+        }
+        let legal = self.m.legal_moves(&self.state, self.role)?;
+        if legal.is_empty() {
+            return Err(PlayerError::NoLegalMove);
+        }
+        Ok(legal)
+    }
+}
+
+/// Plays a uniformly random legal move.
+pub struct Random {
+    rng: SmallRng,
+    follower: Option<Follower>,
+}
+
+impl Random {
+    /// A random player whose choices are fixed by `seed`.
+    pub fn new(seed: u64) -> Random {
+        Random { rng: SmallRng::seed_from_u64(seed), follower: None }
+    }
+}
+
+impl Player for Random {
+    fn name(&self) -> &str {
+        "random"
+    }
+
+    fn start(&mut self, info: &MatchInfo, _deadline: Instant) -> Result<(), PlayerError> {
+        self.follower = Some(Follower::new(info)?);
+        Ok(())
+    }
+
+    fn play(&mut self, last: Option<&[String]>, _deadline: Instant) -> Result<String, PlayerError> {
+        let f = self.follower.as_mut().ok_or(PlayerError::NotStarted)?;
+        let legal = f.advance(last)?;
+        Ok(f.m.format_move(&legal[self.rng.random_range(0..legal.len())]))
+    }
+
+    fn stop(&mut self, _last: Option<&[String]>) -> Result<(), PlayerError> {
+        self.follower = None;
+        Ok(())
+    }
+}
+
+/// Plays its first legal move, in the propnet's order of moves.
+pub struct Legal {
+    follower: Option<Follower>,
+}
+
+impl Legal {
+    /// A legal player.
+    pub fn new() -> Legal {
+        Legal { follower: None }
+    }
+}
+
+impl Default for Legal {
+    fn default() -> Legal {
+        Legal::new()
+    }
+}
+
+impl Player for Legal {
+    fn name(&self) -> &str {
+        "legal"
+    }
+
+    fn start(&mut self, info: &MatchInfo, _deadline: Instant) -> Result<(), PlayerError> {
+        self.follower = Some(Follower::new(info)?);
+        Ok(())
+    }
+
+    fn play(&mut self, last: Option<&[String]>, _deadline: Instant) -> Result<String, PlayerError> {
+        let f = self.follower.as_mut().ok_or(PlayerError::NotStarted)?;
+        let legal = f.advance(last)?;
+        Ok(f.m.format_move(&legal[0]))
+    }
+
+    fn stop(&mut self, _last: Option<&[String]>) -> Result<(), PlayerError> {
+        self.follower = None;
+        Ok(())
+    }
+}
+
+/// Builds the leaf evaluator for a game.
+pub type MakeEvaluator = fn(&Game) -> Box<dyn Evaluator + Send>;
+
+/// The default leaf evaluator: the goal values of the state itself.
+fn goal_evaluator(game: &Game) -> Box<dyn Evaluator + Send> {
+    Box::new(GoalEvaluator::new(game.machine()))
+}
+
+/// Chooses its move by iterative-deepening alpha-beta search until shortly before the deadline.
+pub struct AlphaBeta {
+    make_evaluator: MakeEvaluator,
+    follower: Option<Follower>,
+    searcher: Option<Searcher<Box<dyn Evaluator + Send>>>,
+}
+
+/// The part of the time left for a move that the search leaves unused, so that the move arrives
+/// in time: a tenth of it, at most this much.
+const MAX_MARGIN: Duration = Duration::from_millis(200);
+
+impl AlphaBeta {
+    /// An alpha-beta player with the goal-value evaluator.
+    pub fn new() -> AlphaBeta {
+        AlphaBeta::with_evaluator(goal_evaluator)
+    }
+
+    /// An alpha-beta player whose leaves are scored by the evaluator `make` builds for each game.
+    pub fn with_evaluator(make: MakeEvaluator) -> AlphaBeta {
+        AlphaBeta { make_evaluator: make, follower: None, searcher: None }
+    }
+}
+
+impl Default for AlphaBeta {
+    fn default() -> AlphaBeta {
+        AlphaBeta::new()
+    }
+}
+
+impl Player for AlphaBeta {
+    fn name(&self) -> &str {
+        "alphabeta"
+    }
+
+    fn start(&mut self, info: &MatchInfo, _deadline: Instant) -> Result<(), PlayerError> {
+        let follower = Follower::new(info)?;
+        let model = Model::of(&info.game.net);
+        let evaluator = (self.make_evaluator)(&info.game);
+        let searcher = Searcher::new(info.game.machine(), follower.role, model, evaluator, Options::default())
+            .map_err(|e| PlayerError::Failed(e.to_string()))?;
+        self.follower = Some(follower);
+        self.searcher = Some(searcher);
+        Ok(())
+    }
+
+    fn play(&mut self, last: Option<&[String]>, deadline: Instant) -> Result<String, PlayerError> {
+        let (Some(f), Some(searcher)) = (self.follower.as_mut(), self.searcher.as_mut()) else {
+            return Err(PlayerError::NotStarted);
+        };
+        let legal = f.advance(last)?;
+        // Nothing to think about (the other side's turn in a turn-taking game).
+        if legal.len() == 1 {
+            return Ok(f.m.format_move(&legal[0]));
+        }
+        let margin = (deadline.saturating_duration_since(Instant::now()) / 10).min(MAX_MARGIN);
+        let found = searcher.search(&f.state, deadline - margin).map_err(|e| PlayerError::Failed(e.to_string()))?;
+        Ok(f.m.format_move(&found.best))
+    }
+
+    fn stop(&mut self, _last: Option<&[String]>) -> Result<(), PlayerError> {
+        self.follower = None;
+        self.searcher = None;
+        Ok(())
+    }
+}

@@ -1,0 +1,157 @@
+//! Players and the matches they play. A [`Player`] is told the rules and its role at the start
+//! of a match, is asked for a move each turn with the previous joint move, and is told when the
+//! match stops; moves cross this boundary as KIF text, so a player can live in this process or
+//! behind the GGP protocol. The [`referee`] runs local matches between players, enforcing the
+//! clocks, and [`series`] runs many of them with the seats rotating and sums up the results.
+
+mod builtin;
+pub mod referee;
+pub mod series;
+
+pub use builtin::{AlphaBeta, Legal, MakeEvaluator, Random};
+pub use referee::{play_match, Clocks, End, Event, Fault, FaultRecord, MatchRecord};
+pub use series::{run_series, Series, SeriesOptions, Standing};
+
+use propnet::{Net, Program, PropnetMachine};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use thiserror::Error;
+
+/// A game ready to play: its rules as text (what a remote player is sent) and its propnet,
+/// built once and shared by every local player and the referee.
+#[derive(Debug)]
+pub struct Game {
+    /// A short name for reports.
+    pub name: String,
+    /// The GDL rules as KIF text.
+    pub rules: String,
+    /// The optimised propnet.
+    pub net: Arc<Net>,
+    /// The net compiled for the runtime.
+    pub program: Arc<Program>,
+}
+
+impl Game {
+    /// A game named `name` with the GDL text `rules` whose optimised propnet is `net`.
+    pub fn new(name: String, rules: String, net: Net) -> Game {
+        let program = Arc::new(Program::new(&net));
+        Game { name, rules, net: Arc::new(net), program }
+    }
+
+    /// A fresh state machine over the shared program.
+    pub fn machine(&self) -> PropnetMachine {
+        PropnetMachine::from_program(Arc::clone(&self.program))
+    }
+}
+
+/// What a player is told when a match starts (the GGP `start` message).
+#[derive(Debug, Clone)]
+pub struct MatchInfo {
+    /// The match's identifier.
+    pub id: String,
+    /// The game.
+    pub game: Arc<Game>,
+    /// The role the player plays, as the rules name it.
+    pub role: String,
+    /// Time allowed from the start message to the first move request.
+    pub start_clock: Duration,
+    /// Time allowed for each move.
+    pub play_clock: Duration,
+}
+
+/// Why a player could not do what it was asked.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum PlayerError {
+    /// No player goes by this name.
+    #[error("unknown player {0:?} (built-in players: {known})", known = BUILT_IN.join(", "))]
+    Unknown(String),
+    /// A move or play request came before the match started.
+    #[error("the player was asked to play before the match started")]
+    NotStarted,
+    /// The role is not one of the game's.
+    #[error("the game has no role {0:?}")]
+    NoSuchRole(String),
+    /// A move is not a KIF term, or not one the game knows.
+    #[error("not a move of this game: {0:?}")]
+    BadMove(String),
+    /// The player has no legal move to make.
+    #[error("no legal move")]
+    NoLegalMove,
+    /// The rules misbehaved.
+    #[error(transparent)]
+    Rules(#[from] machine::MachineError),
+    /// The players do not fill the roles one each.
+    #[error("{players} players for {roles} roles: give one player per role")]
+    Seats {
+        /// Players given.
+        players: usize,
+        /// Roles in the game.
+        roles: usize,
+    },
+    /// A player failed inside (e.g. it panicked, or its search could not run).
+    #[error("{0}")]
+    Failed(String),
+}
+
+/// The names of the built-in players, for [`create`] and messages.
+pub const BUILT_IN: &[&str] = &["alphabeta", "random", "legal"];
+
+/// A player for `spec`: a built-in player's name (see [`BUILT_IN`]); `seed` seeds whatever
+/// randomness it uses.
+pub fn create(spec: &str, seed: u64) -> Result<Box<dyn Player>, PlayerError> {
+    match spec {
+        "alphabeta" => Ok(Box::new(AlphaBeta::new())),
+        "random" => Ok(Box::new(Random::new(seed))),
+        "legal" => Ok(Box::new(Legal::new())),
+        _ => Err(PlayerError::Unknown(spec.to_owned())),
+    }
+}
+
+/// A game player, local or remote.
+pub trait Player: Send {
+    /// The player's name in reports.
+    fn name(&self) -> &str;
+
+    /// Prepares for a match; should return before `deadline` (the start clock).
+    fn start(&mut self, info: &MatchInfo, deadline: Instant) -> Result<(), PlayerError>;
+
+    /// The player's move in KIF, given the joint move just played (one KIF move per role, in
+    /// the order of the roles; `None` on the first turn); should return before `deadline`.
+    fn play(&mut self, last: Option<&[String]>, deadline: Instant) -> Result<String, PlayerError>;
+
+    /// Ends the match, given the joint move that ended it.
+    fn stop(&mut self, last: Option<&[String]>) -> Result<(), PlayerError>;
+}
+
+/// The canonical KIF of a move written in any spacing or case, e.g. `( MARK 1  1 )` →
+/// `(mark 1 1)`, so moves from elsewhere compare with the game's own.
+pub fn canonical_move(text: &str) -> Result<String, PlayerError> {
+    let bad = || PlayerError::BadMove(text.to_owned());
+    let desc = gdl::parse("move", &format!("(move {text})")).map_err(|_| bad())?;
+    match desc.rules.as_slice() {
+        [rule] if rule.body.is_empty() && rule.head.args.len() == 1 && rule.head.args[0].is_ground() => {
+            Ok(rule.head.args[0].to_string())
+        }
+        _ => Err(bad()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn moves_are_read_in_any_spacing_and_case() {
+        assert_eq!(canonical_move("( MARK 1  1 )").unwrap(), "(mark 1 1)");
+        assert_eq!(canonical_move(" noop ").unwrap(), "noop");
+        for bad in ["", "(mark 1", "noop) (extra", "?x", "(mark ?x 1)"] {
+            assert_eq!(canonical_move(bad), Err(PlayerError::BadMove(bad.to_owned())), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn unknown_players_are_named_with_the_known_ones() {
+        let e = create("mcts", 1).err().unwrap();
+        assert_eq!(e.to_string(), "unknown player \"mcts\" (built-in players: alphabeta, random, legal)");
+    }
+}

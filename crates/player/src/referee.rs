@@ -1,0 +1,246 @@
+//! The referee of a local match: it owns the true state, asks every player for its move at once
+//! (each on its own thread, as a GGP server asks them over the network), and keeps the match
+//! going whatever a player does. A move that comes late, is not a legal move, or never comes
+//! because the player failed is recorded as a fault and replaced by a random legal move.
+
+use crate::{canonical_move, Game, MatchInfo, Player, PlayerError};
+use machine::StateMachine;
+use rand::rngs::SmallRng;
+use rand::Rng;
+use serde::Serialize;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// The clocks of a match.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Clocks {
+    /// Time to prepare, from the start message (seconds in JSON).
+    #[serde(serialize_with = "seconds")]
+    pub start: Duration,
+    /// Time for each move (seconds in JSON).
+    #[serde(serialize_with = "seconds")]
+    pub play: Duration,
+}
+
+fn seconds<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64(d.as_secs_f64())
+}
+
+/// What went wrong with a player's move.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "kind", content = "detail")]
+pub enum Fault {
+    /// The move (or the start acknowledgement) came after the deadline.
+    Late,
+    /// The player answered with something that is not a legal move.
+    Illegal(String),
+    /// The player failed to answer.
+    Error(String),
+}
+
+/// A fault, where it happened, and the move played instead.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FaultRecord {
+    /// The step: 0 for the start, n for the n-th move.
+    pub step: usize,
+    /// The role whose player was at fault.
+    pub role: usize,
+    /// What went wrong.
+    pub fault: Fault,
+    /// The random legal move played in its place (none for a fault at the start).
+    pub replacement: Option<String>,
+}
+
+/// How a match ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum End {
+    /// A terminal state was reached.
+    Terminal,
+    /// The match ran for the longest length the referee allows.
+    StepLimit,
+    /// A role had no legal move in a non-terminal state (broken rules).
+    NoLegalMove,
+}
+
+/// Everything about one match.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct MatchRecord {
+    /// For each role, the index of the player who played it.
+    pub seats: Vec<usize>,
+    /// The joint moves, in KIF, one per role, in order.
+    pub moves: Vec<Vec<String>>,
+    /// Each role's goal value in the final state (0 where the rules give none).
+    pub goals: Vec<u32>,
+    /// Every fault, in order.
+    pub faults: Vec<FaultRecord>,
+    /// How the match ended.
+    pub end: End,
+}
+
+/// What happens during a match, for live reports.
+#[derive(Debug, Clone, Copy)]
+pub enum Event<'a> {
+    /// Match `game` starts with these players (indices) in the roles' seats.
+    Started {
+        /// The match's number in its series.
+        game: usize,
+        /// For each role, the index of its player.
+        seats: &'a [usize],
+    },
+    /// A joint move was played.
+    Moved {
+        /// The match's number in its series.
+        game: usize,
+        /// The move's number, from 1.
+        step: usize,
+        /// The joint move in KIF, one per role.
+        moves: &'a [String],
+        /// The faults of this step.
+        faults: &'a [FaultRecord],
+    },
+    /// The match is over.
+    Finished {
+        /// The match's number in its series.
+        game: usize,
+        /// The whole match.
+        record: &'a MatchRecord,
+    },
+}
+
+/// The longest match the referee plays before calling it off.
+pub const MAX_STEPS: usize = 10_000;
+
+/// What one player answered, and when.
+type Answer<T> = (Result<T, PlayerError>, Instant);
+
+/// Runs `ask` for every seated player at once, one thread each, and collects the answers with the
+/// moments they came; a player that panics has failed.
+fn ask_all<T: Send>(
+    seated: &mut [&mut Box<dyn Player>],
+    ask: impl Fn(usize, &mut dyn Player) -> Result<T, PlayerError> + Sync,
+) -> Vec<Answer<T>> {
+    std::thread::scope(|scope| {
+        let ask = &ask;
+        let threads: Vec<_> = seated
+            .iter_mut()
+            .enumerate()
+            .map(|(role, player)| scope.spawn(move || (ask(role, player.as_mut()), Instant::now())))
+            .collect();
+        threads
+            .into_iter()
+            .map(|t| {
+                t.join().unwrap_or_else(|_| (Err(PlayerError::Failed("the player panicked".into())), Instant::now()))
+            })
+            .collect()
+    })
+}
+
+/// Plays one match of `game` numbered `number`: role r is played by `players[seats[r]]` (`seats`
+/// must be a permutation of the players' indices, one per role). Replacement moves are drawn
+/// from `rng`; `events` hears about every start, move and end.
+pub fn play_match(
+    game: &Arc<Game>,
+    players: &mut [Box<dyn Player>],
+    seats: &[usize],
+    clocks: Clocks,
+    number: usize,
+    rng: &mut SmallRng,
+    events: &mut dyn FnMut(Event<'_>),
+) -> Result<MatchRecord, PlayerError> {
+    let mut m = game.machine();
+    let roles = m.roles().to_vec();
+    let players_count = players.len();
+    let mut slots: Vec<Option<&mut Box<dyn Player>>> = players.iter_mut().map(Some).collect();
+    let mut seated: Vec<&mut Box<dyn Player>> = seats
+        .iter()
+        .map(|&p| slots.get_mut(p).and_then(Option::take))
+        .collect::<Option<_>>()
+        .filter(|s: &Vec<_>| s.len() == roles.len())
+        .ok_or(PlayerError::Seats { players: players_count, roles: roles.len() })?;
+    events(Event::Started { game: number, seats });
+
+    let mut record = MatchRecord {
+        seats: seats.to_vec(),
+        moves: Vec::new(),
+        goals: Vec::new(),
+        faults: Vec::new(),
+        end: End::Terminal,
+    };
+    let deadline = Instant::now() + clocks.start;
+    let started = ask_all(&mut seated, |r, p| {
+        let info = MatchInfo {
+            id: format!("{}-{number}", game.name),
+            game: Arc::clone(game),
+            role: roles[r].clone(),
+            start_clock: clocks.start,
+            play_clock: clocks.play,
+        };
+        p.start(&info, deadline)
+    });
+    for (role, (result, at)) in started.into_iter().enumerate() {
+        let fault = match result {
+            Err(e) => Some(Fault::Error(e.to_string())),
+            Ok(()) if at > deadline => Some(Fault::Late),
+            Ok(()) => None,
+        };
+        record.faults.extend(fault.map(|fault| FaultRecord { step: 0, role, fault, replacement: None }));
+    }
+
+    let mut state = m.initial_state();
+    let mut last: Option<Vec<String>> = None;
+    loop {
+        if m.is_terminal(&state)? {
+            break;
+        }
+        if record.moves.len() >= MAX_STEPS {
+            record.end = End::StepLimit;
+            break;
+        }
+        let mut legal = Vec::with_capacity(roles.len());
+        for r in 0..roles.len() {
+            legal.push(m.legal_moves(&state, r)?);
+        }
+        if legal.iter().any(Vec::is_empty) {
+            record.end = End::NoLegalMove;
+            break;
+        }
+        let deadline = Instant::now() + clocks.play;
+        let answers = ask_all(&mut seated, |_, p| p.play(last.as_deref(), deadline));
+        let step = record.moves.len() + 1;
+        let first_fault = record.faults.len();
+        let mut joint = Vec::with_capacity(roles.len());
+        for (role, (answer, at)) in answers.into_iter().enumerate() {
+            let chosen = match answer {
+                Err(e) => Err(Fault::Error(e.to_string())),
+                Ok(_) if at > deadline => Err(Fault::Late),
+                Ok(text) => canonical_move(&text)
+                    .ok()
+                    .and_then(|name| m.find_move(role, &name))
+                    .filter(|mv| legal[role].contains(mv))
+                    .ok_or(Fault::Illegal(text)),
+            };
+            joint.push(chosen.unwrap_or_else(|fault| {
+                let mv = legal[role][rng.random_range(0..legal[role].len())];
+                record.faults.push(FaultRecord { step, role, fault, replacement: Some(m.format_move(&mv)) });
+                mv
+            }));
+        }
+        state = m.next_state(&state, &joint)?;
+        let names: Vec<String> = joint.iter().map(|mv| m.format_move(mv)).collect();
+        events(Event::Moved { game: number, step, moves: &names, faults: &record.faults[first_fault..] });
+        record.moves.push(names.clone());
+        last = Some(names);
+    }
+
+    record.goals = (0..roles.len()).map(|r| m.goal(&state, r).unwrap_or(0)).collect();
+    let stopped = ask_all(&mut seated, |_, p| p.stop(last.as_deref()));
+    let step = record.moves.len();
+    for (role, (result, _)) in stopped.into_iter().enumerate() {
+        if let Err(e) = result {
+            record.faults.push(FaultRecord { step, role, fault: Fault::Error(e.to_string()), replacement: None });
+        }
+    }
+    events(Event::Finished { game: number, record: &record });
+    Ok(record)
+}

@@ -1,0 +1,52 @@
+//! Leaf evaluation for depth-limited search: what a state is worth to each role when the search
+//! stops above the terminal states.
+
+use machine::StateMachine;
+use propnet::{PropnetMachine, PropnetState};
+
+/// Estimates how good a non-terminal state is for each role.
+pub trait Evaluator {
+    /// One estimate per role (indexed like the game's roles), in goal units: 0 to 100, where
+    /// the role's actual goal value is the ideal answer.
+    fn evaluate(&mut self, state: &PropnetState) -> Vec<f64>;
+}
+
+/// The score a role is given when the rules say nothing about it in a state: neither hope nor
+/// fear, halfway between the usual worst and best goal values.
+pub const UNKNOWN: f64 = 50.0;
+
+/// The simplest useful evaluator: the goal values the rules derive in the state itself (GDL
+/// defines `goal` in every state, not only terminal ones), [`UNKNOWN`] where they derive none,
+/// and the mean where they derive several.
+#[derive(Debug, Clone)]
+pub struct GoalEvaluator {
+    m: PropnetMachine,
+}
+
+impl GoalEvaluator {
+    /// An evaluator reading goals with `m` (a machine of its own, so the search's marking is not
+    /// disturbed).
+    pub fn new(m: PropnetMachine) -> GoalEvaluator {
+        GoalEvaluator { m }
+    }
+}
+
+impl Evaluator for GoalEvaluator {
+    fn evaluate(&mut self, state: &PropnetState) -> Vec<f64> {
+        (0..self.m.roles().len())
+            .map(|role| match self.m.goal_values(state, role) {
+                Ok(values) if !values.is_empty() => {
+                    values.iter().map(|&v| f64::from(v)).sum::<f64>() / values.len() as f64
+                }
+                _ => UNKNOWN,
+            })
+            .collect()
+    }
+}
+
+/// Lets a searcher take an evaluator chosen at run time.
+impl<E: Evaluator + ?Sized> Evaluator for Box<E> {
+    fn evaluate(&mut self, state: &PropnetState) -> Vec<f64> {
+        (**self).evaluate(state)
+    }
+}

@@ -1,0 +1,402 @@
+//! Depth-limited adversarial search under a deadline: iterative deepening over alpha-beta, with
+//! a transposition table, move ordering (the table's best move first, then killer moves and the
+//! history heuristic) and a pluggable [`Evaluator`] at the depth limit.
+//!
+//! Every state is treated alike, which makes the search correct for any number of roles and for
+//! simultaneous moves: its value is our best move against the others' worst joint reply to it.
+//! Where only one role has a choice (a turn-taking game) this is a plain max or min node, so on a
+//! two-player zero-sum game ([`Model::Minimax`]) the search is exactly minimax; with more players,
+//! or goals that are not proved zero-sum, it is the paranoid search ([`Model::Paranoid`]) — the
+//! others minimise our score. With simultaneous moves the others are assumed to see our move,
+//! which is pessimistic but never overestimates a state.
+//!
+//! Values are whole numbers of thousandths of a goal point, so that bounds compare exactly. A
+//! value moves one unit toward the neutral 50 points for every ply it travels up the tree: among
+//! equal outcomes the search prefers nearer wins and farther losses. Values are kept relative to
+//! the state they belong to, so the transposition table stores them as they are, and the window
+//! passed to a child is shifted one unit to match.
+
+mod eval;
+mod model;
+mod table;
+
+pub use eval::{Evaluator, GoalEvaluator, UNKNOWN};
+pub use model::Model;
+
+use crate::Stop;
+use machine::{MachineError, StateMachine};
+use propnet::{PropnetMachine, PropnetState};
+use serde::Serialize;
+use std::cmp::{Ordering, Reverse};
+use std::time::Instant;
+use table::{Bound, Table, SOLVED};
+
+/// Search units per goal point.
+const SCALE: f64 = 1000.0;
+/// The value no outcome favours (50 goal points); values drift toward it with distance.
+const NEUTRAL: i32 = 50_000;
+/// Beyond every value a state can have.
+const INF: i32 = 1_000_000_000;
+/// A state with more joint replies than this is evaluated rather than expanded.
+const MAX_REPLIES: usize = 1 << 16;
+/// Marks "no move" in results of leaves.
+const NO_MOVE: u32 = u32::MAX;
+
+/// Limits and switches of a search.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Options {
+    /// The deepest iteration (in joint moves).
+    pub max_depth: u32,
+    /// Transposition table slots (rounded up to a power of two); 0 turns the table off.
+    pub table_entries: usize,
+    /// Whether moves are ordered (table move, killers, history); off, the engine's order is kept.
+    pub ordering: bool,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options { max_depth: 1000, table_entries: 1 << 19, ordering: true }
+    }
+}
+
+/// What a search found.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct SearchResult {
+    /// Our best move (an input of the net).
+    pub best: u32,
+    /// Its value for us in goal points, as the deepest completed iteration saw it.
+    pub value: f64,
+    /// Joint moves searched ahead by the deepest completed iteration (0: none completed).
+    pub depth: u32,
+    /// States visited over all iterations.
+    pub nodes: u64,
+    /// Whether the value is exact: every line searched ended in a terminal state.
+    pub solved: bool,
+}
+
+/// Why a search could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum SearchError {
+    /// The role index is not one of the game's roles.
+    #[error("the game has no role number {0}")]
+    NoSuchRole(usize),
+    /// The state is terminal: there is nothing to choose.
+    #[error("the state is terminal")]
+    Terminal,
+    /// The rules give our role no legal move in the state.
+    #[error("the rules give the role no legal move in this state")]
+    NoLegalMove,
+    /// The rules misbehaved during the search.
+    #[error(transparent)]
+    Machine(#[from] MachineError),
+}
+
+/// A state's value as one node of the search returns it.
+#[derive(Debug, Clone, Copy)]
+struct Outcome {
+    value: i32,
+    solved: bool,
+    best: u32,
+}
+
+/// The choices in a state: our legal moves, and the others' joint replies (full joint moves
+/// whose slot for our role is still to be filled in).
+struct Choices {
+    mine: Vec<u32>,
+    replies: Vec<Vec<u32>>,
+}
+
+/// A reusable adversarial searcher for one role of one game.
+pub struct Searcher<E> {
+    m: PropnetMachine,
+    role: usize,
+    model: Model,
+    evaluator: E,
+    options: Options,
+    table: Table,
+    /// Per move (input index), how much cutting off with it has been worth.
+    history: Vec<u64>,
+    /// Per ply, the two moves that cut off most recently there.
+    killers: Vec<[u32; 2]>,
+    nodes: u64,
+    deadline: Instant,
+}
+
+impl<E: Evaluator> Searcher<E> {
+    /// A searcher choosing moves for `role` on the machine `m`, modelling the others by `model`
+    /// (see [`Model::of`]) and scoring depth-limited leaves with `evaluator`.
+    pub fn new(
+        m: PropnetMachine,
+        role: usize,
+        model: Model,
+        evaluator: E,
+        options: Options,
+    ) -> Result<Searcher<E>, SearchError> {
+        if role >= m.roles().len() {
+            return Err(SearchError::NoSuchRole(role));
+        }
+        let table = Table::new(options.table_entries);
+        Ok(Searcher {
+            m,
+            role,
+            model,
+            evaluator,
+            options,
+            table,
+            history: Vec::new(),
+            killers: Vec::new(),
+            nodes: 0,
+            deadline: Instant::now(),
+        })
+    }
+
+    /// How the other roles are modelled.
+    pub fn model(&self) -> Model {
+        self.model
+    }
+
+    /// Searches `state` by iterative deepening until `deadline`, the depth limit, or a solved
+    /// value, and returns the best move of the deepest completed iteration (before the first
+    /// completes, our first legal move, so there is always a move to play).
+    pub fn search(&mut self, state: &PropnetState, deadline: Instant) -> Result<SearchResult, SearchError> {
+        if self.m.is_terminal(state)? {
+            return Err(SearchError::Terminal);
+        }
+        let first = *self.m.legal_moves(state, self.role)?.first().ok_or(SearchError::NoLegalMove)?;
+        self.deadline = deadline;
+        self.nodes = 0;
+        self.table.next_generation();
+        let value = f64::from(self.estimate(state)) / SCALE;
+        let mut result = SearchResult { best: first, value, depth: 0, nodes: 0, solved: false };
+        for depth in 1..=self.options.max_depth {
+            if Instant::now() >= deadline {
+                break;
+            }
+            match self.node(state, depth, 0, -INF, INF) {
+                Ok(o) => {
+                    let best = if o.best == NO_MOVE { first } else { o.best };
+                    result =
+                        SearchResult { best, value: f64::from(o.value) / SCALE, depth, nodes: 0, solved: o.solved };
+                    if o.solved {
+                        break;
+                    }
+                }
+                Err(Stop::OutOfTime) => break,
+                Err(Stop::Machine(e)) => return Err(e.into()),
+            }
+        }
+        result.nodes = self.nodes;
+        Ok(result)
+    }
+
+    /// Fail-soft alpha-beta below `state` with `depth` joint moves to go, `ply` below the root.
+    fn node(&mut self, state: &PropnetState, depth: u32, ply: u32, mut alpha: i32, beta: i32) -> Result<Outcome, Stop> {
+        self.nodes += 1;
+        // A node costs microseconds (milliseconds on the largest nets), the clock tens of
+        // nanoseconds: look at it every time.
+        if Instant::now() >= self.deadline {
+            return Err(Stop::OutOfTime);
+        }
+        if self.m.is_terminal(state)? {
+            return Ok(Outcome { value: self.terminal_value(state)?, solved: true, best: NO_MOVE });
+        }
+        let leaf = |value| Outcome { value, solved: false, best: NO_MOVE };
+        if depth == 0 {
+            return Ok(leaf(self.estimate(state)));
+        }
+        // A role without a legal move breaks the rules; such a state is judged, not expanded.
+        let Some(choices) = self.choices(state)? else { return Ok(leaf(self.estimate(state))) };
+        let key = Table::key(state);
+        let mut hint = (NO_MOVE, u32::MAX);
+        if let Some(e) = self.table.probe(key) {
+            let cuts = match e.bound {
+                Bound::Exact => true,
+                Bound::Lower => e.value >= beta,
+                Bound::Upper => e.value <= alpha,
+            };
+            // The root always searches, so that its best move comes from this search.
+            if ply > 0 && e.depth >= depth && cuts {
+                return Ok(Outcome { value: e.value, solved: e.depth == SOLVED, best: e.best });
+            }
+            hint = (e.best, e.reply);
+        }
+        let hinted = choices.mine.iter().position(|&m| m == hint.0);
+        let mine = self.order(choices.mine.len(), |i| vec![choices.mine[i]], hinted, ply);
+        let replies =
+            self.order(choices.replies.len(), |j| self.others(&choices.replies[j]), Some(hint.1 as usize), ply);
+        let alpha0 = alpha;
+        let mut best = Outcome { value: -INF, solved: true, best: NO_MOVE };
+        let mut best_reply = 0;
+        let mut joint = vec![0; choices.replies[0].len()];
+        for &i in &mine {
+            let mv = choices.mine[i];
+            let (mut worst, mut worst_reply) = (INF, 0);
+            for &j in &replies {
+                joint.copy_from_slice(&choices.replies[j]);
+                joint[self.role] = mv;
+                let child = self.m.next_state(state, &joint)?;
+                let window = (child_alpha(alpha), child_beta(beta.min(worst)));
+                let c = self.node(&child, depth - 1, ply + 1, window.0, window.1)?;
+                best.solved &= c.solved;
+                let v = parent_view(c.value);
+                if v < worst {
+                    (worst, worst_reply) = (v, j);
+                }
+                if worst <= alpha {
+                    if replies.len() > 1 {
+                        let others = self.others(&choices.replies[j]);
+                        self.reward(&others, depth, ply);
+                    }
+                    break;
+                }
+            }
+            if worst > best.value {
+                (best.value, best.best, best_reply) = (worst, mv, worst_reply);
+            }
+            alpha = alpha.max(best.value);
+            if alpha >= beta {
+                if mine.len() > 1 {
+                    self.reward(&[mv], depth, ply);
+                }
+                break;
+            }
+        }
+        let bound = if best.value <= alpha0 {
+            Bound::Upper
+        } else if best.value >= beta {
+            Bound::Lower
+        } else {
+            Bound::Exact
+        };
+        let stored_depth = if best.solved { SOLVED } else { depth };
+        self.table.store(key, stored_depth, best.value, bound, best.best, best_reply as u32);
+        Ok(best)
+    }
+
+    /// Our legal moves and the others' joint replies in `state`; `None` when a role has no
+    /// legal move or the replies are too many to expand.
+    fn choices(&mut self, state: &PropnetState) -> Result<Option<Choices>, MachineError> {
+        let roles = self.m.roles().len();
+        let mut legal = Vec::with_capacity(roles);
+        for r in 0..roles {
+            let moves = self.m.legal_moves(state, r)?;
+            if moves.is_empty() {
+                return Ok(None);
+            }
+            legal.push(moves);
+        }
+        let others = || legal.iter().enumerate().filter(|&(r, _)| r != self.role).map(|(_, m)| m.len());
+        let Some(count) = others().try_fold(1usize, |n, k| n.checked_mul(k).filter(|&n| n <= MAX_REPLIES)) else {
+            return Ok(None);
+        };
+        let replies = (0..count)
+            .map(|mut k| {
+                let mut joint = vec![0; roles];
+                for (r, moves) in legal.iter().enumerate().filter(|&(r, _)| r != self.role) {
+                    joint[r] = moves[k % moves.len()];
+                    k /= moves.len();
+                }
+                joint
+            })
+            .collect();
+        Ok(Some(Choices { mine: std::mem::take(&mut legal[self.role]), replies }))
+    }
+
+    /// The moves of the other roles in a joint reply.
+    fn others(&self, reply: &[u32]) -> Vec<u32> {
+        reply.iter().enumerate().filter(|&(r, _)| r != self.role).map(|(_, &m)| m).collect()
+    }
+
+    /// The indices `0..n` of choices in the order to try them: the table's choice `hinted` first,
+    /// then choices playing a killer move of this ply, then by history (`moves` gives a choice's
+    /// moves); with ordering off, as given.
+    fn order(&self, n: usize, moves: impl Fn(usize) -> Vec<u32>, hinted: Option<usize>, ply: u32) -> Vec<usize> {
+        let mut order: Vec<usize> = (0..n).collect();
+        if !self.options.ordering || n < 2 {
+            return order;
+        }
+        let killers = self.killers.get(ply as usize).copied().unwrap_or([NO_MOVE; 2]);
+        order.sort_by_cached_key(|&i| {
+            let moves = moves(i);
+            let table = hinted == Some(i);
+            let killer = moves.iter().any(|m| killers.contains(m));
+            let history: u64 = moves.iter().map(|&m| self.history.get(m as usize).copied().unwrap_or(0)).sum();
+            Reverse((table, killer, history))
+        });
+        order
+    }
+
+    /// Remembers that `moves` cut the search off at `ply` with `depth` to go.
+    fn reward(&mut self, moves: &[u32], depth: u32, ply: u32) {
+        for &m in moves {
+            let m = m as usize;
+            if m >= self.history.len() {
+                self.history.resize(m + 1, 0);
+            }
+            self.history[m] += u64::from(depth) * u64::from(depth);
+        }
+        let ply = ply as usize;
+        if ply >= self.killers.len() {
+            self.killers.resize(ply + 1, [NO_MOVE; 2]);
+        }
+        let first = moves[0];
+        let k = &mut self.killers[ply];
+        if k[0] != first {
+            *k = [first, k[0]];
+        }
+    }
+
+    /// Our score in a terminal state, as the rules give it: no goal counts as 0, and several
+    /// (broken rules) as the lowest.
+    fn terminal_value(&mut self, state: &PropnetState) -> Result<i32, MachineError> {
+        let values = self.m.goal_values(state, self.role)?;
+        Ok(values.first().map_or(0, |&v| scaled(f64::from(v))))
+    }
+
+    /// The evaluator's estimate of a state for us; under [`Model::Minimax`] it averages our
+    /// estimate with what the opponent's estimate leaves us.
+    fn estimate(&mut self, state: &PropnetState) -> i32 {
+        let values = self.evaluator.evaluate(state);
+        let of = |r: usize| values.get(r).copied().filter(|v| v.is_finite()).unwrap_or(UNKNOWN);
+        let v = match self.model {
+            Model::Minimax { sum } => (of(self.role) + f64::from(sum) - of(1 - self.role)) / 2.0,
+            Model::Paranoid => of(self.role),
+        };
+        scaled(v)
+    }
+}
+
+/// Goal points in search units, kept far from [`INF`].
+fn scaled(points: f64) -> i32 {
+    (points.clamp(0.0, 1e5) * SCALE).round() as i32
+}
+
+/// A child's value as its parent sees it: one unit nearer [`NEUTRAL`].
+fn parent_view(v: i32) -> i32 {
+    match v.cmp(&NEUTRAL) {
+        Ordering::Greater => v - 1,
+        Ordering::Less => v + 1,
+        Ordering::Equal => v,
+    }
+}
+
+/// The child's lower bound `a` such that `parent_view(c) > alpha` exactly when `c > a`.
+fn child_alpha(alpha: i32) -> i32 {
+    match alpha {
+        a if a.abs() >= INF => a,
+        a if a >= NEUTRAL => a + 1,
+        a => a - 1,
+    }
+}
+
+/// The child's upper bound `b` such that `parent_view(c) < beta` exactly when `c < b`.
+fn child_beta(beta: i32) -> i32 {
+    match beta {
+        b if b.abs() >= INF => b,
+        b if b <= NEUTRAL => b - 1,
+        b => b + 1,
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,229 @@
+//! The search against a plain minimax written here from the definition (every pruning, table
+//! and ordering switch must leave the value unchanged), the zero-sum proof on games that are and
+//! are not zero-sum, and the move it must always have ready.
+
+use super::*;
+use propnet::Net;
+use proptest::prelude::*;
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use std::time::Duration;
+
+fn net_of(file: &str, text: &str) -> Net {
+    let (desc, _) = gdl::load(file, text).expect("valid");
+    propnet::optimize::optimize(&propnet::build(&desc, &propnet::Limits::default()).expect("builds")).0
+}
+
+fn bundled(name: &str) -> Net {
+    let game = games::find(name).expect("bundled");
+    net_of(game.file, game.text)
+}
+
+/// Simultaneous moves for `roles` players over two rounds: everyone picks 1, 2 or 3; a pick
+/// nobody else made scores 50, or 100 if it is a 3; a shared pick scores 0. Not zero-sum.
+fn picks(roles: usize) -> Net {
+    let mut text: String = (0..roles).map(|r| format!("(role p{r})\n")).collect();
+    text.push_str(
+        "(init (step 0)) (val 1) (val 2) (val 3) (succ 0 1) (succ 1 2)
+         (<= (legal ?r (pick ?v)) (role ?r) (val ?v))
+         (<= (next (step ?y)) (true (step ?x)) (succ ?x ?y))
+         (<= (next (picked ?r ?v)) (does ?r (pick ?v)))
+         (<= (clash ?r) (true (picked ?r ?v)) (true (picked ?s ?v)) (distinct ?r ?s))
+         (<= (played ?r) (true (picked ?r ?v)))
+         (<= (goal ?r 100) (true (picked ?r 3)) (not (clash ?r)))
+         (<= (goal ?r 50) (true (picked ?r ?v)) (distinct ?v 3) (not (clash ?r)))
+         (<= (goal ?r 0) (role ?r) (clash ?r))
+         (<= (goal ?r 0) (role ?r) (not (played ?r)))
+         (<= terminal (true (step 2)))",
+    );
+    net_of("picks.kif", &text)
+}
+
+/// Leaf values that vary from state to state and role to role (goal values alone are 50 almost
+/// everywhere in these games, which would hide mistakes), in steps of 10 so that ties are common.
+#[derive(Clone, Copy)]
+struct Scrambled {
+    roles: usize,
+}
+
+impl Evaluator for Scrambled {
+    fn evaluate(&mut self, state: &PropnetState) -> Vec<f64> {
+        let key = table::Table::key(state);
+        (0..self.roles).map(|r| f64::from(((key >> (8 * r)) % 11) as u32 * 10)).collect()
+    }
+}
+
+fn options(table: bool, ordering: bool, max_depth: u32) -> Options {
+    Options { max_depth, table_entries: if table { 1 << 12 } else { 0 }, ordering }
+}
+
+fn searcher(net: &Net, role: usize, options: Options) -> Searcher<GoalEvaluator> {
+    let m = PropnetMachine::new(net);
+    let evaluator = GoalEvaluator::new(PropnetMachine::from_program(m.program().clone()));
+    Searcher::new(m, role, Model::of(net), evaluator, options).expect("role exists")
+}
+
+fn scrambled(net: &Net, role: usize, options: Options) -> Searcher<Scrambled> {
+    let evaluator = Scrambled { roles: net.roles.len() };
+    Searcher::new(PropnetMachine::new(net), role, Model::of(net), evaluator, options).expect("role exists")
+}
+
+/// The state after `steps` random joint moves from the start (fewer if the game ends).
+fn random_state(net: &Net, steps: usize, seed: u64) -> PropnetState {
+    let mut m = PropnetMachine::new(net);
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut state = m.initial_state();
+    for _ in 0..steps {
+        if m.is_terminal(&state).unwrap() {
+            break;
+        }
+        let joint: Vec<u32> = (0..m.roles().len())
+            .map(|r| {
+                let moves = m.legal_moves(&state, r).unwrap();
+                moves[rng.random_range(0..moves.len())]
+            })
+            .collect();
+        state = m.next_state(&state, &joint).unwrap();
+    }
+    state
+}
+
+/// Minimax straight from the definition: our best move against the others' worst joint reply,
+/// terminal states scored by our goal, the depth limit by [`Scrambled`] (combined with the
+/// opponent's value under the minimax model), and one unit toward 50 points per ply.
+fn minimax(m: &mut PropnetMachine, model: Model, role: usize, state: &PropnetState, depth: u32) -> i32 {
+    if m.is_terminal(state).unwrap() {
+        let goals = m.goal_values(state, role).unwrap();
+        return goals.first().map_or(0, |&g| g as i32 * 1000);
+    }
+    let legal: Vec<Vec<u32>> = (0..m.roles().len()).map(|r| m.legal_moves(state, r).unwrap()).collect();
+    if depth == 0 || legal.iter().any(Vec::is_empty) {
+        let values = Scrambled { roles: legal.len() }.evaluate(state);
+        let v = match model {
+            Model::Minimax { sum } => (values[role] + f64::from(sum) - values[1 - role]) / 2.0,
+            Model::Paranoid => values[role],
+        };
+        return (v * 1000.0).round() as i32;
+    }
+    let mut joints: Vec<Vec<u32>> = vec![Vec::new()];
+    for moves in &legal {
+        joints = joints.iter().flat_map(|j| moves.iter().map(move |&mv| [j.clone(), vec![mv]].concat())).collect();
+    }
+    legal[role]
+        .iter()
+        .map(|&mine| {
+            joints
+                .iter()
+                .filter(|j| j[role] == mine)
+                .map(|j| {
+                    let child = m.next_state(state, j).unwrap();
+                    let v = minimax(m, model, role, &child, depth - 1);
+                    v - (v - 50_000).signum()
+                })
+                .min()
+                .unwrap()
+        })
+        .max()
+        .unwrap()
+}
+
+/// Checks every switch combination of the search against minimax at `depth` from `state`.
+fn agrees_with_minimax(net: &Net, state: &PropnetState, role: usize, depth: u32) -> Result<(), TestCaseError> {
+    let mut m = PropnetMachine::new(net);
+    if m.is_terminal(state).unwrap() {
+        return Ok(());
+    }
+    let expected = minimax(&mut m, Model::of(net), role, state, depth);
+    for (table, ordering) in [(false, false), (false, true), (true, false), (true, true)] {
+        let mut s = scrambled(net, role, options(table, ordering, depth));
+        let found = s.search(state, Instant::now() + Duration::from_secs(600)).unwrap();
+        prop_assert_eq!((found.value * 1000.0).round() as i32, expected, "table {} ordering {}", table, ordering);
+        prop_assert!(found.depth == depth || found.solved, "depth {} of {}", found.depth, depth);
+        let legal = m.legal_moves(state, role).unwrap();
+        prop_assert!(legal.contains(&found.best));
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn alpha_beta_is_minimax_on_tictactoe(steps in 0usize..7, seed: u64, role in 0usize..2, depth in 1u32..5) {
+        let net = bundled("tictactoe");
+        agrees_with_minimax(&net, &random_state(&net, steps, seed), role, depth)?;
+    }
+
+    #[test]
+    fn alpha_beta_is_minimax_on_connect_four(steps in 0usize..30, seed: u64, role in 0usize..2, depth in 1u32..4) {
+        let net = bundled("connectfour");
+        agrees_with_minimax(&net, &random_state(&net, steps, seed), role, depth)?;
+    }
+
+    #[test]
+    fn paranoid_is_minimax_with_simultaneous_moves(roles in 2usize..4, steps in 0usize..2, seed: u64, depth in 1u32..3) {
+        let net = picks(roles);
+        let role = (seed % roles as u64) as usize;
+        agrees_with_minimax(&net, &random_state(&net, steps, seed), role, depth)?;
+    }
+}
+
+#[test]
+fn two_player_games_are_proved_zero_sum_and_others_are_not() {
+    assert_eq!(Model::of(&bundled("tictactoe")), Model::Minimax { sum: 100 });
+    // Here `(goal red 0)` and `(goal black 100)` differ while the board is open: the proof has
+    // to look at terminal states only.
+    assert_eq!(Model::of(&bundled("connectfour")), Model::Minimax { sum: 100 });
+    // Both players can score 50 or 100 at once in this one.
+    assert_eq!(Model::of(&picks(2)), Model::Paranoid);
+    assert_eq!(Model::of(&picks(3)), Model::Paranoid);
+    assert_eq!(Model::of(&bundled("buttonsandlights")), Model::Paranoid);
+}
+
+#[test]
+fn a_move_is_ready_when_the_deadline_has_already_passed() {
+    let net = bundled("connectfour");
+    let mut s = searcher(&net, 0, Options::default());
+    let mut m = PropnetMachine::new(&net);
+    let state = m.initial_state();
+    let found = s.search(&state, Instant::now() - Duration::from_millis(1)).unwrap();
+    assert_eq!(found.depth, 0);
+    assert!(m.legal_moves(&state, 0).unwrap().contains(&found.best));
+}
+
+#[test]
+fn tictactoe_is_solved_as_a_draw_from_either_side() {
+    let net = bundled("tictactoe");
+    let state = PropnetMachine::new(&net).initial_state();
+    for role in 0..2 {
+        let mut s = searcher(&net, role, Options::default());
+        let found = s.search(&state, Instant::now() + Duration::from_secs(600)).unwrap();
+        assert!(found.solved, "{found:?}");
+        assert_eq!(found.value, 50.0);
+    }
+}
+
+#[test]
+fn the_nearest_win_is_preferred() {
+    // x (1 1) (2 2), o (1 2) (2 1), x to move: (3 3) wins now, and (1 3) or (3 1) win two plies
+    // later with a double threat, so only the ply bias separates them.
+    let net = bundled("tictactoe");
+    let mut m = PropnetMachine::new(&net);
+    let mut state = m.initial_state();
+    for (x, o) in [("(mark 1 1)", "noop"), ("noop", "(mark 1 2)"), ("(mark 2 2)", "noop"), ("noop", "(mark 2 1)")] {
+        let joint = [m.find_move(0, x).unwrap(), m.find_move(1, o).unwrap()];
+        state = m.next_state(&state, &joint).unwrap();
+    }
+    let mut s = searcher(&net, 0, Options::default());
+    let found = s.search(&state, Instant::now() + Duration::from_secs(600)).unwrap();
+    assert_eq!(m.format_move(&found.best), "(mark 3 3)");
+    assert!(found.solved && found.value == 99.999, "{found:?}");
+}
+
+#[test]
+fn an_unknown_role_is_an_error() {
+    let net = bundled("tictactoe");
+    let m = PropnetMachine::new(&net);
+    let ev = GoalEvaluator::new(m.clone());
+    assert!(matches!(Searcher::new(m, 2, Model::Paranoid, ev, Options::default()), Err(SearchError::NoSuchRole(2))));
+}
