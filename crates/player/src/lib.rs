@@ -6,10 +6,12 @@
 
 mod builtin;
 pub mod referee;
+mod remote;
 pub mod series;
 
 pub use builtin::{AlphaBeta, Legal, MakeEvaluator, Random};
 pub use referee::{play_match, Clocks, End, Event, Fault, FaultRecord, MatchRecord};
+pub use remote::Remote;
 pub use series::{run_series, Series, SeriesOptions, Standing};
 
 use propnet::{Net, Program, PropnetMachine};
@@ -63,7 +65,7 @@ pub struct MatchInfo {
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum PlayerError {
     /// No player goes by this name.
-    #[error("unknown player {0:?} (built-in players: {known})", known = BUILT_IN.join(", "))]
+    #[error("unknown player {0:?} (built-in players: {known}; or http://host:port)", known = BUILT_IN.join(", "))]
     Unknown(String),
     /// A move or play request came before the match started.
     #[error("the player was asked to play before the match started")]
@@ -96,9 +98,12 @@ pub enum PlayerError {
 /// The names of the built-in players, for [`create`] and messages.
 pub const BUILT_IN: &[&str] = &["alphabeta", "random", "legal"];
 
-/// A player for `spec`: a built-in player's name (see [`BUILT_IN`]); `seed` seeds whatever
-/// randomness it uses.
+/// A player for `spec`: a built-in player's name (see [`BUILT_IN`]) or the `http://host:port`
+/// address of a GGP player; `seed` seeds whatever randomness it uses.
 pub fn create(spec: &str, seed: u64) -> Result<Box<dyn Player>, PlayerError> {
+    if spec.starts_with("http://") {
+        return Ok(Box::new(Remote::new(spec)));
+    }
     match spec {
         "alphabeta" => Ok(Box::new(AlphaBeta::new())),
         "random" => Ok(Box::new(Random::new(seed))),

@@ -1,0 +1,86 @@
+//! A player on another machine, spoken to over the GGP protocol: the referee posts it the same
+//! messages a game server would, and waits for each answer no longer than the clock allows.
+
+use crate::{MatchInfo, Player, PlayerError};
+use ggp::{Message, Start};
+use std::time::{Duration, Instant};
+
+/// How long after a clock runs out the answer is still awaited: the referee records the move as
+/// late, but a player that answers at all keeps the match in step.
+const GRACE: Duration = Duration::from_secs(2);
+
+/// A GGP player at an `http://host:port` address.
+pub struct Remote {
+    url: String,
+    agent: ureq::Agent,
+    id: Option<String>,
+}
+
+impl Remote {
+    /// A player at `url` (`http://host:port`).
+    pub fn new(url: &str) -> Remote {
+        // Error statuses are read as answers, so their text reaches the report.
+        let config = ureq::Agent::config_builder().http_status_as_error(false).build();
+        Remote { url: url.to_owned(), agent: config.into(), id: None }
+    }
+
+    /// Posts `message` and returns the answer's text, waiting until `deadline` (and a grace).
+    fn send(&self, message: &Message, deadline: Instant) -> Result<String, PlayerError> {
+        let fail = |e: String| PlayerError::Failed(format!("{}: {e}", self.url));
+        let wait = deadline.saturating_duration_since(Instant::now()) + GRACE;
+        let mut response = self
+            .agent
+            .post(&self.url)
+            .config()
+            .timeout_global(Some(wait))
+            .build()
+            .header("Content-Type", "text/acl")
+            .send(message.to_string())
+            .map_err(|e| fail(e.to_string()))?;
+        let status = response.status();
+        let text = response.body_mut().read_to_string().map_err(|e| fail(e.to_string()))?;
+        if !status.is_success() {
+            return Err(fail(format!("HTTP {status}: {}", text.trim())));
+        }
+        Ok(text.trim().to_owned())
+    }
+}
+
+impl Player for Remote {
+    fn name(&self) -> &str {
+        &self.url
+    }
+
+    fn start(&mut self, info: &MatchInfo, deadline: Instant) -> Result<(), PlayerError> {
+        // One rule per line with the comments gone: the message puts the rules on one line.
+        let rules = gdl::read_sexprs(&info.game.name, &info.game.rules)
+            .map_err(|e| PlayerError::Failed(e.to_string()))?
+            .iter()
+            .map(|rule| format!("{rule}\n"))
+            .collect();
+        let start = Start {
+            id: info.id.clone(),
+            role: info.role.clone(),
+            rules,
+            start_clock: info.start_clock.as_secs().max(1),
+            play_clock: info.play_clock.as_secs().max(1),
+        };
+        let reply = self.send(&Message::Start(start), deadline)?;
+        if !reply.eq_ignore_ascii_case("ready") {
+            return Err(PlayerError::Failed(format!("{} answered {reply:?} to START", self.url)));
+        }
+        self.id = Some(info.id.clone());
+        Ok(())
+    }
+
+    fn play(&mut self, last: Option<&[String]>, deadline: Instant) -> Result<String, PlayerError> {
+        let id = self.id.clone().ok_or(PlayerError::NotStarted)?;
+        self.send(&Message::Play { id, moves: last.map(<[String]>::to_vec) }, deadline)
+    }
+
+    fn stop(&mut self, last: Option<&[String]>) -> Result<(), PlayerError> {
+        let Some(id) = self.id.take() else { return Ok(()) };
+        self.send(&Message::Stop { id, moves: last.map(<[String]>::to_vec) }, Instant::now() + Duration::from_secs(5))
+            .map(drop)
+    }
+}
