@@ -36,7 +36,10 @@ fn check_reports_a_bundled_game() {
 fn every_bundled_game_is_valid_and_playable() {
     let o = latchkey(&["games"]);
     let names: Vec<String> = stdout(&o).lines().map(str::to_owned).collect();
-    assert_eq!(names, ["tictactoe", "connectfour", "buttonsandlights", "untwistycorridor"]);
+    assert_eq!(
+        names,
+        ["tictactoe", "connectfour", "buttonsandlights", "untwistycorridor", "eightpuzzle", "fifteenpuzzle"]
+    );
     for name in &names {
         let o = latchkey(&["check", name, "--json"]);
         assert!(o.status.success(), "{name}: {}", stdout(&o));
