@@ -179,3 +179,21 @@ fn analyze_prints_every_section_for_a_reader() {
     assert!(out.contains("p                                        structural\n"), "{out}");
     assert!(out.contains("p inhibits q8"), "{out}");
 }
+
+#[test]
+fn solve_prints_an_optimal_plan_and_rejects_bad_limits_and_multiplayer_games() {
+    let o = latchkey(&["solve", "eightpuzzle", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    let search = &report["search"];
+    assert_eq!((&search["score"], &search["optimal"], &search["moves"]), (&100.into(), &true.into(), &20.into()));
+    assert_eq!(search["plan"].as_array().map(Vec::len), Some(20), "{report}");
+
+    let o = latchkey(&["solve", "eightpuzzle", "--time=-1"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("must be a number of seconds"), "{}", stderr(&o));
+
+    let o = latchkey(&["solve", "tictactoe"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("single-player game; this one has 2 roles"), "{}", stderr(&o));
+}
