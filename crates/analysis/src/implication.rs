@@ -10,7 +10,7 @@
 use propnet::net::{Kind, Net, NodeId};
 
 /// A three-valued evaluator with undo, for many small queries on one net.
-pub(crate) struct Implication<'a> {
+pub struct Implication<'a> {
     net: &'a Net,
     readers: Vec<Vec<NodeId>>,
     /// The value with nothing assumed (only constants known).
@@ -21,6 +21,7 @@ pub(crate) struct Implication<'a> {
 }
 
 impl<'a> Implication<'a> {
+    /// An evaluator for `net` with nothing assumed.
     pub fn new(net: &'a Net) -> Implication<'a> {
         let mut readers = vec![Vec::new(); net.kinds.len()];
         for (n, ins) in net.inputs.iter().enumerate() {
@@ -51,6 +52,18 @@ impl<'a> Implication<'a> {
     /// Forgets every assumption made since the last reset.
     pub fn reset(&mut self) {
         for n in self.touched.drain(..) {
+            self.value[n as usize] = self.baseline[n as usize];
+        }
+    }
+
+    /// A point to return to with [`undo`](Self::undo), keeping the assumptions made so far.
+    pub fn mark(&self) -> usize {
+        self.touched.len()
+    }
+
+    /// Forgets the assumptions made since `mark` (and what they forced), keeping earlier ones.
+    pub fn undo(&mut self, mark: usize) {
+        for n in self.touched.drain(mark..) {
             self.value[n as usize] = self.baseline[n as usize];
         }
     }
@@ -156,6 +169,12 @@ mod tests {
         assert_eq!(imp.value(or), Some(true));
         // Unknown, not false: the cycle has no other support, but nothing forces it.
         assert_eq!(imp.value(c), None);
+        // Undoing to a mark keeps what was assumed before it.
+        let mark = imp.mark();
+        imp.assume(&[(q, true)]);
+        assert_eq!(imp.value(q), Some(true));
+        imp.undo(mark);
+        assert_eq!((imp.value(or), imp.value(q)), (Some(true), None));
         imp.reset();
         assert_eq!(imp.value(and), None);
         imp.assume(&[(p, false), (q, true)]);

@@ -13,6 +13,7 @@ mod run;
 
 pub use composite::{composite_latches, CompositeLatch, Junction};
 pub use goals::{Effect, GoalLatch, GoalLatches, ScoreRange};
+pub use implication::Implication;
 pub use inhibitors::{exact_inhibitors, structural_inhibitors, GoalInhibitor, Inhibitor};
 pub use latches::{exact_latches, structural_latches, Latch, LatchKind, Method};
 pub use run::{Analysis, Options, Phase};

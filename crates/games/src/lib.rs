@@ -23,7 +23,8 @@ macro_rules! bundled {
 }
 
 /// Every bundled game, by name.
-pub const ALL: &[Bundled] = bundled!["tictactoe", "connectfour", "buttonsandlights", "untwistycorridor"];
+pub const ALL: &[Bundled] =
+    bundled!["tictactoe", "connectfour", "buttonsandlights", "untwistycorridor", "eightpuzzle", "fifteenpuzzle",];
 
 /// The bundled game called `name` (case-insensitive), if there is one.
 pub fn find(name: &str) -> Option<&'static Bundled> {

@@ -8,11 +8,13 @@ use proptest::sample::Index;
 use std::fmt::Write as _;
 
 /// The games bundled with the project, as `(file name, text)`.
-const GAMES: [(&str, &str); 4] = [
+const GAMES: [(&str, &str); 6] = [
     ("tictactoe.kif", include_str!("../../../games/tictactoe.kif")),
     ("connectfour.kif", include_str!("../../../games/connectfour.kif")),
     ("buttonsandlights.kif", include_str!("../../../games/buttonsandlights.kif")),
     ("untwistycorridor.kif", include_str!("../../../games/untwistycorridor.kif")),
+    ("eightpuzzle.kif", include_str!("../../../games/eightpuzzle.kif")),
+    ("fifteenpuzzle.kif", include_str!("../../../games/fifteenpuzzle.kif")),
 ];
 
 /// A config with `cases` cases that writes no regression files into the source tree (failures

@@ -128,20 +128,23 @@ enum Command {
         method: analyze::Methods,
         /// Seconds for the whole analysis, propnet build included, like a start clock; phases
         /// that would start later are skipped, and proofs still open are counted, in the notes.
-        #[arg(long, default_value_t = 10.0)]
+        #[arg(long, default_value_t = 10.0, value_parser = seconds)]
         time: f64,
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
     },
-    /// Solve a single-player game exhaustively, pruning dead states (chapter 12).
+    /// Solve a single-player game: the best score and a shortest plan reaching it, by IDA*
+    /// under a lower bound found in the net, with dead states pruned.
     Solve {
         /// A GDL file, or the name of a bundled game.
         game: String,
-        /// Seconds allowed per search.
-        #[arg(long, default_value_t = 60.0)]
+        /// Seconds allowed for the analysis and the search together (and per comparison run);
+        /// when they run out, the best plan found so far is printed, not marked optimal.
+        #[arg(long, default_value_t = 60.0, value_parser = seconds)]
         time: f64,
-        /// Also search without dead-state removal and compare the node counts.
+        /// Also solve exhaustively with and without chapter 12's dead-state removal and compare
+        /// the node counts.
         #[arg(long)]
         stats: bool,
         /// Print JSON instead of text.
@@ -176,6 +179,15 @@ enum Command {
     },
     /// List the bundled games.
     Games,
+}
+
+/// Parses a time limit: a finite, non-negative number of seconds.
+fn seconds(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(s) if (0.0..1e9).contains(&s) => Ok(s),
+        Ok(_) => Err("must be a number of seconds between 0 and 10^9".into()),
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 fn main() -> ExitCode {

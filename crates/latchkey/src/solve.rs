@@ -1,5 +1,7 @@
-//! `latchkey solve`: exhaustive solving of a single-player game, with chapter 12's dead-state
-//! removal, and with `--stats` the same search without it for comparison.
+//! `latchkey solve`: the best score of a single-player game and a shortest plan reaching it,
+//! by IDA* under the lower bound the search crate finds in the net, with chapter 12's
+//! dead-state removal; with `--stats`, chapter 12's comparison too: the exhaustive solver with
+//! and without the removal.
 
 use crate::engine::build_propnet;
 use crate::game;
@@ -11,11 +13,22 @@ use serde::Serialize;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-/// One search and how long it took.
+/// One exhaustive search and how long it took.
 #[derive(Serialize)]
 struct Run {
     dead_state_removal: bool,
     seconds: f64,
+    #[serde(flatten)]
+    solution: Solution,
+}
+
+/// The heuristic search's result.
+#[derive(Serialize)]
+struct Search {
+    /// Seconds the search took (building the bound included).
+    seconds: f64,
+    /// The plan's length in moves.
+    moves: usize,
     #[serde(flatten)]
     solution: Solution,
 }
@@ -26,54 +39,80 @@ struct Report {
     game: String,
     /// Seconds spent finding the latches and goal latches the pruning uses.
     analysis_seconds: f64,
-    runs: Vec<Run>,
+    search: Search,
+    /// With `--stats`: the exhaustive solver with dead-state removal, then without.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    exhaustive: Vec<Run>,
 }
 
-/// Solves `spec` within `secs` seconds per search and prints the plan (and, with `stats`, the
-/// node counts with and without dead-state removal).
+/// Solves `spec` within `secs` seconds (analysis and search together; each `stats` comparison
+/// run gets as long again) and prints the plan.
 pub fn run(spec: &str, secs: f64, stats: bool, json: bool) -> Result<ExitCode> {
     let game = game::load(spec)?;
     let net = build_propnet(&game).with_context(|| format!("cannot solve {spec} without a propnet"))?;
+    let budget = Duration::from_secs_f64(secs);
     let start = Instant::now();
-    let analysis = Analysis::run(&net, &game.desc, &Options::default(), &mut |_| {});
+    let deadline = start + budget;
+    let analysis =
+        Analysis::run(&net, &game.desc, &Options { deadline: Some(deadline), ..Options::default() }, &mut |_| {});
     let analysis_seconds = start.elapsed().as_secs_f64();
-    let values: Vec<u32> = net.goals.first().map(|g| g.iter().map(|&(v, _)| v).collect()).unwrap_or_default();
-    let mut runs = Vec::new();
-    for removal in if stats { vec![true, false] } else { vec![true] } {
-        let start = Instant::now();
-        let deadline = start + Duration::from_secs_f64(secs);
-        let mut m = PropnetMachine::new(&net);
-        let goals = removal.then_some(&analysis.goals);
-        let solution = search::solve(&mut m, goals, &values, Some(deadline))?;
-        runs.push(Run { dead_state_removal: removal, seconds: start.elapsed().as_secs_f64(), solution });
+
+    let begun = Instant::now();
+    let options = search::Options { goals: Some(&analysis.goals), deadline: Some(deadline), ..Default::default() };
+    let solution = search::solve(&net, options)?;
+    let search = Search { seconds: begun.elapsed().as_secs_f64(), moves: solution.plan.len(), solution };
+
+    let mut exhaustive = Vec::new();
+    if stats {
+        let values: Vec<u32> = net.goals[0].iter().map(|&(v, _)| v).collect();
+        for removal in [true, false] {
+            let begun = Instant::now();
+            let mut m = PropnetMachine::new(&net);
+            let goals = removal.then_some(&analysis.goals);
+            let solution = search::exhaustive(&mut m, goals, &values, Some(begun + budget))?;
+            exhaustive.push(Run { dead_state_removal: removal, seconds: begun.elapsed().as_secs_f64(), solution });
+        }
     }
-    let report = Report { game: game.name, analysis_seconds, runs };
+    let report = Report { game: game.name, analysis_seconds, search, exhaustive };
     if json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
-        print(&report, stats);
+        print(&report);
     }
     Ok(ExitCode::SUCCESS)
 }
 
-fn print(r: &Report, stats: bool) {
-    let best = &r.runs[0].solution;
-    println!("game   {}", r.game);
+fn print(r: &Report) {
+    let best = &r.search.solution;
+    println!("game     {}", r.game);
     match best.score {
         Some(score) => {
-            let proof = if best.optimal { "optimal" } else { "best found; search cut short" };
-            println!("score  {score} ({proof})");
-            println!("plan   {} ({} moves)", best.plan.join(" "), best.plan.len());
+            let proof =
+                if best.optimal { "optimal: no better score, no shorter plan" } else { "best found; search cut short" };
+            println!("score    {score} ({proof})");
+            println!("plan     {} ({} moves)", best.plan.join(" "), best.plan.len());
         }
-        None => println!("score  none: no terminal state reached within the time limit"),
+        None if best.optimal => println!("score    none: no terminal state has a goal value"),
+        None => println!("score    none: no terminal state reached within the time limit"),
     }
-    if stats {
-        println!("\n{:<24} {:>12} {:>14} {:>8} {:>10}", "search", "nodes", "dead pruned", "passes", "seconds");
-        for run in &r.runs {
+    let s = &best.stats;
+    let bound = s
+        .bound
+        .map_or_else(|| "none".to_owned(), |b| if b == search::UNREACHABLE { "∞".into() } else { b.to_string() });
+    println!(
+        "search   {} nodes, {} dead pruned, {} passes, {:.3} s (lower bound at the start: {bound})",
+        s.nodes, s.pruned, s.passes, r.search.seconds
+    );
+    println!("analysis {:.3} s (latches, goal latches)", r.analysis_seconds);
+    if !r.exhaustive.is_empty() {
+        println!(
+            "\n{:<28} {:>12} {:>14} {:>8} {:>10}",
+            "exhaustive search", "nodes", "dead pruned", "passes", "seconds"
+        );
+        for run in &r.exhaustive {
             let s = &run.solution.stats;
-            let name = if run.dead_state_removal { "dead-state removal" } else { "plain" };
-            println!("{name:<24} {:>12} {:>14} {:>8} {:>10.3}", s.nodes, s.pruned, s.passes, run.seconds);
+            let name = if run.dead_state_removal { "with dead-state removal" } else { "plain" };
+            println!("{name:<28} {:>12} {:>14} {:>8} {:>10.3}", s.nodes, s.pruned, s.passes, run.seconds);
         }
-        println!("analysis (latches, goal latches) {:.3} s", r.analysis_seconds);
     }
 }

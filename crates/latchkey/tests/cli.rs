@@ -36,7 +36,10 @@ fn check_reports_a_bundled_game() {
 fn every_bundled_game_is_valid_and_playable() {
     let o = latchkey(&["games"]);
     let names: Vec<String> = stdout(&o).lines().map(str::to_owned).collect();
-    assert_eq!(names, ["tictactoe", "connectfour", "buttonsandlights", "untwistycorridor"]);
+    assert_eq!(
+        names,
+        ["tictactoe", "connectfour", "buttonsandlights", "untwistycorridor", "eightpuzzle", "fifteenpuzzle"]
+    );
     for name in &names {
         let o = latchkey(&["check", name, "--json"]);
         assert!(o.status.success(), "{name}: {}", stdout(&o));
@@ -195,11 +198,29 @@ fn match_swaps_seats_and_reports_standings() {
 fn match_refuses_unknown_players_and_the_wrong_number_of_them() {
     let o = latchkey(&["match", "tictactoe", "--players", "alphabeta,deepblue"]);
     assert!(!o.status.success());
-    assert!(stderr(&o).contains("unknown player \"deepblue\" (built-in players: alphabeta, random, legal)"));
+    assert!(stderr(&o).contains("unknown player \"deepblue\" (built-in players: alphabeta, random, legal; or http://host:port)"));
     let o = latchkey(&["match", "tictactoe", "--players", "random"]);
     assert!(!o.status.success());
     assert!(stderr(&o).contains("1 players for 2 roles"), "{}", stderr(&o));
     let o = latchkey(&["match", "tictactoe", "--players", "random,random", "--playclock=-1"]);
     assert!(!o.status.success());
     assert!(stderr(&o).contains("the play clock must be a number of seconds"), "{}", stderr(&o));
+}
+
+#[test]
+fn solve_prints_an_optimal_plan_and_rejects_bad_limits_and_multiplayer_games() {
+    let o = latchkey(&["solve", "eightpuzzle", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    let search = &report["search"];
+    assert_eq!((&search["score"], &search["optimal"], &search["moves"]), (&100.into(), &true.into(), &20.into()));
+    assert_eq!(search["plan"].as_array().map(Vec::len), Some(20), "{report}");
+
+    let o = latchkey(&["solve", "eightpuzzle", "--time=-1"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("must be a number of seconds"), "{}", stderr(&o));
+
+    let o = latchkey(&["solve", "tictactoe"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("single-player game; this one has 2 roles"), "{}", stderr(&o));
 }

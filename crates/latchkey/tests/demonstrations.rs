@@ -14,7 +14,9 @@ fn json(args: &[&str]) -> Value {
 #[test]
 fn untwisty_corridor_dead_state_removal_searches_eleven_states_instead_of_21845() {
     let report = json(&["solve", "untwistycorridor", "--stats", "--json"]);
-    let runs = report["runs"].as_array().expect("runs");
+    let search = &report["search"];
+    assert_eq!((&search["score"], &search["optimal"], &search["moves"]), (&100.into(), &true.into(), &7.into()));
+    let runs = report["exhaustive"].as_array().expect("exhaustive runs");
     let (pruned, plain) = (&runs[0], &runs[1]);
     assert_eq!(pruned["dead_state_removal"], true);
     assert_eq!(plain["dead_state_removal"], false);

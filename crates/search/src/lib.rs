@@ -1,14 +1,62 @@
-//! Game-tree search on a propnet, using the structure the analysis finds: the exhaustive solver
-//! of single-player games with chapter 12's dead-state removal, and depth-limited adversarial
-//! search for play under a clock.
+//! Game-tree search on a propnet, using the structure the analysis finds: optimal plans for
+//! single-player games by iterative-deepening A* under a lower bound found in the net
+//! (`puzzle`, `bound`), the exhaustive solver with chapter 12's dead-state removal
+//! (`exhaustive`), kept as the reference the heuristic search is measured against, and
+//! depth-limited adversarial search for play under a clock (`adversarial`).
 
 pub mod adversarial;
-mod solve;
+mod bound;
+mod exhaustive;
+mod puzzle;
 
 pub use adversarial::{Evaluator, GoalEvaluator, Model, SearchError, SearchResult, Searcher};
-pub use solve::{solve, Solution, SolveError, SolveStats};
+pub use bound::{Bound, UNREACHABLE};
+pub use exhaustive::exhaustive;
+pub use puzzle::{solve, Options};
 
 use machine::MachineError;
+use serde::Serialize;
+
+/// How much work a search did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct SolveStats {
+    /// States searched: the initial state and every successor that was not pruned (summed over
+    /// passes).
+    pub nodes: u64,
+    /// Successor states computed and then dropped as dead.
+    pub pruned: u64,
+    /// Complete passes: one per satisfactory threshold tried (exhaustive), one per bound tried
+    /// (iterative deepening).
+    pub passes: u32,
+    /// The lower bound on the moves to the best score at the start, where the search used one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bound: Option<u32>,
+}
+
+/// The outcome of solving a single-player game.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Solution {
+    /// The best score found, if any terminal state was reached.
+    pub score: Option<u32>,
+    /// The moves that reach it, in KIF.
+    pub plan: Vec<String>,
+    /// Whether the score is proved optimal (the search was not cut short); for [`solve`], also
+    /// that no shorter plan reaches it.
+    pub optimal: bool,
+    /// The work done.
+    pub stats: SolveStats,
+}
+
+/// Why a game cannot be solved.
+#[derive(Debug, thiserror::Error)]
+pub enum SolveError {
+    /// The game has more than one role.
+    #[error("solving needs a single-player game; this one has {0} roles")]
+    NotSinglePlayer(usize),
+    /// The rules misbehaved during the search.
+    #[error(transparent)]
+    Machine(#[from] MachineError),
+}
 
 /// Why a search ended early.
 pub(crate) enum Stop {

@@ -10,43 +10,9 @@ use crate::Stop;
 use analysis::GoalLatches;
 use machine::{MachineError, StateMachine};
 use propnet::{PropnetMachine, PropnetState};
-use serde::Serialize;
 use std::time::Instant;
 
-/// How much work a search did.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-pub struct SolveStats {
-    /// States searched: the initial state and every successor that was not pruned.
-    pub nodes: u64,
-    /// Successor states computed and then dropped as dead.
-    pub pruned: u64,
-    /// Complete passes (one per satisfactory threshold tried).
-    pub passes: u32,
-}
-
-/// The outcome of solving a single-player game.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Solution {
-    /// The best score found, if any terminal state was reached.
-    pub score: Option<u32>,
-    /// The moves that reach it, in KIF.
-    pub plan: Vec<String>,
-    /// Whether the score is proved optimal (the search was not cut short).
-    pub optimal: bool,
-    /// The work done.
-    pub stats: SolveStats,
-}
-
-/// Why a game cannot be solved.
-#[derive(Debug, thiserror::Error)]
-pub enum SolveError {
-    /// The game has more than one role.
-    #[error("solving needs a single-player game; this one has {0} roles")]
-    NotSinglePlayer(usize),
-    /// The rules misbehaved during the search.
-    #[error(transparent)]
-    Machine(#[from] MachineError),
-}
+use crate::{Solution, SolveError, SolveStats};
 
 struct Search<'a> {
     m: &'a mut PropnetMachine,
@@ -59,9 +25,10 @@ struct Search<'a> {
     path: Vec<u32>,
 }
 
-/// Solves the single-player game of `m` from its initial state. `goals` enables dead-state
-/// removal; `values` are the role's possible goal values; `deadline` bounds the time spent.
-pub fn solve(
+/// Solves the single-player game of `m` from its initial state by searching every line of
+/// play: `goals` enables dead-state removal; `values` are the role's possible goal values;
+/// `deadline` bounds the time spent. The score is optimal, the plan not necessarily shortest.
+pub fn exhaustive(
     m: &mut PropnetMachine,
     goals: Option<&GoalLatches>,
     values: &[u32],
@@ -158,8 +125,8 @@ mod tests {
     fn dead_state_removal_finds_the_same_optimum_with_far_fewer_nodes() {
         let (net, goals) = corridor();
         let values: Vec<u32> = net.goals[0].iter().map(|&(v, _)| v).collect();
-        let plain = solve(&mut PropnetMachine::new(&net), None, &values, None).expect("solves");
-        let pruned = solve(&mut PropnetMachine::new(&net), Some(&goals), &values, None).expect("solves");
+        let plain = exhaustive(&mut PropnetMachine::new(&net), None, &values, None).expect("solves");
+        let pruned = exhaustive(&mut PropnetMachine::new(&net), Some(&goals), &values, None).expect("solves");
         assert_eq!((plain.score, pruned.score), (Some(100), Some(100)));
         assert_eq!(plain.plan, pruned.plan);
         assert_eq!(pruned.plan, vec!["d"; 7]);

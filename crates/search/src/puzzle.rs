@@ -1,0 +1,269 @@
+//! Optimal plans for single-player games: iterative-deepening A* (IDA*) under the admissible
+//! [`Bound`], for each goal value from the best down, so the first value reached is the best
+//! score and its plan the shortest one.
+//!
+//! A pass searches depth-first every line whose length so far plus the bound stays within the
+//! current limit; the next limit is the smallest sum that went over. When nothing went over, no
+//! terminal state with the value is reachable at all, which is how a value is proved out of
+//! reach. States already searched in the same pass at the same or a smaller depth are skipped
+//! (a transposition table), states that the goal latches declare dead are never entered, and
+//! siblings are tried in the order of their bound, then of the caller's guidance. Before the
+//! first pass a greedy descent along the same order reaches some terminal state quickly, so that
+//! a search cut short by the deadline still has a plan to show.
+
+use crate::bound::{Bound, UNREACHABLE};
+use crate::{Solution, SolveError, SolveStats};
+use analysis::GoalLatches;
+use machine::{MachineError, StateMachine};
+use propnet::{Net, PropnetMachine, PropnetState};
+use rustc_hash::FxHashMap;
+use std::time::Instant;
+
+/// States remembered per pass; beyond this the search goes on without remembering more.
+const TABLE_LIMIT: usize = 1 << 20;
+/// The greedy descent stops after this many moves in games that run that long.
+const DIVE_LIMIT: usize = 100_000;
+
+/// How to search.
+#[derive(Default)]
+pub struct Options<'a> {
+    /// Dead-state removal: states whose latches rule the sought value out are not searched.
+    pub goals: Option<&'a GoalLatches>,
+    /// Orders siblings with equal bounds, higher first (e.g. a heuristic estimate of the goal).
+    pub guidance: Option<&'a mut dyn FnMut(&PropnetState) -> f64>,
+    /// When to stop and return the best plan found so far.
+    pub deadline: Option<Instant>,
+}
+
+/// A successor waiting to be searched.
+struct Child {
+    mv: u32,
+    state: PropnetState,
+    /// The lower bound on the moves left (0 for a terminal state with the sought value).
+    h: u32,
+    terminal: bool,
+    guide: f64,
+}
+
+/// Why a pass ended.
+enum Pass {
+    /// A plan for the sought value, of the given moves.
+    Found(Vec<u32>),
+    /// Nothing went over the limit: the value is out of reach.
+    Exhausted,
+    /// The smallest sum over the limit, for the next pass.
+    Exceeded(u32),
+}
+
+/// Why the search stopped early.
+enum Stop {
+    Machine(MachineError),
+    OutOfTime,
+}
+
+impl From<MachineError> for Stop {
+    fn from(e: MachineError) -> Stop {
+        Stop::Machine(e)
+    }
+}
+
+struct Search<'a> {
+    m: PropnetMachine,
+    bound: Bound,
+    goals: Option<&'a GoalLatches>,
+    guidance: Option<&'a mut dyn FnMut(&PropnetState) -> f64>,
+    deadline: Option<Instant>,
+    /// The goal value sought in this pass.
+    target: u32,
+    stats: SolveStats,
+    /// The best terminal state reached so far: its score and the moves to it.
+    best: Option<(u32, Vec<u32>)>,
+}
+
+/// Finds the best score of `net`'s single-player game and a shortest plan reaching it.
+pub fn solve(net: &Net, options: Options<'_>) -> Result<Solution, SolveError> {
+    if net.roles.len() != 1 {
+        return Err(SolveError::NotSinglePlayer(net.roles.len()));
+    }
+    let mut m = PropnetMachine::new(net);
+    let root = m.initial_state();
+    // The bound gets a quarter of the time: a weaker bound still leaves the search time to run.
+    let now = Instant::now();
+    let bound = Bound::new(net, &root, options.deadline.map(|d| now + d.saturating_duration_since(now) / 4));
+    let mut s = Search {
+        m,
+        bound,
+        goals: options.goals,
+        guidance: options.guidance,
+        deadline: options.deadline,
+        target: 0,
+        stats: SolveStats { nodes: 1, ..SolveStats::default() },
+        best: None,
+    };
+    let mut values: Vec<u32> = net.goals[0].iter().map(|&(v, _)| v).collect();
+    values.sort_unstable_by(|a, b| b.cmp(a));
+    values.dedup();
+    let mut optimal = true;
+    if s.m.is_terminal(&root)? {
+        s.best = Some((s.m.goal(&root, 0)?, Vec::new()));
+    } else {
+        for (i, &value) in values.iter().enumerate() {
+            s.target = value;
+            s.bound.target(value);
+            let outcome = (|| {
+                if i == 0 {
+                    s.stats.bound = Some(s.estimate(&root));
+                    s.dive(&root)?;
+                }
+                s.deepen(&root)
+            })();
+            match outcome {
+                Ok(Some(plan)) => {
+                    s.best = Some((value, plan));
+                    break;
+                }
+                Ok(None) => {}
+                Err(Stop::Machine(e)) => return Err(e.into()),
+                Err(Stop::OutOfTime) => {
+                    optimal = false;
+                    break;
+                }
+            }
+        }
+    }
+    let (score, plan) = match s.best {
+        Some((score, moves)) => (Some(score), moves.iter().map(|mv| s.m.format_move(mv)).collect()),
+        None => (None, Vec::new()),
+    };
+    Ok(Solution { score, plan, optimal, stats: s.stats })
+}
+
+impl Search<'_> {
+    /// The bound on the moves from a non-terminal `state` to the sought value.
+    fn estimate(&self, state: &PropnetState) -> u32 {
+        if self.goals.is_some_and(|g| g.is_dead(state.words(), 0, self.target)) {
+            return UNREACHABLE;
+        }
+        self.bound.estimate(state)
+    }
+
+    /// Keeps a terminal state's score and plan if it beats the best so far (a higher score, or
+    /// the same score sooner).
+    fn record(&mut self, score: u32, path: &[u32], mv: u32) {
+        let better = self
+            .best
+            .as_ref()
+            .is_none_or(|(best, plan)| score > *best || (score == *best && path.len() + 1 < plan.len()));
+        if better {
+            self.best = Some((score, path.iter().copied().chain([mv]).collect()));
+        }
+    }
+
+    /// The successors of `state` (reached by `path`) worth searching, the most promising last;
+    /// with `all`, also those from which the sought value is out of reach (for the descent,
+    /// which wants any terminal state).
+    fn expand(&mut self, state: &PropnetState, path: &[u32], all: bool) -> Result<Vec<Child>, Stop> {
+        if self.deadline.is_some_and(|d| Instant::now() > d) {
+            return Err(Stop::OutOfTime);
+        }
+        let mut children = Vec::new();
+        for mv in self.m.legal_moves(state, 0)? {
+            let next = self.m.next_state(state, &[mv])?;
+            let terminal = self.m.is_terminal(&next)?;
+            let h = if terminal {
+                let score = self.m.goal(&next, 0)?;
+                self.record(score, path, mv);
+                self.stats.nodes += 1;
+                if score != self.target {
+                    continue;
+                }
+                0
+            } else {
+                let h = self.estimate(&next);
+                if h == UNREACHABLE && !all {
+                    self.stats.pruned += 1;
+                    continue;
+                }
+                self.stats.nodes += 1;
+                h
+            };
+            let guide = self.guidance.as_mut().map_or(0.0, |g| g(&next));
+            children.push(Child { mv, state: next, h, terminal, guide });
+        }
+        children.sort_by(|a, b| b.h.cmp(&a.h).then(a.guide.total_cmp(&b.guide)));
+        Ok(children)
+    }
+
+    /// Follows the most promising successor down to a terminal state, for a first plan.
+    fn dive(&mut self, root: &PropnetState) -> Result<(), Stop> {
+        let mut state = root.clone();
+        let mut path = Vec::new();
+        for _ in 0..DIVE_LIMIT {
+            match self.expand(&state, &path, true)?.pop() {
+                Some(c) if !c.terminal => {
+                    path.push(c.mv);
+                    state = c.state;
+                }
+                _ => break,
+            }
+        }
+        Ok(())
+    }
+
+    /// IDA* for the sought value: a plan of the fewest moves, or `None` if it is out of reach.
+    fn deepen(&mut self, root: &PropnetState) -> Result<Option<Vec<u32>>, Stop> {
+        let mut limit = self.estimate(root);
+        let mut table: FxHashMap<PropnetState, u32> = FxHashMap::default();
+        while limit != UNREACHABLE {
+            table.clear();
+            let pass = self.pass(root, limit, &mut table)?;
+            self.stats.passes += 1;
+            match pass {
+                Pass::Found(plan) => return Ok(Some(plan)),
+                Pass::Exhausted => return Ok(None),
+                Pass::Exceeded(next) => limit = next,
+            }
+        }
+        Ok(None)
+    }
+
+    /// One depth-first pass within `limit`, with an explicit stack (games can be long).
+    fn pass(
+        &mut self,
+        root: &PropnetState,
+        limit: u32,
+        table: &mut FxHashMap<PropnetState, u32>,
+    ) -> Result<Pass, Stop> {
+        let mut exceeded = UNREACHABLE;
+        let mut path: Vec<u32> = Vec::new();
+        // Per depth, the successors still to try; the path holds the moves down to the top.
+        let mut stack = vec![self.expand(root, &path, false)?];
+        while let Some(children) = stack.last_mut() {
+            let Some(c) = children.pop() else {
+                stack.pop();
+                path.pop();
+                continue;
+            };
+            let g = path.len() as u32 + 1;
+            let f = g.saturating_add(c.h);
+            if f > limit {
+                exceeded = exceeded.min(f);
+                continue;
+            }
+            if c.terminal {
+                path.push(c.mv);
+                return Ok(Pass::Found(path));
+            }
+            if table.get(&c.state).is_some_and(|&seen| seen <= g) {
+                continue;
+            }
+            if table.len() < TABLE_LIMIT {
+                table.insert(c.state.clone(), g);
+            }
+            path.push(c.mv);
+            let children = self.expand(&c.state, &path, false)?;
+            stack.push(children);
+        }
+        Ok(if exceeded == UNREACHABLE { Pass::Exhausted } else { Pass::Exceeded(exceeded) })
+    }
+}

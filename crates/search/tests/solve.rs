@@ -1,0 +1,59 @@
+//! The solver end to end: the bundled 8-puzzle's optimal 20 moves, guidance that reorders but
+//! never changes the result, a plan from a search cut short, and every single-player corpus game
+//! under a short deadline, each plan replayed on the reasoner.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+#[test]
+fn the_eight_puzzle_is_solved_in_its_optimal_20_moves() {
+    let (desc, net) = common::bundled("eightpuzzle");
+    let goals = common::goal_latches(&net);
+    let solution = search::solve(&net, search::Options { goals: Some(&goals), ..Default::default() }).expect("solves");
+    assert_eq!((solution.score, solution.optimal, solution.plan.len()), (Some(100), true, 20));
+    assert_eq!(common::replay(&desc, &solution.plan), Some(100));
+}
+
+#[test]
+fn guidance_orders_siblings_without_changing_the_optimum() {
+    let (desc, net) = common::bundled("eightpuzzle");
+    let mut calls = 0u64;
+    // Prefers states whose first base propositions are set: arbitrary, but not uniform.
+    let mut guide = |s: &propnet::PropnetState| {
+        calls += 1;
+        s.words()[0].count_ones() as f64
+    };
+    let solution =
+        search::solve(&net, search::Options { guidance: Some(&mut guide), ..Default::default() }).expect("solves");
+    assert_eq!((solution.score, solution.optimal, solution.plan.len()), (Some(100), true, 20));
+    assert_eq!(common::replay(&desc, &solution.plan), Some(100));
+    assert!(calls > 0);
+}
+
+#[test]
+fn a_search_cut_short_still_returns_the_best_plan_it_found() {
+    let (desc, net) = common::bundled("fifteenpuzzle");
+    let deadline = Some(Instant::now() + Duration::from_millis(300));
+    let solution = search::solve(&net, search::Options { deadline, ..Default::default() }).expect("solves");
+    assert!(!solution.optimal, "40 moves are not proved in 0.3 s");
+    let score = solution.score.expect("the first descent reaches a terminal state");
+    assert_eq!(common::replay(&desc, &solution.plan), Some(score));
+}
+
+#[test]
+fn every_single_player_corpus_game_gives_a_plan_that_replays_to_its_score() {
+    let puzzles = common::corpus_puzzles("the solver on corpus games");
+    let mut proved = 0;
+    for (file, desc, net) in &puzzles {
+        let goals = common::goal_latches(net);
+        let deadline = Some(Instant::now() + Duration::from_millis(500));
+        let solution = search::solve(net, search::Options { goals: Some(&goals), deadline, ..Default::default() })
+            .unwrap_or_else(|e| panic!("{file}: {e}"));
+        if let Some(score) = solution.score {
+            assert_eq!(common::replay(desc, &solution.plan), Some(score), "{file}: {:?}", solution.plan);
+        }
+        proved += usize::from(solution.optimal);
+    }
+    assert!(puzzles.is_empty() || proved >= 8, "only {proved} of {} proved optimal", puzzles.len());
+}
