@@ -11,7 +11,7 @@ pub mod runtime;
 pub use build::BuildError;
 pub use ground::{GroundError, Limits};
 pub use net::{Kind, Net, NodeId};
-pub use runtime::{Program, PropnetMachine, PropnetState, Step};
+pub use runtime::{LaneEnd, Program, PropnetMachine, PropnetState, Step};
 
 use thiserror::Error;
 

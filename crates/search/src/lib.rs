@@ -2,16 +2,19 @@
 //! single-player games by iterative-deepening A* under a lower bound found in the net
 //! (`puzzle`, `bound`), the exhaustive solver with chapter 12's dead-state removal
 //! (`exhaustive`), kept as the reference the heuristic search is measured against, and
-//! depth-limited adversarial search for play under a clock (`adversarial`).
+//! depth-limited adversarial search for play under a clock (`adversarial`), and Monte Carlo tree
+//! search for any game ([`mcts`]).
 
 pub mod adversarial;
 mod bound;
 mod exhaustive;
+pub mod mcts;
 mod puzzle;
 
 pub use adversarial::{Evaluator, GoalEvaluator, Model, SearchError, SearchResult, Searcher};
 pub use bound::{Bound, UNREACHABLE};
 pub use exhaustive::exhaustive;
+pub use mcts::Mcts;
 pub use puzzle::{solve, Options};
 
 use machine::MachineError;

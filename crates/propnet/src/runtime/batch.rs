@@ -16,10 +16,12 @@ use rand::RngCore;
 /// Lanes per word.
 pub(crate) const LANES: usize = 64;
 
-/// How one playout ended, handed to the caller after it retired.
-pub(crate) struct LaneEnd<'a> {
+/// How one bit-sliced playout ended, handed to the caller after it retired.
+pub struct LaneEnd<'a> {
     /// The bit of `bases` that holds its final state.
     pub lane: usize,
+    /// The lane it was played in: for playouts from several start states, the index of its own.
+    pub origin: usize,
     /// Joint moves played.
     pub length: u32,
     /// Why it stopped.
@@ -59,7 +61,8 @@ pub(crate) struct BitSliced {
     /// step where some lane finishes (goal gates are often most of the net: counting pieces).
     parked: Vec<u64>,
     parked_count: usize,
-    parked_ends: [(u32, PlayoutEnd); LANES],
+    /// Per parked playout: length, end and the lane it was played in.
+    parked_ends: [(u32, PlayoutEnd, usize); LANES],
     parked_traces: Vec<Vec<u32>>,
     goals: Vec<Result<u32, MachineError>>,
 }
@@ -77,7 +80,7 @@ impl BitSliced {
             traces: vec![Vec::new(); LANES],
             parked: vec![0; p.slots],
             parked_count: 0,
-            parked_ends: [(0, PlayoutEnd::Terminal); LANES],
+            parked_ends: [(0, PlayoutEnd::Terminal, 0); LANES],
             parked_traces: vec![Vec::new(); LANES],
             goals: Vec::with_capacity(p.roles.len()),
         }
@@ -98,10 +101,43 @@ impl BitSliced {
         done: &mut dyn FnMut(LaneEnd<'_>),
         step: &mut dyn FnMut(Step<'_>) -> bool,
     ) {
-        let nb = p.base_count();
         for (i, w) in self.start.iter_mut().enumerate() {
             *w = if start.get(i / 64).is_some_and(|s| s >> (i % 64) & 1 == 1) { !0 } else { 0 };
         }
+        self.play::<R, TRACE>(p, count, rng, max_steps, done, step);
+    }
+
+    /// Plays one random playout from each of `starts` (the first [`LANES`]), lane k from
+    /// `starts[k]`, reporting each to `done` with `origin` k; otherwise like [`run`](Self::run).
+    pub fn run_each<R: RngCore + ?Sized, const TRACE: bool>(
+        &mut self,
+        p: &Program,
+        starts: &[&[u64]],
+        rng: &mut R,
+        max_steps: u32,
+        done: &mut dyn FnMut(LaneEnd<'_>),
+        step: &mut dyn FnMut(Step<'_>) -> bool,
+    ) {
+        let starts = &starts[..starts.len().min(LANES)];
+        for (i, w) in self.start.iter_mut().enumerate() {
+            let bit = |s: &&[u64]| s.get(i / 64).map_or(0, |s| s >> (i % 64) & 1);
+            *w = starts.iter().enumerate().fold(0, |acc, (k, s)| acc | bit(s) << k);
+        }
+        self.play::<R, TRACE>(p, starts.len() as u64, rng, max_steps, done, step);
+    }
+
+    /// The playing loop of [`run`](Self::run) and [`run_each`](Self::run_each), from the start
+    /// marking already in `self.start`: a lane that retires restarts from its own start state.
+    fn play<R: RngCore + ?Sized, const TRACE: bool>(
+        &mut self,
+        p: &Program,
+        count: u64,
+        rng: &mut R,
+        max_steps: u32,
+        done: &mut dyn FnMut(LaneEnd<'_>),
+        step: &mut dyn FnMut(Step<'_>) -> bool,
+    ) {
+        let nb = p.base_count();
         let first = count.min(LANES as u64);
         let mut started = first;
         let mut active: u64 = if first == 64 { !0 } else { (1u64 << first) - 1 };
@@ -217,7 +253,7 @@ impl BitSliced {
         for (to, &from) in self.parked[1..=nb].iter_mut().zip(&self.vals[1..=nb]) {
             *to = (*to & !(1 << k)) | ((from >> lane & 1) << k);
         }
-        self.parked_ends[k] = (self.lengths[lane], end);
+        self.parked_ends[k] = (self.lengths[lane], end, lane);
         // Swapping keeps both vectors' capacity: no allocation once traces have grown.
         std::mem::swap(&mut self.parked_traces[k], &mut self.traces[lane]);
         self.traces[lane].clear();
@@ -242,9 +278,10 @@ impl BitSliced {
         let nb = p.base_count();
         for k in 0..self.parked_count {
             lane_goals(p, &self.parked, k, &mut self.goals);
-            let (length, end) = self.parked_ends[k];
+            let (length, end, origin) = self.parked_ends[k];
             done(LaneEnd {
                 lane: k,
+                origin,
                 length,
                 end,
                 goals: &self.goals,

@@ -1,6 +1,6 @@
 //! [`PropnetMachine`]: the [`StateMachine`] over a compiled net, with fast random playouts.
 
-use super::batch::{BitSliced, LaneEnd, Step};
+use super::batch::{BitSliced, LaneEnd, Step, LANES};
 use super::forward::Forward;
 use super::program::Program;
 use crate::net::Net;
@@ -197,6 +197,35 @@ impl PropnetMachine {
         let p = &*self.program;
         let batch = self.batch.get_or_insert_with(|| BitSliced::new(p));
         batch.run::<R, false>(p, from.words(), count, rng, max_steps, &mut |_| {}, step);
+    }
+
+    /// Plays one random playout of at most `max_steps` joint moves from each of `starts` (the
+    /// first 64), all together bit-sliced, and hands each to `done` as it ends, with
+    /// [`LaneEnd::origin`] the index of its start state (and with `trace`, its moves). `go_on` is
+    /// asked before every joint step; once it says no, play stops and the playouts still running
+    /// are not reported (for search that must stop at a deadline).
+    pub fn playout_each<R: RngCore + ?Sized>(
+        &mut self,
+        starts: &[&PropnetState],
+        rng: &mut R,
+        max_steps: u32,
+        trace: bool,
+        go_on: &mut dyn FnMut() -> bool,
+        done: &mut dyn FnMut(LaneEnd<'_>),
+    ) {
+        let mut words = [&[][..]; LANES];
+        for (w, s) in words.iter_mut().zip(starts) {
+            *w = s.words();
+        }
+        let words = &words[..starts.len().min(LANES)];
+        let p = &*self.program;
+        let batch = self.batch.get_or_insert_with(|| BitSliced::new(p));
+        let step = &mut |_: Step<'_>| go_on();
+        if trace {
+            batch.run_each::<R, true>(p, words, rng, max_steps, done, step);
+        } else {
+            batch.run_each::<R, false>(p, words, rng, max_steps, done, step);
+        }
     }
 
     /// Plays `count` random playouts from `from` and returns each with its moves (for tests and

@@ -14,7 +14,7 @@ mod forward;
 mod machine;
 mod program;
 
-pub use self::batch::Step;
+pub use self::batch::{LaneEnd, Step};
 pub use self::machine::{Charge, PropnetMachine, PropnetState, Strategy};
 pub use self::program::{Program, ProgramStats};
 

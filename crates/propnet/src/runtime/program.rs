@@ -426,6 +426,13 @@ impl Program {
         &self.roles
     }
 
+    /// The goal values the rules give `role` in some state, ascending (empty for no such role).
+    pub fn goal_values(&self, role: usize) -> Vec<u32> {
+        let mut values: Vec<u32> = self.goals.get(role).map_or(Vec::new(), |g| g.iter().map(|&(v, _)| v).collect());
+        values.dedup();
+        values
+    }
+
     /// Number of base propositions (bits in a state).
     pub fn base_count(&self) -> usize {
         self.base_names.len()

@@ -246,3 +246,33 @@ fn shared_program_and_machines_cross_threads() {
     send::<super::PropnetMachine>();
     send_sync::<super::PropnetState>();
 }
+
+#[test]
+fn playouts_from_several_states_each_start_in_their_own() {
+    use machine::StateMachine;
+    use rand::SeedableRng;
+    let game = games::find("tictactoe").expect("bundled");
+    let (desc, _) = gdl::load(game.file, game.text).expect("valid");
+    let net = crate::optimize::optimize(&crate::build(&desc, &Default::default()).expect("builds")).0;
+    let mut m = super::PropnetMachine::new(&net);
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(3);
+    let initial = m.initial_state();
+    let charge = m.depth_charges(&initial, 1, &mut rng, 100).remove(0);
+    let end = charge.playout.final_state;
+    let starts = [&initial, &end, &initial];
+    let mut seen = Vec::new();
+    m.playout_each(&starts, &mut rng, 100, true, &mut || true, &mut |e| {
+        seen.push((e.origin, e.length, e.goals.to_vec(), e.trace.len()));
+    });
+    seen.sort_by_key(|s| s.0);
+    assert_eq!(seen.iter().map(|s| s.0).collect::<Vec<_>>(), [0, 1, 2]);
+    assert_eq!((seen[1].1, &seen[1].2, seen[1].3), (0, &charge.playout.goals, 0));
+    for s in [&seen[0], &seen[2]] {
+        assert!(s.1 >= 5, "a game of tictactoe lasts at least five moves");
+        assert_eq!(s.3, 2 * s.1 as usize, "two roles' moves per step");
+    }
+    // Stopped at the first step, only the playout that started in a terminal state has ended.
+    let mut ended = Vec::new();
+    m.playout_each(&starts, &mut rng, 100, false, &mut || false, &mut |e| ended.push(e.origin));
+    assert_eq!(ended, [1]);
+}

@@ -1,0 +1,51 @@
+//! Criterion benchmark: MCTS iterations per second from the initial state, one thread, with
+//! and without the analysis (criterion's "elements/s" are iterations/s). Each sample searches a
+//! fresh tree. `cargo bench -p search --bench mcts`.
+
+use analysis::{Analysis, Options};
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use propnet::Program;
+use search::mcts::{Config, Mcts};
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// The corpus games measured (stems of `../shared/games/*.kif`) and iterations per sample.
+/// escortLatch is breakthrough with kings, and goal latches (Sancho's example).
+const GAMES: &[(&str, u64)] =
+    &[("ticTacToe", 2_000), ("connectFour", 2_000), ("breakthrough", 500), ("escortLatch", 200)];
+
+fn iterations(c: &mut Criterion) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/games");
+    for &(game, count) in GAMES {
+        let Ok(bytes) = std::fs::read(dir.join(format!("{game}.kif"))) else {
+            eprintln!("WARNING: ../shared/games/{game}.kif not found: not benchmarked");
+            continue;
+        };
+        let (desc, _) = gdl::load(game, &String::from_utf8_lossy(&bytes)).expect("valid game");
+        let net = propnet::build(&desc, &propnet::Limits::default()).expect("net builds");
+        let net = propnet::optimize::optimize(&net).0;
+        let options = Options { deadline: Some(Instant::now() + Duration::from_secs(10)), ..Options::default() };
+        let analysis = Analysis::run(&net, &desc, &options, &mut |_| {});
+        let program = Arc::new(Program::new(&net));
+        let mut group = c.benchmark_group(format!("mcts/{game}"));
+        group.sample_size(10).measurement_time(Duration::from_secs(3)).warm_up_time(Duration::from_secs(1));
+        group.throughput(Throughput::Elements(count));
+        for (name, goals) in [("plain", None), ("analysis", Some(&analysis.goals))] {
+            group.bench_function(BenchmarkId::new(name, count), |b| {
+                let mut seed = 0;
+                b.iter(|| {
+                    seed += 1;
+                    let config = Config { threads: 1, seed, ..Config::default() };
+                    let mut mcts = Mcts::new(Arc::clone(&program), goals, config).expect("starts");
+                    mcts.search_iterations(count).expect("searches")
+                })
+            });
+        }
+        group.finish();
+    }
+    analysis::wait_for_abandoned_proofs();
+}
+
+criterion_group!(benches, iterations);
+criterion_main!(benches);

@@ -1,0 +1,205 @@
+//! MCTS on the bundled games and, briefly, on every corpus game whose propnet builds.
+
+use super::*;
+use propnet::Net;
+use std::time::Duration;
+
+/// The optimised net of a bundled game.
+fn net(name: &str) -> Net {
+    let game = games::find(name).expect("bundled game");
+    let (desc, _) = gdl::load(game.file, game.text).expect("valid");
+    propnet::optimize::optimize(&propnet::build(&desc, &Default::default()).expect("builds")).0
+}
+
+/// The goal latches of `net` from its structural and exact latches.
+fn goal_latches(net: &Net) -> GoalLatches {
+    let mut latches = analysis::structural_latches(net);
+    latches.extend(analysis::exact_latches(net, 16));
+    GoalLatches::new(net, &latches)
+}
+
+/// One thread, a fixed seed, the given pool size.
+fn config(max_nodes: usize) -> Config {
+    Config { threads: 1, seed: 7, max_nodes, ..Config::default() }
+}
+
+/// A machine for `net` and the state reached by playing `moves` (one printed move per role per
+/// step) from the initial state.
+fn position(net: &Net, moves: &[[&str; 2]]) -> (PropnetMachine, PropnetState) {
+    let mut m = PropnetMachine::new(net);
+    let mut state = m.initial_state();
+    for step in moves {
+        let joint: Vec<u32> = step.iter().enumerate().map(|(r, mv)| m.find_move(r, mv).expect("a move")).collect();
+        state = m.next_state(&state, &joint).expect("legal");
+    }
+    (m, state)
+}
+
+/// A machine for `net` and an MCTS moved (by `advance`) to the state after `moves`.
+fn search_from(net: &Net, moves: &[[&str; 2]], config: Config) -> (PropnetMachine, Mcts) {
+    let (m, state) = position(net, moves);
+    let mut mcts = Mcts::new(Arc::new(Program::new(net)), None, config).expect("starts");
+    for step in moves {
+        let joint: Vec<u32> = step.iter().enumerate().map(|(r, mv)| m.find_move(r, mv).expect("a move")).collect();
+        mcts.advance(&joint).expect("legal");
+    }
+    assert_eq!(mcts.root_state(), &state);
+    (m, mcts)
+}
+
+#[test]
+fn tictactoe_takes_the_immediate_win_and_proves_it() {
+    let net = net("tictactoe");
+    // x has (1 1) and (1 2), o has (2 1) and (2 2): both threaten, x is to move.
+    let moves = [["(mark 1 1)", "noop"], ["noop", "(mark 2 1)"], ["(mark 1 2)", "noop"], ["noop", "(mark 2 2)"]];
+    let (m, mut mcts) = search_from(&net, &moves, config(10_000));
+    let stats = mcts.search_iterations(2_000).expect("searches");
+    assert_eq!(mcts.best_move(0), m.find_move(0, "(mark 1 3)"));
+    assert_eq!(stats.proven, Some(vec![100, 0]));
+    assert_eq!(stats.proven_depth, Some(1));
+    assert!(stats.iterations < 2_000, "a proven root ends the search early");
+}
+
+#[test]
+fn tictactoe_blocks_the_immediate_loss() {
+    let net = net("tictactoe");
+    // x threatens (1 3); o has nothing of its own.
+    let moves = [["(mark 1 1)", "noop"], ["noop", "(mark 2 2)"], ["(mark 1 2)", "noop"]];
+    let (m, mut mcts) = search_from(&net, &moves, config(100_000));
+    mcts.search_iterations(20_000).expect("searches");
+    assert_eq!(mcts.best_move(1), m.find_move(1, "(mark 1 3)"));
+    assert_eq!(mcts.best_move(0), m.find_move(0, "noop"));
+    // Every other move loses at once, and the solver knows it.
+    let lost = mcts.move_stats(1).iter().filter(|s| s.proven == Some(0)).count();
+    assert!(lost >= 5, "only {lost} losing moves proven");
+}
+
+#[test]
+fn tictactoe_is_solved_as_a_draw() {
+    let net = net("tictactoe");
+    let mut mcts = Mcts::new(Arc::new(Program::new(&net)), None, config(200_000)).expect("starts");
+    let stats = mcts.search_iterations(50_000).expect("searches");
+    assert_eq!(stats.proven, Some(vec![50, 50]), "after {} iterations", stats.iterations);
+    // With the result proven, the best move is one that keeps the draw.
+    let best = mcts.best_move(0).expect("a move");
+    let kept = mcts.move_stats(0).iter().find(|s| s.mv == best).and_then(|s| s.proven);
+    assert_eq!(kept, Some(50));
+}
+
+#[test]
+fn the_corridor_is_solved_and_its_plan_followed() {
+    let net = net("untwistycorridor");
+    let goals = goal_latches(&net);
+    let mut mcts = Mcts::new(Arc::new(Program::new(&net)), Some(&goals), config(10_000)).expect("starts");
+    let stats = mcts.search_iterations(100_000).expect("searches");
+    assert_eq!(stats.proven, Some(vec![100]));
+    assert_eq!(stats.proven_depth, Some(7), "the win takes seven moves");
+    let m = PropnetMachine::new(&net);
+    let d = m.find_move(0, "d");
+    assert_eq!(mcts.plan().map(|p| (p.moves.len(), p.score)), Some((7, 100)));
+    for _ in 0..7 {
+        let mv = mcts.best_move(0).expect("a move");
+        assert_eq!(Some(mv), d);
+        mcts.advance(&[mv]).expect("legal");
+    }
+    assert_eq!(mcts.best_move(0), None, "the game is over");
+}
+
+#[test]
+fn goal_latches_shrink_the_corridor_search() {
+    let net = net("untwistycorridor");
+    let goals = goal_latches(&net);
+    let program = Arc::new(Program::new(&net));
+    // Totals over ten seeds of nodes made and playouts run until the root is proven.
+    let mut work = [(0, 0); 2];
+    for (k, goals) in [Some(&goals), None].into_iter().enumerate() {
+        for seed in 0..10 {
+            let config = Config { seed, ..config(100_000) };
+            let mut mcts = Mcts::new(Arc::clone(&program), goals, config).expect("starts");
+            let stats = mcts.search_iterations(100_000).expect("searches");
+            assert_eq!(stats.proven, Some(vec![100]));
+            work[k].0 += stats.nodes;
+            work[k].1 += stats.playouts;
+        }
+    }
+    // Every wrong move of a step leads to the same state, so transpositions alone keep the plain
+    // search small (about 36 nodes); the latches spare it the chains of lost states below them
+    // (about 15 nodes: the winning line and one lost state per step) and most playouts.
+    let [(nodes, playouts), (plain_nodes, plain_playouts)] = work;
+    assert!(nodes <= 10 * 16, "{nodes} nodes with goal latches");
+    assert!(plain_nodes >= 2 * nodes, "{plain_nodes} nodes without goal latches, {nodes} with");
+    assert!(plain_playouts >= 3 * playouts, "{plain_playouts} playouts without goal latches, {playouts} with");
+}
+
+#[test]
+fn a_tiny_pool_stays_within_its_bound() {
+    let net = net("connectfour");
+    let mut m = PropnetMachine::new(&net);
+    let initial = m.initial_state();
+    let mut mcts = Mcts::new(Arc::new(Program::new(&net)), None, config(50)).expect("starts");
+    let stats = mcts.search_iterations(20_000).expect("searches");
+    assert!(stats.nodes <= 50 && stats.max_nodes == 50, "{stats:?}");
+    assert!(stats.trims > 0 && stats.iterations == 20_000, "{stats:?}");
+    for role in 0..2 {
+        let legal = m.legal_moves(&initial, role).expect("legal");
+        assert!(legal.contains(&mcts.best_move(role).expect("a move")));
+    }
+}
+
+#[test]
+fn worker_threads_return_legal_moves() {
+    let net = net("connectfour");
+    let mut m = PropnetMachine::new(&net);
+    let initial = m.initial_state();
+    let config = Config { threads: 2, ..config(100_000) };
+    let mut mcts = Mcts::new(Arc::new(Program::new(&net)), None, config).expect("starts");
+    let stats = mcts.search_iterations(5_000).expect("searches");
+    assert!(stats.iterations >= 5_000 && stats.playouts > 0, "{stats:?}");
+    for role in 0..2 {
+        let legal = m.legal_moves(&initial, role).expect("legal");
+        assert!(legal.contains(&mcts.best_move(role).expect("a move")));
+    }
+}
+
+#[test]
+fn advancing_keeps_the_subtree_statistics() {
+    let net = net("tictactoe");
+    let (m, mut mcts) = search_from(&net, &[], config(100_000));
+    mcts.search_iterations(3_000).expect("searches");
+    let best = mcts.best_move(0).expect("a move");
+    let visits = mcts.move_stats(0).iter().find(|s| s.mv == best).map(|s| s.visits).expect("listed");
+    let noop = m.find_move(1, "noop").expect("a move");
+    assert!(mcts.advance(&[best, best]).is_err(), "x's move is not o's");
+    mcts.advance(&[best, noop]).expect("legal");
+    assert!(visits > 100);
+    assert_eq!(mcts.stats().root_visits, visits);
+    let before = mcts.stats().iterations;
+    mcts.search(Instant::now() + Duration::from_millis(20)).expect("searches");
+    assert!(mcts.stats().iterations > before);
+}
+
+#[test]
+fn every_corpus_game_gets_a_legal_move_for_every_role() {
+    let Some(shared) = machine::shared::locate(env!("CARGO_MANIFEST_DIR"), "MCTS on the corpus") else { return };
+    let mut searched = 0;
+    for file in machine::shared::files(&shared.join("games"), "kif") {
+        let text = machine::shared::read_text(&file).expect("readable game");
+        let (desc, _) = gdl::load(&file.display().to_string(), &text).expect("valid game");
+        // Games whose nets take long to build are left to the propnet's own tests.
+        let limits = propnet::Limits { deadline: Some(Instant::now() + Duration::from_secs(1)), ..Default::default() };
+        let Ok(net) = propnet::build(&desc, &limits) else { continue };
+        let net = propnet::optimize::optimize(&net).0;
+        let goals = GoalLatches::new(&net, &analysis::structural_latches(&net));
+        let mut m = PropnetMachine::new(&net);
+        let initial = m.initial_state();
+        let mut mcts = Mcts::new(Arc::new(Program::new(&net)), Some(&goals), config(100_000)).expect("starts");
+        mcts.search(Instant::now() + Duration::from_millis(50)).expect("searches");
+        for role in 0..m.roles().len() {
+            let legal = m.legal_moves(&initial, role).expect("legal");
+            let best = mcts.best_move(role);
+            assert!(best.is_some_and(|mv| legal.contains(&mv)), "{}: role {role} got {best:?}", file.display());
+        }
+        searched += 1;
+    }
+    assert!(searched >= 40, "only {searched} corpus games searched");
+}

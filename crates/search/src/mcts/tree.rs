@@ -1,0 +1,244 @@
+//! The search graph: a fixed-size pool of nodes, one per state (the transposition table), that
+//! trims its least recently visited nodes when it is full instead of growing.
+//!
+//! Nodes point at their children through [`NodeRef`]s, a slot index and the serial number the
+//! slot had when the child was put there. Freeing a slot bumps its serial, so every reference to
+//! the old node goes stale at once and reads as "not expanded": trimming never has to find and
+//! fix the parents of what it frees (with transpositions there can be many).
+
+use propnet::PropnetState;
+use rustc_hash::FxHashMap;
+
+/// A reference to a node that may have been trimmed since it was taken.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(super) struct NodeRef {
+    index: u32,
+    serial: u32,
+}
+
+/// A proven result: every role's score (0..=100) under best play, and in how many joint moves
+/// the game reaches it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Proof {
+    pub scores: Box<[u8]>,
+    pub depth: u32,
+}
+
+/// Who decides at a node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Kind {
+    /// The game is over, or its scores are decided: the node is proven from the start.
+    End,
+    /// Every role has exactly one legal move.
+    Forced,
+    /// Only this role has a choice (turn-taking play).
+    Mover(usize),
+    /// Several roles choose at once.
+    Simultaneous,
+}
+
+/// One role's statistics for one of its moves at a node.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Edge {
+    /// Iterations that chose the move, counted when chosen (so a running playout is a virtual
+    /// loss until its score arrives).
+    pub visits: u32,
+    /// The role's scores (0..=100) summed over the finished ones.
+    pub sum: f64,
+}
+
+impl Edge {
+    /// The mean score (0..=100), or `None` before the first visit.
+    pub fn mean(&self) -> Option<f64> {
+        (self.visits > 0).then(|| self.sum / f64::from(self.visits))
+    }
+}
+
+/// A state in the search graph.
+#[derive(Debug)]
+pub(super) struct Node {
+    serial: u32,
+    live: bool,
+    pub state: PropnetState,
+    pub kind: Kind,
+    /// The tick of the last iteration that went through the node.
+    pub last_visit: u64,
+    pub visits: u32,
+    /// Every role's legal moves, role after role: role r's are `moves[starts[r]..starts[r + 1]]`.
+    pub moves: Vec<u32>,
+    pub starts: Vec<u32>,
+    /// Per entry of `moves`, its statistics.
+    pub edges: Vec<Edge>,
+    /// Expanded joint moves, sorted by key (the roles' move indices in mixed radix, role 0
+    /// lowest), each with the node it leads to.
+    pub children: Vec<(u64, NodeRef)>,
+    /// Joint moves in all (`None` if they do not fit a `u64`: such a node is never expanded).
+    pub joint_count: Option<u64>,
+    /// Per role, the lowest and highest score still achievable.
+    pub range: Vec<(u8, u8)>,
+    pub proof: Option<Proof>,
+    /// While the node is open and one role alone moves: the scores of its best proven move,
+    /// the least the mover can count on here.
+    pub floor: Option<Box<[u8]>>,
+}
+
+impl Node {
+    /// A node for `state` with no moves, statistics or children yet (the caller fills them in).
+    pub fn new(state: PropnetState) -> Node {
+        Node {
+            serial: 0,
+            live: false,
+            state,
+            kind: Kind::End,
+            last_visit: 0,
+            visits: 0,
+            moves: Vec::new(),
+            starts: Vec::new(),
+            edges: Vec::new(),
+            children: Vec::new(),
+            joint_count: None,
+            range: Vec::new(),
+            proof: None,
+            floor: None,
+        }
+    }
+
+    /// The placeholder of a free slot.
+    fn empty() -> Node {
+        Node::new(PropnetState::from_bases(0, []))
+    }
+
+    /// How many legal moves `role` has.
+    pub fn move_count(&self, role: usize) -> usize {
+        (self.starts[role + 1] - self.starts[role]) as usize
+    }
+
+    /// Role `role`'s `i`th legal move.
+    pub fn role_move(&self, role: usize, i: usize) -> u32 {
+        self.moves[self.starts[role] as usize + i]
+    }
+
+    /// Role `role`'s statistics for its `i`th legal move.
+    pub fn edge(&self, role: usize, i: usize) -> &Edge {
+        &self.edges[self.starts[role] as usize + i]
+    }
+
+    /// The key of the joint move made of each role's move index in `choice`.
+    pub fn key(&self, choice: &[u32]) -> u64 {
+        let mut key = 0u64;
+        let mut stride = 1u64;
+        for (r, &c) in choice.iter().enumerate() {
+            key = key.wrapping_add(u64::from(c).wrapping_mul(stride));
+            stride = stride.wrapping_mul(self.move_count(r) as u64);
+        }
+        key
+    }
+
+    /// The child reached by joint move `key`, if it was expanded (it may be stale since).
+    pub fn child(&self, key: u64) -> Option<NodeRef> {
+        self.children.binary_search_by_key(&key, |c| c.0).ok().map(|i| self.children[i].1)
+    }
+
+    /// Records that joint move `key` leads to `child`.
+    pub fn set_child(&mut self, key: u64, child: NodeRef) {
+        match self.children.binary_search_by_key(&key, |c| c.0) {
+            Ok(i) => self.children[i].1 = child,
+            Err(i) => self.children.insert(i, (key, child)),
+        }
+    }
+}
+
+/// The nodes, the free slots and the index from states to nodes.
+#[derive(Debug)]
+pub(super) struct Pool {
+    nodes: Vec<Node>,
+    free: Vec<u32>,
+    table: FxHashMap<PropnetState, u32>,
+    max: usize,
+    /// Times the pool was trimmed.
+    pub trims: u64,
+}
+
+impl Pool {
+    /// An empty pool that holds at most `max` nodes (at least two: a root and a child).
+    pub fn new(max: usize) -> Pool {
+        Pool { nodes: Vec::new(), free: Vec::new(), table: FxHashMap::default(), max: max.max(2), trims: 0 }
+    }
+
+    /// Nodes in use.
+    pub fn len(&self) -> usize {
+        self.table.len()
+    }
+
+    /// The most nodes the pool holds.
+    pub fn capacity(&self) -> usize {
+        self.max
+    }
+
+    /// The node `r` refers to, unless it has been trimmed.
+    pub fn get(&self, r: NodeRef) -> Option<&Node> {
+        self.nodes.get(r.index as usize).filter(|n| n.live && n.serial == r.serial)
+    }
+
+    /// The node `r` refers to, mutably, unless it has been trimmed.
+    pub fn get_mut(&mut self, r: NodeRef) -> Option<&mut Node> {
+        self.nodes.get_mut(r.index as usize).filter(|n| n.live && n.serial == r.serial)
+    }
+
+    /// The node of `state`, if there is one.
+    pub fn find(&self, state: &PropnetState) -> Option<NodeRef> {
+        let &index = self.table.get(state)?;
+        Some(NodeRef { index, serial: self.nodes[index as usize].serial })
+    }
+
+    /// Puts `node` into the pool, unless its state already has a node. When the pool is full it
+    /// is trimmed first, sparing `root` and every node visited at tick `now` or later; if that
+    /// frees nothing, the node is handed back.
+    pub fn insert(&mut self, mut node: Node, root: NodeRef, now: u64) -> Result<NodeRef, Box<Node>> {
+        if let Some(found) = self.find(&node.state) {
+            return Ok(found);
+        }
+        if self.free.is_empty() && self.nodes.len() >= self.max {
+            self.trim(root, now);
+        }
+        let index = match self.free.pop() {
+            Some(index) => index,
+            None if self.nodes.len() < self.max => {
+                self.nodes.push(Node::empty());
+                (self.nodes.len() - 1) as u32
+            }
+            None => return Err(Box::new(node)),
+        };
+        let slot = &mut self.nodes[index as usize];
+        node.live = true;
+        node.serial = slot.serial;
+        node.last_visit = now;
+        self.table.insert(node.state.clone(), index);
+        *slot = node;
+        Ok(NodeRef { index, serial: slot.serial })
+    }
+
+    /// Frees the least recently visited eighth of the nodes, sparing `root` and the nodes
+    /// visited at tick `now` or later (the iteration under way).
+    fn trim(&mut self, root: NodeRef, now: u64) {
+        let mut old: Vec<(u64, u32)> = (0..self.nodes.len() as u32)
+            .filter(|&i| i != root.index)
+            .map(|i| (self.nodes[i as usize].last_visit, i))
+            .filter(|&(t, i)| self.nodes[i as usize].live && t < now)
+            .collect();
+        let count = (self.table.len() / 8).max(1).min(old.len());
+        if count == 0 {
+            return;
+        }
+        old.select_nth_unstable(count - 1);
+        for &(_, i) in &old[..count] {
+            let node = &mut self.nodes[i as usize];
+            self.table.remove(&node.state);
+            // Only the serial survives: the next node in this slot must not look like this one.
+            let serial = node.serial.wrapping_add(1);
+            *node = Node { serial, ..Node::empty() };
+            self.free.push(i);
+        }
+        self.trims += 1;
+    }
+}
