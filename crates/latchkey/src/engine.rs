@@ -35,6 +35,12 @@ pub fn build_raw_propnet(game: &Game) -> Result<Net, propnet::Error> {
     propnet::build(&game.desc, &limits)
 }
 
+/// Grounds, builds and optimises the propnet of `desc`, giving up at `deadline`.
+pub fn build_propnet_by(desc: &gdl::Description, deadline: Instant) -> Result<Net, propnet::Error> {
+    let limits = propnet::Limits { deadline: Some(deadline), ..propnet::Limits::default() };
+    Ok(propnet::optimize::optimize(&propnet::build(desc, &limits)?).0)
+}
+
 /// Grounds, builds and optimises the game's propnet within [`PROPNET_BUILD_LIMIT`].
 pub fn build_propnet(game: &Game) -> Result<Net, propnet::Error> {
     Ok(propnet::optimize::optimize(&build_raw_propnet(game)?).0)

@@ -7,6 +7,7 @@ mod bench;
 mod engine;
 mod game;
 mod matches;
+mod serve;
 mod solve;
 
 use anyhow::{bail, Context, Result};
@@ -155,7 +156,8 @@ enum Command {
     Match {
         /// A GDL file, or the name of a bundled game.
         game: String,
-        /// One player per role, comma-separated: alphabeta, random or legal.
+        /// One player per role, comma-separated: a built-in player (see docs/match.md) or the
+        /// http://host:port of a GGP player.
         #[arg(long, value_delimiter = ',', required = true)]
         players: Vec<String>,
         /// How many matches.
@@ -174,6 +176,27 @@ enum Command {
         #[arg(long)]
         json: bool,
         /// Do not show the moves as they are played.
+        #[arg(long, short = 'q')]
+        quiet: bool,
+    },
+    /// Play matches for a GGP game server over HTTP, one at a time.
+    Serve {
+        /// The port to listen on (0 picks a free one; the address is printed).
+        #[arg(long, default_value_t = 9147)]
+        port: u16,
+        /// The address to listen on.
+        #[arg(long, default_value = "0.0.0.0")]
+        host: String,
+        /// The player that plays the matches.
+        #[arg(long, default_value = "mcts")]
+        player: String,
+        /// Seconds kept back from every clock for the network.
+        #[arg(long, default_value_t = 1.0, value_parser = seconds)]
+        margin: f64,
+        /// Seed of the player's randomness.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Do not log the messages on standard error.
         #[arg(long, short = 'q')]
         quiet: bool,
     },
@@ -265,6 +288,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 json,
                 quiet,
             })
+        }
+        Command::Serve { port, host, player, margin, seed, quiet } => {
+            serve::run(serve::Args { host, port, player, margin, seed, quiet })
         }
         Command::Games => {
             for g in games::ALL {

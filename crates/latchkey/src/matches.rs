@@ -116,15 +116,16 @@ fn print_table(s: &Series) {
         s.options.clocks.start.as_secs_f64(),
         s.options.clocks.play.as_secs_f64()
     );
+    let w = s.standings.iter().map(|st| st.player.len()).max().unwrap_or(0).max(14);
     println!(
-        "{:<14} {:>6} {:>7} {:>17} {:>5} {:>6} {:>7} {:>5} {:>8} {:>7}",
+        "{:<w$} {:>6} {:>7} {:>17} {:>5} {:>6} {:>7} {:>5} {:>8} {:>7}",
         "player", "games", "points", "95% CI", "wins", "draws", "losses", "late", "illegal", "errors"
     );
     let count = |n: Option<usize>| n.map_or("-".to_owned(), |n| n.to_string());
     for st in &s.standings {
         let ci = st.ci95.map_or("-".to_owned(), |[lo, hi]| format!("[{lo:.1}, {hi:.1}]"));
         println!(
-            "{:<14} {:>6} {:>7.2} {:>17} {:>5} {:>6} {:>7} {:>5} {:>8} {:>7}",
+            "{:<w$} {:>6} {:>7.2} {:>17} {:>5} {:>6} {:>7} {:>5} {:>8} {:>7}",
             st.player,
             st.games,
             st.points,

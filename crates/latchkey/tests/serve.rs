@@ -1,0 +1,82 @@
+//! `latchkey serve` as a game server meets it: a real process on a loopback port, whole matches
+//! played against it over HTTP by `latchkey match`, and garbage that must not bring it down.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+
+/// A `latchkey serve` process, killed when dropped.
+struct Served {
+    child: Child,
+    url: String,
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts `latchkey serve` on a free loopback port with `player`.
+fn serve(player: &str) -> Served {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_latchkey"))
+        .args(["serve", "--host", "127.0.0.1", "--port", "0", "--player", player, "--quiet"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the binary runs");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().expect("piped")).read_line(&mut line).expect("the address line");
+    let url = line.split_whitespace().last().expect("an address").to_owned();
+    assert!(url.starts_with("http://127.0.0.1:"), "{line}");
+    Served { child, url }
+}
+
+#[test]
+fn whole_matches_over_http_through_the_match_runner() {
+    let served = serve("alphabeta");
+    let players = format!("{},random", served.url);
+    let out = Command::new(env!("CARGO_BIN_EXE_latchkey"))
+        .args(["match", "tictactoe", "--players", &players, "--games", "2", "--startclock", "2", "--playclock", "2"])
+        .arg("--json")
+        .output()
+        .expect("the binary runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let series: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let served_player = &series["standings"][0];
+    assert_eq!(served_player["player"], served.url.as_str(), "{series}");
+    // Both seats were played over HTTP, every move in time and legal, and never lost.
+    assert_eq!(served_player["games"], 2);
+    assert_eq!(
+        (&served_player["late"], &served_player["illegal"], &served_player["errors"]),
+        (&0.into(), &0.into(), &0.into())
+    );
+    assert_eq!(served_player["losses"], 0, "{series}");
+}
+
+#[test]
+fn garbage_gets_an_http_error_and_the_server_goes_on() {
+    let served = serve("random");
+    let addr = served.url.trim_start_matches("http://").to_owned();
+    let ask = |request: &[u8]| {
+        let mut s = TcpStream::connect(&addr).expect("connects");
+        s.write_all(request).expect("writes");
+        let mut answer = String::new();
+        let _ = s.read_to_string(&mut answer);
+        answer
+    };
+    let body = "(START m r ((role r) (init (p)) (<= (legal r a) (true (p))) (<= (next (p)) (does r a))";
+    let request = format!("POST / HTTP/1.0\r\nContent-Length: {}\r\n\r\n{body}", body.len());
+    assert!(ask(request.as_bytes()).starts_with("HTTP/1.0 400"), "an unclosed message");
+    // Unsafe: ?x occurs in the head only.
+    let body = "(START m r ((role r) (<= (legal r ?x) (role r))) 5 5)";
+    let request = format!("POST / HTTP/1.0\r\nContent-Length: {}\r\n\r\n{body}", body.len());
+    let answer = ask(request.as_bytes());
+    assert!(answer.starts_with("HTTP/1.0 500") && answer.contains("cannot play match m"), "{answer}");
+    let body = "(INFO)";
+    let request =
+        format!("POST / HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: {}\r\n\r\n{body}", body.len());
+    let answer = ask(request.as_bytes());
+    assert!(answer.ends_with("((name latchkey) (status available))"), "{answer}");
+}
