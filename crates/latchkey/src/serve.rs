@@ -53,7 +53,7 @@ enum Playing {
     /// The chosen player, on the game's propnet.
     Player(Box<dyn Player>),
     /// Random legal moves on the reasoner, for a game without a propnet.
-    Fallback(Fallback),
+    Fallback(Box<Fallback>),
 }
 
 /// The protocol's view of the player: one match at a time, a fresh player for each.
@@ -88,7 +88,7 @@ impl Handler for Served {
             }
             Err(e) => {
                 eprintln!("note: no propnet for match {} ({e}); playing random legal moves", start.id);
-                Playing::Fallback(Fallback::new(&desc, &start.role, seed)?)
+                Playing::Fallback(Box::new(Fallback::new(&desc, &start.role, seed)?))
             }
         });
         Ok(())
