@@ -6,6 +6,7 @@ mod analyze;
 mod bench;
 mod engine;
 mod game;
+mod heuristic;
 mod solve;
 
 use anyhow::{bail, Context, Result};
@@ -147,6 +148,32 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Fuzzy goal heuristics (chapter 16): how nearly a state satisfies each role's goals.
+    Heuristic {
+        /// A GDL file, or the name of a bundled game.
+        game: String,
+        /// A file of base propositions (KIF) making up the state.
+        #[arg(long, conflicts_with = "moves")]
+        state: Option<String>,
+        /// Joint moves from the initial state, one move per role each, e.g. "(mark 1 1)" noop.
+        #[arg(long, num_args = 1..)]
+        moves: Vec<String>,
+        /// The degree of a true proposition, between 0.5 and 1.
+        #[arg(long, default_value_t = 0.9, allow_negative_numbers = true)]
+        tau: f64,
+        /// The threshold θ of chapter 16.4, above 0.5 and at most tau.
+        #[arg(long, allow_negative_numbers = true)]
+        theta: Option<f64>,
+        /// Use the Yager t-norm with this parameter q (0 to inf) instead of the product.
+        #[arg(long, allow_negative_numbers = true)]
+        yager_q: Option<f64>,
+        /// Refine the degrees with the game's latches (chapter 16.4).
+        #[arg(long)]
+        latches: bool,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// List the bundled games.
     Games,
 }
@@ -213,6 +240,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Propnet { game, dot, json } => propnet_report(&game, dot.as_deref(), json),
         Command::Analyze { game, method, time, json } => analyze::run(&game, method, time, json),
         Command::Solve { game, time, stats, json } => solve::run(&game, time, stats, json),
+        Command::Heuristic { game, state, moves, tau, theta, yager_q, latches, json } => {
+            heuristic::run(&game, &heuristic::Args { state, moves, tau, theta, yager_q, latches, json })
+        }
         Command::Games => {
             for g in games::ALL {
                 println!("{}", g.name);
