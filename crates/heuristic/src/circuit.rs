@@ -395,9 +395,10 @@ impl FuzzyGoals {
         c.goals.iter().map(|g| g.iter().map(degree).collect()).collect()
     }
 
-    /// The heuristic value of `role` (an index into [`roles`](Self::roles)) in `state`, in goal
-    /// units from 0 to 100: `100 · S(d₁·v₁/100, d₂·v₂/100, …)` over the role's goal values `vᵢ`
-    /// with degrees `dᵢ`, `S` the t-conorm (chapter 16.2's weighted combination).
+    /// The heuristic value of `role` (an index into [`roles`](Self::roles); a larger one panics,
+    /// as indexing does) in `state`, in goal units from 0 to 100: `100 · S(d₁·v₁/100, d₂·v₂/100,
+    /// …)` over the role's goal values `vᵢ` with degrees `dᵢ`, `S` the t-conorm (chapter 16.2's
+    /// weighted combination).
     pub fn value(&mut self, state: &PropnetState, role: usize) -> f64 {
         self.evaluate(state);
         self.heuristics[role]

@@ -174,11 +174,6 @@ impl Formulas {
         Builder::new(desc, model, net, limits).run()
     }
 
-    /// The role names, in order.
-    pub fn roles(&self) -> &[String] {
-        &self.net.roles
-    }
-
     /// Per role, each goal value and the node of its goal atom, values ascending.
     pub fn goals(&self) -> &[Vec<(u32, NodeId)>] {
         &self.net.goals

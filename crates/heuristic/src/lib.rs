@@ -17,7 +17,7 @@ mod params;
 
 pub use circuit::{CircuitStats, FuzzyGoals, GoalDegree, Latched};
 pub use formulas::Formulas;
-pub use params::{Logic, Norm, ParamError, Params};
+pub use params::{Norm, ParamError, Params};
 
 use thiserror::Error;
 

@@ -112,7 +112,7 @@ impl fmt::Display for Params {
 }
 
 /// A t-norm and its t-conorm.
-pub trait Logic: Copy {
+pub(crate) trait Logic: Copy {
     /// The degree of a conjunction.
     fn and(self, a: f64, b: f64) -> f64;
     /// The degree of a disjunction.

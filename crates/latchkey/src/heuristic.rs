@@ -101,7 +101,7 @@ pub fn run(spec: &str, args: &Args) -> Result<ExitCode> {
         .collect();
     let report = Report {
         game: game.name,
-        params,
+        params: *goals.params(),
         state: source,
         propositions: m.state_props(&state),
         circuit: goals.stats(),
