@@ -1,13 +1,15 @@
 //! Game structure discovered from a game's propnet, as plain data for search and for reports:
 //! latches (chapter 12, found by structural, exact and proof methods), composite latches,
 //! inhibitors and goal inhibitors, goal latches with the score range still achievable in a
-//! state (Sancho), and the dead states that follow from them.
+//! state (Sancho), the dead states that follow from them, and the propositions a latch keeps
+//! at their value for good.
 
 mod composite;
 mod cone;
 mod goals;
 mod implication;
 mod inhibitors;
+mod kept;
 mod latches;
 mod run;
 
@@ -15,6 +17,7 @@ pub use composite::{composite_latches, CompositeLatch, Junction};
 pub use goals::{Effect, GoalLatch, GoalLatches, ScoreRange};
 pub use implication::Implication;
 pub use inhibitors::{exact_inhibitors, structural_inhibitors, GoalInhibitor, Inhibitor};
+pub use kept::{kept_by_latches, Kept};
 pub use latches::{exact_latches, structural_latches, Latch, LatchKind, Method};
 pub use run::{Analysis, Options, Phase};
 

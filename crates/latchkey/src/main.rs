@@ -6,6 +6,7 @@ mod analyze;
 mod bench;
 mod engine;
 mod game;
+mod heuristic;
 mod matches;
 mod serve;
 mod solve;
@@ -200,6 +201,32 @@ enum Command {
         #[arg(long, short = 'q')]
         quiet: bool,
     },
+    /// Fuzzy goal heuristics (chapter 16): how nearly a state satisfies each role's goals.
+    Heuristic {
+        /// A GDL file, or the name of a bundled game.
+        game: String,
+        /// A file of base propositions (KIF) making up the state.
+        #[arg(long, conflicts_with = "moves")]
+        state: Option<String>,
+        /// Joint moves from the initial state, one move per role each, e.g. "(mark 1 1)" noop.
+        #[arg(long, num_args = 1..)]
+        moves: Vec<String>,
+        /// The degree of a true proposition, between 0.5 and 1.
+        #[arg(long, default_value_t = 0.9, allow_negative_numbers = true)]
+        tau: f64,
+        /// The threshold θ of chapter 16.4, above 0.5 and at most tau.
+        #[arg(long, allow_negative_numbers = true)]
+        theta: Option<f64>,
+        /// Use the Yager t-norm with this parameter q (0 to inf) instead of the product.
+        #[arg(long, allow_negative_numbers = true)]
+        yager_q: Option<f64>,
+        /// Refine the degrees with the game's latches (chapter 16.4).
+        #[arg(long)]
+        latches: bool,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// List the bundled games.
     Games,
 }
@@ -291,6 +318,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Serve { port, host, player, margin, seed, quiet } => {
             serve::run(serve::Args { host, port, player, margin, seed, quiet })
+        }
+        Command::Heuristic { game, state, moves, tau, theta, yager_q, latches, json } => {
+            heuristic::run(&game, &heuristic::Args { state, moves, tau, theta, yager_q, latches, json })
         }
         Command::Games => {
             for g in games::ALL {

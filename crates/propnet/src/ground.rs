@@ -98,6 +98,20 @@ impl Relation {
         &self.tuples[idx as usize * a..(idx as usize + 1) * a]
     }
 
+    /// Tuple `idx` as an atom printed in KIF, e.g. `(legal xplayer (mark 1 1))`.
+    pub fn atom_text(&self, idx: u32, pool: &TermPool) -> String {
+        if self.arity == 0 {
+            return self.name.to_string();
+        }
+        let mut s = format!("({}", self.name);
+        for &t in self.tuple(idx) {
+            s.push(' ');
+            pool.write(t, &mut s);
+        }
+        s.push(')');
+        s
+    }
+
     /// The index of a tuple, if the model holds it.
     pub fn find(&self, args: &[TermId]) -> Option<u32> {
         self.ids.get(args).copied()
@@ -117,7 +131,9 @@ impl Relation {
         true
     }
 
-    fn ensure_index(&mut self, mask: u64) {
+    /// Builds the index on the argument positions in `mask` (bit i for argument i), if missing,
+    /// for [`matching`](Self::matching).
+    pub fn ensure_index(&mut self, mask: u64) {
         if mask == 0 || self.indexes.contains_key(&mask) {
             return;
         }
@@ -126,6 +142,13 @@ impl Relation {
             index.entry(key_of(mask, self.tuple(idx))).or_default().push(idx);
         }
         self.indexes.insert(mask, index);
+    }
+
+    /// The indices of the tuples whose arguments at the positions in `mask` are `key` (in position
+    /// order); `None` if no index on `mask` was built with [`ensure_index`](Self::ensure_index).
+    pub fn matching(&self, mask: u64, key: &[TermId]) -> Option<&[u32]> {
+        let index = self.indexes.get(&mask)?;
+        Some(index.get(key).map_or(&[], Vec::as_slice))
     }
 }
 
@@ -259,17 +282,7 @@ impl Grounded {
 
     /// A ground atom printed in KIF, e.g. `(legal xplayer (mark 1 1))`.
     pub fn atom_text(&self, atom: AtomRef) -> String {
-        let rel = &self.relations[atom.rel as usize];
-        if rel.arity == 0 {
-            return rel.name.to_string();
-        }
-        let mut s = format!("({}", rel.name);
-        for &t in self.args(atom) {
-            s.push(' ');
-            self.pool.write(t, &mut s);
-        }
-        s.push(')');
-        s
+        self.relations[atom.rel as usize].atom_text(atom.idx, &self.pool)
     }
 }
 
@@ -278,8 +291,16 @@ pub fn ground(desc: &Description, limits: &Limits) -> Result<Grounded, GroundErr
     let mut g = Grounder::new(desc, *limits);
     g.saturate()?;
     let rules = g.instantiate()?;
-    let relations = g.relations.into_iter().map(|r| Rc::try_unwrap(r).unwrap_or_else(|r| (*r).clone())).collect();
-    Ok(Grounded { pool: g.pool, relations, rules, by_name: g.by_name, roles: desc.roles() })
+    Ok(g.into_grounded(desc, rules))
+}
+
+/// The relaxed model of a validated description without any ground rules (`rules` is empty), for
+/// callers that instantiate rules their own way: the atoms that can ever hold, cheaper than
+/// [`ground`] because nothing is instantiated.
+pub fn relaxed_model(desc: &Description, limits: &Limits) -> Result<Grounded, GroundError> {
+    let mut g = Grounder::new(desc, *limits);
+    g.saturate()?;
+    Ok(g.into_grounded(desc, Vec::new()))
 }
 
 /// What a join calls for each match: the grounder, the rule, the bindings, the matched atoms.
@@ -374,6 +395,12 @@ impl Grounder {
         helper(&mut g, Sym::DOES, Sym::LEGAL, 2);
         g.decompose();
         g
+    }
+
+    fn into_grounded(self, desc: &Description, rules: Vec<GroundRule>) -> Grounded {
+        let relations =
+            self.relations.into_iter().map(|r| Rc::try_unwrap(r).unwrap_or_else(|r| (*r).clone())).collect();
+        Grounded { pool: self.pool, relations, rules, by_name: self.by_name, roles: desc.roles() }
     }
 
     /// A relation of the grounder's own (not a GDL relation: it is not findable by name).

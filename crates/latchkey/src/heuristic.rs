@@ -1,0 +1,211 @@
+//! `latchkey heuristic`: chapter 16's fuzzy goal heuristics for one state of a game — each
+//! role's degree of every goal value and the combined value — in the initial state, after some
+//! joint moves, or in a state read from a file.
+
+use crate::engine::build_propnet;
+use crate::game;
+use analysis::{Analysis, Options};
+use anyhow::{bail, Context, Result};
+use heuristic::{CircuitStats, FuzzyGoals, GoalDegree, Norm, Params};
+use machine::StateMachine;
+use propnet::{Net, PropnetMachine, PropnetState};
+use serde::Serialize;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+/// The parameters as given on the command line.
+pub struct Args {
+    /// A file of base propositions making up the state.
+    pub state: Option<String>,
+    /// Joint moves from the initial state, one move per role each.
+    pub moves: Vec<String>,
+    /// τ.
+    pub tau: f64,
+    /// θ, if any.
+    pub theta: Option<f64>,
+    /// The Yager parameter, if the Yager t-norm replaces the product.
+    pub yager_q: Option<f64>,
+    /// Refine the degrees with the game's latches.
+    pub latches: bool,
+    /// Print JSON.
+    pub json: bool,
+}
+
+/// How long the latch analysis may take.
+const ANALYSIS_TIME: Duration = Duration::from_secs(10);
+
+/// What `latchkey heuristic --json` prints.
+#[derive(Serialize)]
+struct Report {
+    game: String,
+    params: Params,
+    /// Where the state came from, e.g. "initial state".
+    state: String,
+    /// The base propositions true in it.
+    propositions: Vec<String>,
+    circuit: CircuitStats,
+    latches: Option<LatchReport>,
+    roles: Vec<RoleReport>,
+}
+
+#[derive(Serialize)]
+struct LatchReport {
+    /// Latch literals with an effect on the formulas.
+    literals: usize,
+    /// Propositions false for good in this state (degree 0).
+    fixed_false: Vec<String>,
+    /// Propositions true for good in this state (degree 1).
+    fixed_true: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct RoleReport {
+    role: String,
+    /// The combined heuristic value, 0 to 100.
+    value: f64,
+    /// Every goal value's degree, values ascending.
+    goals: Vec<GoalDegree>,
+}
+
+/// Prints the heuristics of game `spec` in the state the arguments describe.
+pub fn run(spec: &str, args: &Args) -> Result<ExitCode> {
+    let params = Params { tau: args.tau, theta: args.theta, norm: args.yager_q.map_or(Norm::Product, Norm::Yager) };
+    params.validate().context("invalid parameters")?;
+    let game = game::load(spec)?;
+    let net = build_propnet(&game).with_context(|| format!("cannot build a propnet for {spec}"))?;
+    let mut goals = FuzzyGoals::new(&game.desc, &net, &params)
+        .with_context(|| format!("cannot build the goal heuristics of {spec}"))?;
+    if args.latches {
+        let options = Options { deadline: Some(Instant::now() + ANALYSIS_TIME), ..Options::default() };
+        goals = goals.with_latches(&net, &Analysis::run(&net, &game.desc, &options, &mut |_| {}));
+    }
+    let mut m = PropnetMachine::new(&net);
+    let (state, source) = match &args.state {
+        Some(file) => (read_state(&net, file)?, format!("read from {file}")),
+        None if args.moves.is_empty() => (m.initial_state(), "initial state".to_owned()),
+        None => play(&mut m, &args.moves)?,
+    };
+    let latches = args.latches.then(|| {
+        let latched = goals.latched(&state);
+        let names = |bases: Vec<usize>| bases.into_iter().map(|i| net.bases[i].name.clone()).collect();
+        LatchReport {
+            literals: goals.latch_literals(),
+            fixed_false: names(latched.never),
+            fixed_true: names(latched.always),
+        }
+    });
+    let degrees = goals.degrees(&state);
+    let values = goals.values(&state);
+    let roles = (goals.roles().iter().zip(degrees).zip(values))
+        .map(|((role, goals), value)| RoleReport { role: role.clone(), value, goals })
+        .collect();
+    let report = Report {
+        game: game.name,
+        params: *goals.params(),
+        state: source,
+        propositions: m.state_props(&state),
+        circuit: goals.stats(),
+        latches,
+        roles,
+    };
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report).context("cannot print JSON")?);
+    } else {
+        print(&report);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A term written in KIF, printed canonically (`( MARK 1 1 )` becomes `(mark 1 1)`).
+fn canonical(text: &str, what: &str) -> Result<String> {
+    let parsed = gdl::parse(what, &format!("(wrap {text})")).ok().filter(|d| d.rules.len() == 1);
+    match parsed.as_ref().map(|d| (&d.rules[0].head.args[..], d.rules[0].is_fact())) {
+        Some(([term], true)) if term.is_ground() => Ok(term.to_string()),
+        _ => bail!("{what}: {text:?} is not a ground KIF term"),
+    }
+}
+
+/// Plays `moves` from the initial state, one move per role in each joint move.
+fn play(m: &mut PropnetMachine, moves: &[String]) -> Result<(PropnetState, String)> {
+    let roles = m.roles().to_vec();
+    let per_step = roles.len().max(1);
+    if moves.len() / per_step * per_step != moves.len() {
+        bail!(
+            "--moves takes one move per role for each joint move ({} roles: {}), but {} {} given",
+            roles.len(),
+            roles.join(", "),
+            moves.len(),
+            if moves.len() == 1 { "move was" } else { "moves were" }
+        );
+    }
+    let mut state = m.initial_state();
+    let mut played = Vec::new();
+    for (step, joint) in moves.chunks(per_step).enumerate() {
+        let mut chosen = Vec::new();
+        for (role, text) in joint.iter().enumerate() {
+            let name = canonical(text, &format!("move {} of joint move {}", role + 1, step + 1))?;
+            let legal = m.legal_moves(&state, role)?;
+            match legal.iter().find(|&&mv| m.format_move(&mv) == name) {
+                Some(&mv) => chosen.push(mv),
+                None => {
+                    let options: Vec<String> = legal.iter().map(|mv| m.format_move(mv)).collect();
+                    bail!(
+                        "joint move {}: {name} is not a legal move of {} (legal: {})",
+                        step + 1,
+                        roles[role],
+                        if options.is_empty() { "none".to_owned() } else { options.join(" ") }
+                    );
+                }
+            }
+            played.push(name);
+        }
+        state = m.next_state(&state, &chosen)?;
+    }
+    let steps = moves.len() / per_step;
+    Ok((state, format!("after {steps} joint move{}: {}", if steps == 1 { "" } else { "s" }, played.join(" "))))
+}
+
+/// The state made of the base propositions listed in `file` (KIF, with or without `true`).
+fn read_state(net: &Net, file: &str) -> Result<PropnetState> {
+    let text = std::fs::read_to_string(file).with_context(|| format!("cannot read {file}"))?;
+    let desc = gdl::parse(file, &text)?;
+    let mut bases = Vec::new();
+    for rule in &desc.rules {
+        if !rule.is_fact() {
+            bail!("{file}:{}: expected a base proposition, found a rule", rule.pos);
+        }
+        let name = match (rule.head.rel, rule.head.args.as_slice()) {
+            (gdl::Sym::TRUE, [prop]) => prop.to_string(),
+            _ => rule.head.to_string(),
+        };
+        match net.bases.iter().position(|b| b.name == name) {
+            Some(i) => bases.push(i),
+            None => bail!("{file}:{}: {name} is not a base proposition of the game", rule.pos),
+        }
+    }
+    Ok(PropnetState::from_bases(net.bases.len(), bases))
+}
+
+fn print(r: &Report) {
+    println!("game       {}", r.game);
+    println!("state      {}", r.state);
+    println!("params     {}", r.params);
+    let c = &r.circuit;
+    let cycles = if c.cycles > 0 { format!(", {} recursive blocks", c.cycles) } else { String::new() };
+    println!("circuit    {} gates over {} base propositions{cycles}", c.gates, c.bases);
+    if let Some(l) = &r.latches {
+        let count = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
+        println!(
+            "latches    {} with an effect; in this state {} fixed at 0, {} at 1",
+            count(l.literals, "latch literal"),
+            count(l.fixed_false.len(), "proposition"),
+            l.fixed_true.len()
+        );
+    }
+    println!();
+    println!("{:<16} {:>10}   goal degrees", "role", "value");
+    for role in &r.roles {
+        let goals: Vec<String> = role.goals.iter().rev().map(|g| format!("{}: {:.6}", g.value, g.degree)).collect();
+        println!("{:<16} {:>10.6}   {}", role.role, role.value, goals.join("  "));
+    }
+}
