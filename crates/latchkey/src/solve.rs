@@ -58,7 +58,14 @@ pub fn run(spec: &str, secs: f64, stats: bool, json: bool) -> Result<ExitCode> {
     let analysis_seconds = start.elapsed().as_secs_f64();
 
     let begun = Instant::now();
-    let options = search::Options { goals: Some(&analysis.goals), deadline: Some(deadline), ..Default::default() };
+    // The fuzzy goal heuristic orders siblings the bound cannot tell apart; without one (rules it
+    // cannot instantiate) the search goes on unguided.
+    let mut fuzzy = heuristic::FuzzyGoals::new(&game.desc, &net, &heuristic::Params::default())
+        .ok()
+        .map(|f| f.with_latches(&net, &analysis));
+    let mut guide = |state: &propnet::PropnetState| fuzzy.as_mut().map_or(0.0, |f| f.value(state, 0));
+    let options =
+        search::Options { goals: Some(&analysis.goals), guidance: Some(&mut guide), deadline: Some(deadline) };
     let solution = search::solve(&net, options)?;
     let search = Search { seconds: begun.elapsed().as_secs_f64(), moves: solution.plan.len(), solution };
 

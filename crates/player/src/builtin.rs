@@ -122,12 +122,35 @@ impl Player for Legal {
     }
 }
 
-/// Builds the leaf evaluator for a game.
-pub type MakeEvaluator = fn(&Game) -> Box<dyn Evaluator + Send>;
+/// Builds the leaf evaluator for a game, by the deadline given (the start clock's).
+pub type MakeEvaluator = fn(&Game, Instant) -> Box<dyn Evaluator + Send>;
 
-/// The default leaf evaluator: the goal values of the state itself.
-fn goal_evaluator(game: &Game) -> Box<dyn Evaluator + Send> {
+/// The goal values of the state itself: the leaf evaluator when no heuristic can be built.
+fn goal_evaluator(game: &Game, _deadline: Instant) -> Box<dyn Evaluator + Send> {
     Box::new(GoalEvaluator::new(game.machine()))
+}
+
+/// Chapter 16's fuzzy goal heuristic as a leaf evaluator (τ = 0.9, product t-norm), or the goal
+/// values where the goal formulas cannot be instantiated by the deadline.
+fn fuzzy_evaluator(game: &Game, deadline: Instant) -> Box<dyn Evaluator + Send> {
+    let limits = propnet::Limits { deadline: Some(deadline), ..propnet::Limits::default() };
+    let fuzzy = gdl::parse(&game.name, &game.rules).ok().and_then(|desc| {
+        let formulas = heuristic::Formulas::new(&desc, &game.net, &limits).ok()?;
+        heuristic::FuzzyGoals::compile(&formulas, &heuristic::Params::default()).ok()
+    });
+    match fuzzy {
+        Some(fuzzy) => Box::new(Fuzzy(fuzzy)),
+        None => goal_evaluator(game, deadline),
+    }
+}
+
+/// The fuzzy goal heuristic behind the search's evaluator interface.
+struct Fuzzy(heuristic::FuzzyGoals);
+
+impl Evaluator for Fuzzy {
+    fn evaluate(&mut self, state: &PropnetState) -> Vec<f64> {
+        self.0.values(state)
+    }
 }
 
 /// Chooses its move by iterative-deepening alpha-beta search until shortly before the deadline.
@@ -142,9 +165,9 @@ pub struct AlphaBeta {
 const MAX_MARGIN: Duration = Duration::from_millis(200);
 
 impl AlphaBeta {
-    /// An alpha-beta player with the goal-value evaluator.
+    /// An alpha-beta player whose leaves get the fuzzy goal heuristic.
     pub fn new() -> AlphaBeta {
-        AlphaBeta::with_evaluator(goal_evaluator)
+        AlphaBeta::with_evaluator(fuzzy_evaluator)
     }
 
     /// An alpha-beta player whose leaves are scored by the evaluator `make` builds for each game.
@@ -164,10 +187,10 @@ impl Player for AlphaBeta {
         "alphabeta"
     }
 
-    fn start(&mut self, info: &MatchInfo, _deadline: Instant) -> Result<(), PlayerError> {
+    fn start(&mut self, info: &MatchInfo, deadline: Instant) -> Result<(), PlayerError> {
         let follower = Follower::new(info)?;
         let model = Model::of(&info.game.net);
-        let evaluator = (self.make_evaluator)(&info.game);
+        let evaluator = (self.make_evaluator)(&info.game, deadline);
         let searcher = Searcher::new(info.game.machine(), follower.role, model, evaluator, Options::default())
             .map_err(|e| PlayerError::Failed(e.to_string()))?;
         self.follower = Some(follower);

@@ -156,7 +156,11 @@ mod tests {
 
     #[test]
     fn unknown_players_are_named_with_the_known_ones() {
-        let e = create("mcts", 1).err().unwrap();
-        assert_eq!(e.to_string(), "unknown player \"mcts\" (built-in players: alphabeta, random, legal)");
+        let e = create("deepblue", 1).err().unwrap();
+        let known = BUILT_IN.join(", ");
+        assert_eq!(
+            e.to_string(),
+            format!("unknown player \"deepblue\" (built-in players: {known}; or http://host:port)")
+        );
     }
 }
