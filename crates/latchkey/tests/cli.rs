@@ -1,19 +1,9 @@
 //! The command line as a user meets it: exit codes, messages and output formats.
 
+mod common;
+use common::*;
+
 use std::path::PathBuf;
-use std::process::{Command, Output};
-
-fn latchkey(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_latchkey")).args(args).output().expect("the binary runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
 
 fn temp_file(name: &str, text: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("latchkey-cli-{}", std::process::id()));

@@ -2,14 +2,8 @@
 //! removal on Untwisty Corridor (chapter 12) and the latch proofs on Buttons and Lights
 //! (chapter 16's exercises).
 
-use serde_json::Value;
-use std::process::Command;
-
-fn json(args: &[&str]) -> Value {
-    let o = Command::new(env!("CARGO_BIN_EXE_latchkey")).args(args).output().expect("the binary runs");
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    serde_json::from_slice(&o.stdout).expect("JSON")
-}
+mod common;
+use common::*;
 
 #[test]
 fn untwisty_corridor_dead_state_removal_searches_eleven_states_instead_of_21845() {

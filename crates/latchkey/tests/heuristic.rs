@@ -1,26 +1,10 @@
 //! `latchkey heuristic` as a user meets it: chapter 16's numbers through the command line,
 //! parameters and states given in every supported way, and clear errors for bad input.
 
+mod common;
+use common::*;
+
 use std::path::PathBuf;
-use std::process::{Command, Output};
-
-fn latchkey(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_latchkey")).args(args).output().expect("the binary runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn json(args: &[&str]) -> serde_json::Value {
-    let o = latchkey(args);
-    assert!(o.status.success(), "{args:?}: {}", stderr(&o));
-    serde_json::from_slice(&o.stdout).expect("JSON")
-}
 
 /// The chapter's Tic-Tac-Toe fixture (roles white and black), shared with the heuristic crate.
 fn chapter_game() -> String {
