@@ -147,6 +147,8 @@ struct Thinker {
     settled: bool,
     /// The last search failed (the rules misbehaved): wait for requests instead of searching.
     stalled: bool,
+    /// Told once the search has nothing left to do, so the start need not wait out its clock.
+    idle: Option<Sender<()>>,
 }
 
 impl Thinker {
@@ -170,6 +172,9 @@ impl Thinker {
                     Err(TryRecvError::Disconnected) => return,
                 }
             } else {
+                if let Some(idle) = self.idle.take() {
+                    let _ = idle.send(());
+                }
                 match commands.recv() {
                     Ok(command) => command,
                     Err(_) => return,
@@ -283,16 +288,19 @@ impl Player for MctsPlayer {
             1 => prepare_puzzle(&mut mcts, info, goals.as_ref(), &follower, end)?,
             _ => false,
         };
-        let thinker = Thinker { mcts, role: follower.role, ponder: self.options.ponder, settled, stalled: false };
+        let (idle, done) = mpsc::channel();
+        let ponder = self.options.ponder;
+        let thinker = Thinker { mcts, role: follower.role, ponder, settled, stalled: false, idle: Some(idle) };
         let (commands, inbox) = mpsc::channel();
         let thread = std::thread::Builder::new()
             .name(format!("{} {}", self.name, info.role))
             .spawn(move || thinker.run(inbox))
             .map_err(|e| PlayerError::Failed(format!("cannot start the search thread: {e}")))?;
         self.session = Some(Session { follower, commands: Some(commands), thread: Some(thread) });
-        // The start clock is free thinking time: the thread searches from the initial state.
-        if self.options.ponder {
-            std::thread::sleep(end.saturating_duration_since(Instant::now()));
+        // The start clock is free thinking time: the thread searches from the initial state
+        // until it runs out or the game is solved.
+        if ponder {
+            let _ = done.recv_timeout(end.saturating_duration_since(Instant::now()));
         }
         Ok(())
     }
