@@ -276,13 +276,13 @@ impl Player for MctsPlayer {
         let now = Instant::now();
         let end = before(deadline, margin(deadline.saturating_duration_since(now)));
         let share = |f: f64| now + end.saturating_duration_since(now).mul_f64(f);
-        let goals = match self.options.analysis {
-            true => Analyst::spawn(info, share(ANALYSIS_SHARE))?.wait(share(ANALYSIS_WAIT)).unwrap_or_else(|late| {
-                self.late_analysis = Some(late);
-                None
-            }),
-            false => None,
-        };
+        let mut goals = None;
+        if self.options.analysis {
+            match Analyst::spawn(info, share(ANALYSIS_SHARE))?.wait(share(ANALYSIS_WAIT)) {
+                Ok(found) => goals = found,
+                Err(late) => self.late_analysis = Some(late),
+            }
+        }
         let mut mcts = Mcts::new(Arc::clone(&info.game.program), goals.as_ref(), self.options.search.clone())?;
         let settled = match follower.m.roles().len() {
             1 => prepare_puzzle(&mut mcts, info, goals.as_ref(), &follower, end)?,
