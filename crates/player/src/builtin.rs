@@ -12,38 +12,49 @@ use search::{Evaluator, GoalEvaluator, Model, Searcher};
 use std::time::{Duration, Instant};
 
 /// A player's view of the match: the state reached so far and its role.
-struct Follower {
-    m: PropnetMachine,
-    role: usize,
-    state: PropnetState,
+pub(crate) struct Follower {
+    pub m: PropnetMachine,
+    pub role: usize,
+    pub state: PropnetState,
 }
 
 impl Follower {
-    fn new(info: &MatchInfo) -> Result<Follower, PlayerError> {
+    pub fn new(info: &MatchInfo) -> Result<Follower, PlayerError> {
         let mut m = info.game.machine();
         let role = m.roles().iter().position(|r| *r == info.role).ok_or(PlayerError::NoSuchRole(info.role.clone()))?;
         let state = m.initial_state();
         Ok(Follower { m, role, state })
     }
 
-    /// Plays the joint move `last` (if any) and returns our legal moves in the new state.
-    fn advance(&mut self, last: Option<&[String]>) -> Result<Vec<u32>, PlayerError> {
-        if let Some(joint) = last {
-            let moves = joint
-                .iter()
-                .enumerate()
-                .map(|(r, text)| {
-                    let name = canonical_move(text)?;
-                    self.m.find_move(r, &name).ok_or(PlayerError::BadMove(text.clone()))
-                })
-                .collect::<Result<Vec<u32>, PlayerError>>()?;
-            self.state = self.m.next_state(&self.state, &moves)?;
-        }
+    /// Plays the joint move `last` (if any) and returns it as the machine's moves; on an error
+    /// (a move that is not the game's, or not legal) the state stays where it was.
+    pub fn step(&mut self, last: Option<&[String]>) -> Result<Option<Vec<u32>>, PlayerError> {
+        let Some(joint) = last else { return Ok(None) };
+        let moves = joint
+            .iter()
+            .enumerate()
+            .map(|(r, text)| {
+                let name = canonical_move(text)?;
+                self.m.find_move(r, &name).ok_or(PlayerError::BadMove(text.clone()))
+            })
+            .collect::<Result<Vec<u32>, PlayerError>>()?;
+        self.state = self.m.next_state(&self.state, &moves)?;
+        Ok(Some(moves))
+    }
+
+    /// Our legal moves in the current state (never none).
+    pub fn legal(&mut self) -> Result<Vec<u32>, PlayerError> {
         let legal = self.m.legal_moves(&self.state, self.role)?;
         if legal.is_empty() {
             return Err(PlayerError::NoLegalMove);
         }
         Ok(legal)
+    }
+
+    /// Plays the joint move `last` (if any) and returns our legal moves in the new state.
+    fn advance(&mut self, last: Option<&[String]>) -> Result<Vec<u32>, PlayerError> {
+        self.step(last)?;
+        self.legal()
     }
 }
 

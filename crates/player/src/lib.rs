@@ -5,11 +5,13 @@
 //! clocks, and [`series`] runs many of them with the seats rotating and sums up the results.
 
 mod builtin;
+mod mcts;
 pub mod referee;
 mod remote;
 pub mod series;
 
 pub use builtin::{AlphaBeta, Legal, MakeEvaluator, Random};
+pub use mcts::{MctsOptions, MctsPlayer};
 pub use referee::{play_match, Clocks, End, Event, Fault, FaultRecord, MatchRecord};
 pub use remote::Remote;
 pub use series::{run_series, Series, SeriesOptions, Standing};
@@ -96,7 +98,7 @@ pub enum PlayerError {
 }
 
 /// The names of the built-in players, for [`create`] and messages.
-pub const BUILT_IN: &[&str] = &["alphabeta", "random", "legal"];
+pub const BUILT_IN: &[&str] = &["mcts", "mcts-plain", "alphabeta", "random", "legal"];
 
 /// A player for `spec`: a built-in player's name (see [`BUILT_IN`]) or the `http://host:port`
 /// address of a GGP player; `seed` seeds whatever randomness it uses.
@@ -105,6 +107,8 @@ pub fn create(spec: &str, seed: u64) -> Result<Box<dyn Player>, PlayerError> {
         return Ok(Box::new(Remote::new(spec)));
     }
     match spec {
+        "mcts" => Ok(Box::new(MctsPlayer::new(seed))),
+        "mcts-plain" => Ok(Box::new(MctsPlayer::plain(seed))),
         "alphabeta" => Ok(Box::new(AlphaBeta::new())),
         "random" => Ok(Box::new(Random::new(seed))),
         "legal" => Ok(Box::new(Legal::new())),

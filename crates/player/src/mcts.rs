@@ -1,0 +1,345 @@
+//! The Monte Carlo tree search player. At the start it analyses the game's structure (unless
+//! told not to) and hands the goal latches to the search; a thread of its own then owns the
+//! search tree for the whole match, searching whenever it is not answering a move request, so
+//! the time before the first move, the opponents' turns and forced moves all add to the tree
+//! that the next move is chosen from. A move request advances the tree along the joint move,
+//! searches until shortly before the deadline and answers with the most promising move; if the
+//! answer does not come in time, the player falls back on a legal move of its own rather than
+//! be late. Single-player games keep the best complete line found, and the puzzle solver is
+//! called in when the playouts have not found the game's best score by the time the start clock
+//! is partly used.
+
+use crate::builtin::Follower;
+use crate::{MatchInfo, Player, PlayerError};
+use analysis::{Analysis, GoalLatches};
+use machine::StateMachine;
+use search::mcts::{Config, Mcts, Plan};
+use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// How long the thinking thread searches between looks at its command channel: a move request
+/// waits at most this long before the thread turns to it.
+const SLICE: Duration = Duration::from_millis(20);
+
+/// The share of the start clock after which the structure analysis starts no new phase.
+const ANALYSIS_SHARE: f64 = 0.4;
+
+/// The share of the start clock after which the player stops waiting for the analysis (a phase
+/// under way runs to its end, and a machine loaded by other players can slow it several-fold)
+/// and plays without it.
+const ANALYSIS_WAIT: f64 = 0.6;
+
+/// How often the start looks whether the analysis is done.
+const POLL: Duration = Duration::from_millis(5);
+
+/// In single-player games, the share of the start clock (after the analysis) the tree search
+/// gets to find the best score before the puzzle solver is called in.
+const PUZZLE_SEARCH_SHARE: f64 = 0.25;
+
+/// The part of the time left that a search leaves unused so that the answer arrives in time (a
+/// tenth, within these bounds). Measured with two players searching on two cores: a search
+/// overshoots its stop by up to about 20 ms (its workers finish their batches, and a busy
+/// machine runs the answering thread late), and a thread sleeping to the end of the start clock
+/// may wake 40 ms late.
+const MIN_MARGIN: Duration = Duration::from_millis(50);
+const MAX_MARGIN: Duration = Duration::from_millis(300);
+
+/// The time kept back from a clock with `left` remaining.
+fn margin(left: Duration) -> Duration {
+    (left / 10).clamp(MIN_MARGIN, MAX_MARGIN)
+}
+
+/// The instant `margin` before `deadline`, or now if that has passed.
+fn before(deadline: Instant, margin: Duration) -> Instant {
+    deadline.checked_sub(margin).map_or_else(Instant::now, |t| t.max(Instant::now()))
+}
+
+/// How the player prepares and searches.
+#[derive(Debug, Clone)]
+pub struct MctsOptions {
+    /// Analyse the game at the start and let the search use its goal latches.
+    pub analysis: bool,
+    /// Keep searching between move requests (on the opponents' time).
+    pub ponder: bool,
+    /// The search's own settings (threads, seed, pool size, exploration).
+    pub search: Config,
+}
+
+impl Default for MctsOptions {
+    fn default() -> MctsOptions {
+        MctsOptions { analysis: true, ponder: true, search: Config::default() }
+    }
+}
+
+/// Plays by Monte Carlo tree search, keeping its tree and thinking between moves.
+pub struct MctsPlayer {
+    name: &'static str,
+    options: MctsOptions,
+    session: Option<Session>,
+    /// An analysis the start stopped waiting for; joined before the next match and on drop.
+    late_analysis: Option<Analyst>,
+}
+
+impl MctsPlayer {
+    /// The `mcts` player: the analysis' goal latches guide the search; `seed` fixes its random
+    /// choices.
+    pub fn new(seed: u64) -> MctsPlayer {
+        let search = Config { seed, ..Config::default() };
+        MctsPlayer::with_options("mcts", MctsOptions { search, ..MctsOptions::default() })
+    }
+
+    /// The `mcts-plain` player: the same search without the analysis.
+    pub fn plain(seed: u64) -> MctsPlayer {
+        let search = Config { seed, ..Config::default() };
+        MctsPlayer::with_options("mcts-plain", MctsOptions { analysis: false, search, ..MctsOptions::default() })
+    }
+
+    /// A player named `name` in reports that prepares and searches as `options` say.
+    pub fn with_options(name: &'static str, options: MctsOptions) -> MctsPlayer {
+        MctsPlayer { name, options, session: None, late_analysis: None }
+    }
+}
+
+/// A request to the thinking thread: advance along the joint move (if any), search until
+/// `until` and answer with our move.
+struct Command {
+    joint: Option<Vec<u32>>,
+    until: Instant,
+    reply: Sender<Result<u32, PlayerError>>,
+}
+
+/// One match: the player's own view of the state, and the thread that owns the search.
+struct Session {
+    follower: Follower,
+    commands: Option<Sender<Command>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Session {
+    /// Sends the thinking thread a move request and waits for its answer until `wait_until`;
+    /// `None` if it does not answer by then or is gone.
+    fn ask(&self, joint: Option<Vec<u32>>, until: Instant, wait_until: Instant) -> Option<Result<u32, PlayerError>> {
+        let (reply, answer) = mpsc::channel();
+        self.commands.as_ref()?.send(Command { joint, until, reply }).ok()?;
+        answer.recv_timeout(wait_until.saturating_duration_since(Instant::now())).ok()
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        // Closing the channel ends the thread within a slice; joining it means no match leaves
+        // a thread (or its tree) behind.
+        self.commands = None;
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// The thinking thread's state: the search and what it needs to answer.
+struct Thinker {
+    mcts: Mcts,
+    role: usize,
+    ponder: bool,
+    /// The single-player plan the search holds is proven optimal: follow it without searching.
+    settled: bool,
+    /// The last search failed (the rules misbehaved): wait for requests instead of searching.
+    stalled: bool,
+    /// Told once the search has nothing left to do, so the start need not wait out its clock.
+    idle: Option<Sender<()>>,
+}
+
+impl Thinker {
+    /// Whether a search could still change the answer.
+    fn worth_searching(&self) -> bool {
+        let settled = self.settled && self.mcts.plan().is_some_and(|p| !p.moves.is_empty());
+        !settled && !self.stalled && self.mcts.stats().proven.is_none()
+    }
+
+    /// Serves move requests until the channel closes, searching in slices between them; ends
+    /// after a failed request, whose error the player has been told.
+    fn run(mut self, commands: Receiver<Command>) {
+        loop {
+            let command = if self.ponder && self.worth_searching() {
+                match commands.try_recv() {
+                    Ok(command) => command,
+                    Err(TryRecvError::Empty) => {
+                        self.stalled = self.mcts.search(Instant::now() + SLICE).is_err();
+                        continue;
+                    }
+                    Err(TryRecvError::Disconnected) => return,
+                }
+            } else {
+                if let Some(idle) = self.idle.take() {
+                    let _ = idle.send(());
+                }
+                match commands.recv() {
+                    Ok(command) => command,
+                    Err(_) => return,
+                }
+            };
+            let answer = self.answer(command.joint, command.until);
+            let failed = answer.is_err();
+            // The player may have stopped waiting (it answered without us): nothing to do then.
+            let _ = command.reply.send(answer);
+            if failed {
+                return;
+            }
+        }
+    }
+
+    /// Advances the tree along `joint` and chooses our move, searching until `until` unless the
+    /// move is forced or already decided.
+    fn answer(&mut self, joint: Option<Vec<u32>>, until: Instant) -> Result<u32, PlayerError> {
+        if let Some(joint) = joint {
+            self.mcts.advance(&joint)?;
+        }
+        self.stalled = false;
+        let choices = self.mcts.move_stats(self.role).len();
+        if choices > 1 && self.worth_searching() {
+            self.mcts.search(until)?;
+        }
+        self.mcts.best_move(self.role).ok_or(PlayerError::NoLegalMove)
+    }
+}
+
+/// The analysis' goal latches for `info`'s game, searched for until `deadline`; none if the
+/// rules do not load (the search then runs without them).
+fn goal_latches(info: &MatchInfo, deadline: Instant) -> Option<GoalLatches> {
+    let (desc, _) = gdl::load(&info.game.name, &info.game.rules).ok()?;
+    let options = analysis::Options { deadline: Some(deadline), ..analysis::Options::default() };
+    Some(Analysis::run(&info.game.net, &desc, &options, &mut |_| {}).goals)
+}
+
+/// An analysis running on a thread of its own, so that the start can give up waiting for it.
+struct Analyst(JoinHandle<Option<GoalLatches>>);
+
+impl Analyst {
+    /// Starts analysing `info`'s game with phases starting until `deadline`.
+    fn spawn(info: &MatchInfo, deadline: Instant) -> Result<Analyst, PlayerError> {
+        let info = info.clone();
+        std::thread::Builder::new()
+            .name("analysis".to_owned())
+            .spawn(move || goal_latches(&info, deadline))
+            .map(Analyst)
+            .map_err(|e| PlayerError::Failed(format!("cannot start the analysis thread: {e}")))
+    }
+
+    /// The goal latches if the analysis ends by `until`; otherwise the analyst, still running.
+    fn wait(self, until: Instant) -> Result<Option<GoalLatches>, Analyst> {
+        while !self.0.is_finished() && Instant::now() < until {
+            std::thread::sleep(POLL.min(until.saturating_duration_since(Instant::now())));
+        }
+        if self.0.is_finished() {
+            Ok(self.0.join().ok().flatten())
+        } else {
+            Err(self)
+        }
+    }
+}
+
+/// Prepares a single-player game before `end`: the tree search gets a share of the time, and if
+/// its best line falls short of the game's best score the puzzle solver gets the rest and its
+/// plan is offered to the search. Whether the plan held is proven optimal.
+fn prepare_puzzle(
+    mcts: &mut Mcts,
+    info: &MatchInfo,
+    goals: Option<&GoalLatches>,
+    follower: &Follower,
+    end: Instant,
+) -> Result<bool, PlayerError> {
+    let best = info.game.program.goal_values(0).into_iter().max().unwrap_or(100);
+    let now = Instant::now();
+    mcts.search(now + end.saturating_duration_since(now).mul_f64(PUZZLE_SEARCH_SHARE))?;
+    if mcts.plan().is_some_and(|p| p.score >= best) {
+        return Ok(true);
+    }
+    let options = search::Options { goals, deadline: Some(end), ..search::Options::default() };
+    let solution = search::solve(&info.game.net, options).map_err(|e| PlayerError::Failed(e.to_string()))?;
+    let moves: Option<Vec<u32>> = solution.plan.iter().map(|mv| follower.m.find_move(0, mv)).collect();
+    let (Some(score), Some(moves)) = (solution.score, moves) else { return Ok(false) };
+    mcts.offer_plan(Plan { moves, score });
+    Ok(solution.optimal && mcts.plan().is_some_and(|p| p.score >= score))
+}
+
+impl Player for MctsPlayer {
+    fn name(&self) -> &str {
+        self.name
+    }
+
+    fn start(&mut self, info: &MatchInfo, deadline: Instant) -> Result<(), PlayerError> {
+        self.session = None;
+        self.join_late_analysis();
+        let follower = Follower::new(info)?;
+        let now = Instant::now();
+        let end = before(deadline, margin(deadline.saturating_duration_since(now)));
+        let share = |f: f64| now + end.saturating_duration_since(now).mul_f64(f);
+        let mut goals = None;
+        if self.options.analysis {
+            match Analyst::spawn(info, share(ANALYSIS_SHARE))?.wait(share(ANALYSIS_WAIT)) {
+                Ok(found) => goals = found,
+                Err(late) => self.late_analysis = Some(late),
+            }
+        }
+        let mut mcts = Mcts::new(Arc::clone(&info.game.program), goals.as_ref(), self.options.search.clone())?;
+        let settled = match follower.m.roles().len() {
+            1 => prepare_puzzle(&mut mcts, info, goals.as_ref(), &follower, end)?,
+            _ => false,
+        };
+        let (idle, done) = mpsc::channel();
+        let ponder = self.options.ponder;
+        let thinker = Thinker { mcts, role: follower.role, ponder, settled, stalled: false, idle: Some(idle) };
+        let (commands, inbox) = mpsc::channel();
+        let thread = std::thread::Builder::new()
+            .name(format!("{} {}", self.name, info.role))
+            .spawn(move || thinker.run(inbox))
+            .map_err(|e| PlayerError::Failed(format!("cannot start the search thread: {e}")))?;
+        self.session = Some(Session { follower, commands: Some(commands), thread: Some(thread) });
+        // The start clock is free thinking time: the thread searches from the initial state
+        // until it runs out or the game is solved.
+        if ponder {
+            let _ = done.recv_timeout(end.saturating_duration_since(Instant::now()));
+        }
+        Ok(())
+    }
+
+    fn play(&mut self, last: Option<&[String]>, deadline: Instant) -> Result<String, PlayerError> {
+        let session = self.session.as_mut().ok_or(PlayerError::NotStarted)?;
+        let joint = session.follower.step(last)?;
+        let legal = session.follower.legal()?;
+        let keep = margin(deadline.saturating_duration_since(Instant::now()));
+        let found = session.ask(joint, before(deadline, keep), before(deadline, keep / 2));
+        // Without an answer in time (or a thread to give one), any legal move beats a late one.
+        let mv = match found {
+            Some(found) => found?,
+            None => legal[0],
+        };
+        // The thread follows the same joint moves as the follower, so this only guards against
+        // the two disagreeing.
+        let mv = if legal.contains(&mv) { mv } else { legal[0] };
+        Ok(session.follower.m.format_move(&mv))
+    }
+
+    fn stop(&mut self, _last: Option<&[String]>) -> Result<(), PlayerError> {
+        self.session = None;
+        self.join_late_analysis();
+        Ok(())
+    }
+}
+
+impl MctsPlayer {
+    /// Waits for an analysis the last start gave up on, so none outlives its match for long.
+    fn join_late_analysis(&mut self) {
+        if let Some(Analyst(thread)) = self.late_analysis.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+impl Drop for MctsPlayer {
+    fn drop(&mut self) {
+        self.join_late_analysis();
+    }
+}

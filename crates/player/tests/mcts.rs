@@ -1,0 +1,118 @@
+//! The MCTS players in matches: against random play on ticTacToe, on time and legal under short
+//! clocks in turn-taking, simultaneous and three-player corpus games, solving a sliding puzzle,
+//! and staying usable after a joint move it cannot read.
+
+use machine::StateMachine;
+use player::{create, run_series, Clocks, Game, MatchInfo, SeriesOptions};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+fn game_of(name: &str, text: &str) -> Arc<Game> {
+    let (desc, _) = gdl::load(name, text).expect("valid rules");
+    let net = propnet::build(&desc, &propnet::Limits::default()).expect("builds");
+    Arc::new(Game::new(name.to_owned(), text.to_owned(), propnet::optimize::optimize(&net).0))
+}
+
+fn bundled(name: &str) -> Arc<Game> {
+    let g = games::find(name).expect("bundled");
+    game_of(g.name, g.text)
+}
+
+fn clocks(start_ms: u64, play_ms: u64) -> Clocks {
+    Clocks { start: Duration::from_millis(start_ms), play: Duration::from_millis(play_ms) }
+}
+
+#[test]
+fn mcts_never_loses_twenty_tictactoe_games_to_random() {
+    let game = bundled("tictactoe");
+    let mut players = vec![create("mcts", 1).unwrap(), create("random", 2).unwrap()];
+    let options = SeriesOptions { games: 20, clocks: clocks(500, 200), seed: 5 };
+    let series = run_series(&game, &mut players, options, &mut |_| {}).expect("plays");
+    let mcts = &series.standings[0];
+    assert_eq!(mcts.losses, Some(0), "{mcts:?}");
+    assert!(mcts.wins.unwrap() >= 10, "random play loses most games against a solved game: {mcts:?}");
+    let faults: Vec<_> = series.matches.iter().flat_map(|m| &m.faults).collect();
+    assert!(faults.is_empty(), "{faults:?}");
+}
+
+#[test]
+fn mcts_is_never_late_nor_illegal_under_short_clocks() {
+    let Some(shared) = machine::shared::locate(env!("CARGO_MANIFEST_DIR"), "MCTS on corpus games") else {
+        return;
+    };
+    // Turn-taking with goal latches (escortLatch), simultaneous moves (the other three but
+    // one), and three players.
+    let games: [(&str, &[&str], usize); 5] = [
+        ("escortLatch", &["mcts", "mcts-plain"], 1),
+        ("biddingTicTacToe", &["mcts", "mcts-plain"], 2),
+        ("gt_prisoner", &["mcts", "random"], 2),
+        ("ticTacToeParallel", &["mcts-plain", "mcts"], 2),
+        ("tictactoe_3player", &["mcts", "mcts-plain", "random"], 3),
+    ];
+    for (name, specs, games) in games {
+        let path = shared.join("games").join(format!("{name}.kif"));
+        let game = game_of(name, &machine::shared::read_text(&path).expect("corpus game"));
+        let mut players: Vec<_> = specs.iter().enumerate().map(|(i, s)| create(s, i as u64).unwrap()).collect();
+        let options = SeriesOptions { games, clocks: clocks(500, 100), seed: 9 };
+        let series = run_series(&game, &mut players, options, &mut |_| {}).expect("plays");
+        for record in &series.matches {
+            let theirs: Vec<_> = record.faults.iter().filter(|f| specs[record.seats[f.role]] != "random").collect();
+            assert!(theirs.is_empty(), "{name}: {theirs:?}");
+        }
+    }
+}
+
+#[test]
+fn mcts_solves_the_eight_puzzle() {
+    let game = bundled("eightpuzzle");
+    for spec in ["mcts", "mcts-plain"] {
+        let mut players = vec![create(spec, 3).unwrap()];
+        let options = SeriesOptions { games: 1, clocks: clocks(1000, 100), seed: 1 };
+        let series = run_series(&game, &mut players, options, &mut |_| {}).expect("plays");
+        let record = &series.matches[0];
+        assert_eq!(record.goals, vec![100], "{spec}: {record:?}");
+        assert!(record.faults.is_empty(), "{spec}: {:?}", record.faults);
+        assert_eq!(record.moves.len(), 20, "{spec}: the solver's plan is the shortest");
+    }
+}
+
+#[test]
+fn a_joint_move_it_cannot_read_is_an_error_and_the_match_goes_on() {
+    let game = bundled("tictactoe");
+    let info = MatchInfo {
+        id: "corrupt".into(),
+        game: Arc::clone(&game),
+        role: "xplayer".into(),
+        start_clock: Duration::from_millis(300),
+        play_clock: Duration::from_millis(100),
+    };
+    let mut p = create("mcts", 4).unwrap();
+    p.start(&info, Instant::now() + info.start_clock).expect("starts");
+    let mut m = game.machine();
+    let mut state = m.initial_state();
+    let first = p.play(None, Instant::now() + info.play_clock).expect("plays");
+    // Not a move of the game, not KIF, one move short, and a move that is not legal.
+    let corrupt: [&[&str]; 4] = [&["(mark 9 9)", "noop"], &["(mark"], &[&first], &["noop", "noop"]];
+    for joint in corrupt {
+        let joint: Vec<String> = joint.iter().map(|s| s.to_string()).collect();
+        let answer = p.play(Some(&joint), Instant::now() + info.play_clock);
+        assert!(answer.is_err(), "{joint:?} was taken: {answer:?}");
+    }
+    // The correct joint moves from here on: the player follows them and plays legal moves.
+    let mut mine = first;
+    for turn in 0..4 {
+        let x = m.find_move(0, &mine).expect("a move of x");
+        let o_moves = m.legal_moves(&state, 1).unwrap();
+        let o = if turn % 2 == 0 { o_moves[0] } else { o_moves[o_moves.len() - 1] };
+        let joint = [x, o];
+        state = m.next_state(&state, &joint).expect("legal");
+        let names: Vec<String> = joint.iter().map(|mv| m.format_move(mv)).collect();
+        mine = p.play(Some(&names), Instant::now() + info.play_clock).expect("plays on");
+        if m.is_terminal(&state).unwrap() {
+            break;
+        }
+        let id = m.find_move(0, &mine).unwrap_or_else(|| panic!("{mine} is no move"));
+        assert!(m.legal_moves(&state, 0).unwrap().contains(&id), "{mine} is not legal");
+    }
+    p.stop(None).expect("stops");
+}

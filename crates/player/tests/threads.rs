@@ -1,0 +1,43 @@
+//! The MCTS players leave no thread behind: a match's search thread ends when the match stops,
+//! when the next one starts, and when the player is dropped. Alone in its file, so that no
+//! other test's threads come and go while it counts.
+
+use player::{create, run_series, Clocks, Game, MatchInfo, SeriesOptions};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// The threads of this process (Linux), or `None` elsewhere.
+fn threads() -> Option<usize> {
+    Some(std::fs::read_dir("/proc/self/task").ok()?.count())
+}
+
+#[test]
+fn search_threads_end_with_their_matches() {
+    let Some(before) = threads() else { return };
+    let g = games::find("tictactoe").expect("bundled");
+    let (desc, _) = gdl::load(g.name, g.text).expect("valid");
+    let net = propnet::optimize::optimize(&propnet::build(&desc, &propnet::Limits::default()).expect("builds")).0;
+    let game = Arc::new(Game::new(g.name.to_owned(), g.text.to_owned(), net));
+    let clocks = Clocks { start: Duration::from_millis(200), play: Duration::from_millis(50) };
+    let mut players = vec![create("mcts", 1).unwrap(), create("mcts-plain", 2).unwrap()];
+    run_series(&game, &mut players, SeriesOptions { games: 6, clocks, seed: 1 }, &mut |_| {}).expect("plays");
+    assert_eq!(threads(), Some(before), "after matches that stopped");
+
+    let info = |role: &str| MatchInfo {
+        id: "abandoned".into(),
+        game: Arc::clone(&game),
+        role: role.into(),
+        start_clock: clocks.start,
+        play_clock: clocks.play,
+    };
+    for player in &mut players {
+        // A match that never stops, replaced by another that never stops either.
+        for role in ["xplayer", "oplayer"] {
+            player.start(&info(role), Instant::now() + clocks.start).expect("starts");
+            player.play(None, Instant::now() + clocks.play).expect("plays");
+            assert!(threads() > Some(before), "a match under way has its search thread");
+        }
+    }
+    drop(players);
+    assert_eq!(threads(), Some(before), "after the players were dropped mid-match");
+}
