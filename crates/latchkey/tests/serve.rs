@@ -35,7 +35,7 @@ fn serve(player: &str) -> Served {
 
 #[test]
 fn whole_matches_over_http_through_the_match_runner() {
-    let served = serve("alphabeta");
+    let served = serve("mcts");
     let players = format!("{},random", served.url);
     let out = Command::new(env!("CARGO_BIN_EXE_latchkey"))
         .args(["match", "tictactoe", "--players", &players, "--games", "2", "--startclock", "2", "--playclock", "2"])

@@ -28,7 +28,7 @@ pub struct Standing {
     pub games: usize,
     /// Mean goal value over the matches.
     pub points: f64,
-    /// A 95% confidence interval of the mean (Student's t), from two matches on.
+    /// A 95% confidence interval of the mean (Student's t, cut to 0..=100), from two matches on.
     pub ci95: Option<[f64; 2]>,
     /// Matches where it scored more than every other player (not counted in one-player games).
     pub wins: Option<usize>,
@@ -157,7 +157,8 @@ fn mean_and_interval(xs: &[f64]) -> (f64, Option<[f64; 2]>) {
     let variance = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
     let t = T95.get(n - 2).copied().unwrap_or(1.96);
     let half = t * (variance / n as f64).sqrt();
-    (mean, Some([mean - half, mean + half]))
+    // Goal values lie in 0..=100, and so does their mean: the normal approximation's tails do not.
+    (mean, Some([(mean - half).max(0.0), (mean + half).min(100.0)]))
 }
 
 #[cfg(test)]
