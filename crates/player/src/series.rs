@@ -167,13 +167,15 @@ mod tests {
 
     #[test]
     fn the_interval_is_students() {
-        // 0, 100, 50 and 50 have mean 50 and sample variance 5000 / 3; with 3 degrees of freedom
-        // the half-width is 3.182 · √(5000 / 3 / 4).
-        let (mean, ci) = mean_and_interval(&[0.0, 100.0, 50.0, 50.0]);
-        let half = 3.182 * (5000.0f64 / 3.0 / 4.0).sqrt();
+        // 40, 60, 50 and 50 have mean 50 and sample variance 200 / 3; with 3 degrees of freedom
+        // the half-width is 3.182 · √(200 / 3 / 4).
+        let (mean, ci) = mean_and_interval(&[40.0, 60.0, 50.0, 50.0]);
+        let half = 3.182 * (200.0f64 / 3.0 / 4.0).sqrt();
         assert_eq!(mean, 50.0);
         let [lo, hi] = ci.unwrap();
         assert!((lo - (50.0 - half)).abs() < 1e-9 && (hi - (50.0 + half)).abs() < 1e-9);
+        // 0, 100, 50, 50: the half-width (65) would reach past both ends of the goal range.
+        assert_eq!(mean_and_interval(&[0.0, 100.0, 50.0, 50.0]), (50.0, Some([0.0, 100.0])));
         assert_eq!(mean_and_interval(&[70.0]), (70.0, None));
         assert_eq!(mean_and_interval(&[100.0; 40]), (100.0, Some([100.0, 100.0])));
     }
