@@ -198,8 +198,9 @@ fn match_swaps_seats_and_reports_standings() {
 fn match_refuses_unknown_players_and_the_wrong_number_of_them() {
     let o = latchkey(&["match", "tictactoe", "--players", "alphabeta,deepblue"]);
     assert!(!o.status.success());
-    assert!(stderr(&o)
-        .contains("unknown player \"deepblue\" (built-in players: alphabeta, random, legal; or http://host:port)"));
+    assert!(stderr(&o).contains(
+        "unknown player \"deepblue\" (built-in players: mcts, mcts-plain, alphabeta, random, legal; or http://host:port)"
+    ));
     let o = latchkey(&["match", "tictactoe", "--players", "random"]);
     assert!(!o.status.success());
     assert!(stderr(&o).contains("1 players for 2 roles"), "{}", stderr(&o));

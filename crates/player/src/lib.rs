@@ -163,7 +163,7 @@ mod tests {
         let e = create("uct", 1).err().unwrap();
         assert_eq!(
             e.to_string(),
-            "unknown player \"uct\" (built-in players: mcts, mcts-plain, alphabeta, random, legal)"
+            "unknown player \"uct\" (built-in players: mcts, mcts-plain, alphabeta, random, legal; or http://host:port)"
         );
     }
 }
