@@ -121,7 +121,7 @@ fn seats_rotate_and_the_player_count_must_match_the_roles() {
     let mut three = self::players(&["legal", "random", "random"]);
     let e = run_series(&game, &mut three, SeriesOptions { games: 1, clocks, seed: 1 }, &mut |_| {}).err();
     assert_eq!(e, Some(PlayerError::Seats { players: 3, roles: 2 }));
-    assert_eq!(BUILT_IN.len(), 3);
+    assert_eq!(BUILT_IN.len(), 5);
 }
 
 #[test]
