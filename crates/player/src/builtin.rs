@@ -58,62 +58,33 @@ impl Follower {
     }
 }
 
-/// Plays a uniformly random legal move.
-pub struct Random {
-    rng: SmallRng,
+/// Answers at once, without searching: a uniformly random legal move (`random`), or the first
+/// legal move in the propnet's order of moves (`legal`, like GGP-Base's legal player).
+pub struct Reflex {
+    /// The random choice; none for the legal player.
+    rng: Option<SmallRng>,
     follower: Option<Follower>,
 }
 
-impl Random {
+impl Reflex {
     /// A random player whose choices are fixed by `seed`.
-    pub fn new(seed: u64) -> Random {
-        Random { rng: SmallRng::seed_from_u64(seed), follower: None }
-    }
-}
-
-impl Player for Random {
-    fn name(&self) -> &str {
-        "random"
+    pub fn random(seed: u64) -> Reflex {
+        Reflex { rng: Some(SmallRng::seed_from_u64(seed)), follower: None }
     }
 
-    fn start(&mut self, info: &MatchInfo, _deadline: Instant) -> Result<(), PlayerError> {
-        self.follower = Some(Follower::new(info)?);
-        Ok(())
-    }
-
-    fn play(&mut self, last: Option<&[String]>, _deadline: Instant) -> Result<String, PlayerError> {
-        let f = self.follower.as_mut().ok_or(PlayerError::NotStarted)?;
-        let legal = f.advance(last)?;
-        Ok(f.m.format_move(&legal[self.rng.random_range(0..legal.len())]))
-    }
-
-    fn stop(&mut self, _last: Option<&[String]>) -> Result<(), PlayerError> {
-        self.follower = None;
-        Ok(())
-    }
-}
-
-/// Plays its first legal move, in the propnet's order of moves.
-pub struct Legal {
-    follower: Option<Follower>,
-}
-
-impl Legal {
     /// A legal player.
-    pub fn new() -> Legal {
-        Legal { follower: None }
+    pub fn legal() -> Reflex {
+        Reflex { rng: None, follower: None }
     }
 }
 
-impl Default for Legal {
-    fn default() -> Legal {
-        Legal::new()
-    }
-}
-
-impl Player for Legal {
+impl Player for Reflex {
     fn name(&self) -> &str {
-        "legal"
+        if self.rng.is_some() {
+            "random"
+        } else {
+            "legal"
+        }
     }
 
     fn start(&mut self, info: &MatchInfo, _deadline: Instant) -> Result<(), PlayerError> {
@@ -124,7 +95,8 @@ impl Player for Legal {
     fn play(&mut self, last: Option<&[String]>, _deadline: Instant) -> Result<String, PlayerError> {
         let f = self.follower.as_mut().ok_or(PlayerError::NotStarted)?;
         let legal = f.advance(last)?;
-        Ok(f.m.format_move(&legal[0]))
+        let pick = self.rng.as_mut().map_or(0, |rng| rng.random_range(0..legal.len()));
+        Ok(f.m.format_move(&legal[pick]))
     }
 
     fn stop(&mut self, _last: Option<&[String]>) -> Result<(), PlayerError> {

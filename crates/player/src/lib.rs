@@ -10,7 +10,7 @@ pub mod referee;
 mod remote;
 pub mod series;
 
-pub use builtin::{AlphaBeta, Legal, MakeEvaluator, Random};
+pub use builtin::{AlphaBeta, MakeEvaluator, Reflex};
 pub use mcts::{MctsOptions, MctsPlayer};
 pub use referee::{play_match, Clocks, End, Event, Fault, FaultRecord, MatchRecord};
 pub use remote::Remote;
@@ -110,8 +110,8 @@ pub fn create(spec: &str, seed: u64) -> Result<Box<dyn Player>, PlayerError> {
         "mcts" => Ok(Box::new(MctsPlayer::new(seed))),
         "mcts-plain" => Ok(Box::new(MctsPlayer::plain(seed))),
         "alphabeta" => Ok(Box::new(AlphaBeta::new())),
-        "random" => Ok(Box::new(Random::new(seed))),
-        "legal" => Ok(Box::new(Legal::new())),
+        "random" => Ok(Box::new(Reflex::random(seed))),
+        "legal" => Ok(Box::new(Reflex::legal())),
         _ => Err(PlayerError::Unknown(spec.to_owned())),
     }
 }
