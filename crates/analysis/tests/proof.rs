@@ -2,10 +2,8 @@
 //! game agreement with the structural and exact methods, soundness on random games, and the ASP
 //! translation's next state against the net's on random transitions.
 
-mod common;
-
 use analysis::{Latch, LatchKind, ProofLatches};
-use machine::StateMachine;
+use machine::{random_trajectory, StateMachine};
 use propnet::{Net, PropnetMachine};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -46,9 +44,11 @@ fn untwisty_corridor_p_latches_positively() {
 fn broken(m: &mut PropnetMachine, latches: &[Latch], budget: Duration, checked: &mut usize) -> Vec<String> {
     let mut out = Vec::new();
     let mut rng = SmallRng::seed_from_u64(16);
+    let initial = m.initial_state();
     let until = Instant::now() + budget;
     while Instant::now() < until {
-        let states: Vec<HashSet<String>> = common::random_trajectory(m, &mut rng, 500)
+        let states: Vec<HashSet<String>> = random_trajectory(m, &initial, &mut rng, 500)
+            .expect("random game")
             .iter()
             .map(|s| m.state_props(s).into_iter().collect())
             .collect();
@@ -91,7 +91,8 @@ fn asp_next(desc: &gdl::Description, net: &Net, state: &HashSet<String>, joint: 
 /// Transitions of a random game where the ASP translation's next state differs from the net's.
 fn translation_differences(desc: &gdl::Description, net: &Net, m: &mut PropnetMachine) -> Vec<String> {
     let mut rng = SmallRng::seed_from_u64(3);
-    let trajectory = common::random_trajectory(m, &mut rng, 60);
+    let initial = m.initial_state();
+    let trajectory = random_trajectory(m, &initial, &mut rng, 60).expect("random game");
     let mut out = Vec::new();
     let n = trajectory.len();
     for state in [0, n / 2].map(|k| &trajectory[k]) {

@@ -3,33 +3,11 @@
 //! the compiled degrees stay in [0, 1] and agree with the plain evaluator.
 
 use heuristic::{Formulas, FuzzyGoals, Params};
-use machine::StateMachine;
-use propnet::{PropnetMachine, PropnetState};
+use machine::{random_trajectory, StateMachine};
+use propnet::PropnetMachine;
 use rand::rngs::SmallRng;
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use std::time::{Duration, Instant};
-
-/// The states of one random game from the initial state (at most `max_steps` joint moves).
-fn random_trajectory(m: &mut PropnetMachine, rng: &mut SmallRng, max_steps: usize) -> Vec<PropnetState> {
-    let mut states = vec![m.initial_state()];
-    for _ in 0..max_steps {
-        let state = states.last().expect("never empty");
-        if m.is_terminal(state).expect("terminal") {
-            break;
-        }
-        let mut joint = Vec::new();
-        for role in 0..m.roles().len() {
-            let legal = m.legal_moves(state, role).expect("legal moves");
-            if legal.is_empty() {
-                return states;
-            }
-            joint.push(legal[rng.random_range(0..legal.len())]);
-        }
-        let next = m.next_state(state, &joint).expect("next state");
-        states.push(next);
-    }
-    states
-}
 
 #[test]
 fn every_corpus_game_with_a_propnet_gets_fuzzy_goals_that_mean_its_goals() {
@@ -59,10 +37,11 @@ fn every_corpus_game_with_a_propnet_gets_fuzzy_goals_that_mean_its_goals() {
         games += 1;
         let mut m = PropnetMachine::new(&net);
         let mut rng = SmallRng::seed_from_u64(3);
+        let initial = m.initial_state();
         let deadline = Instant::now() + Duration::from_millis(100);
         let mut states = 0;
         while Instant::now() < deadline && states < 100 {
-            for state in random_trajectory(&mut m, &mut rng, 300) {
+            for state in random_trajectory(&mut m, &initial, &mut rng, 300).expect("random game") {
                 if Instant::now() > deadline {
                     break;
                 }

@@ -21,7 +21,7 @@ pub use conform::{conform, ConformOptions, ConformReport};
 pub use error::MachineError;
 pub use java_random::JavaRandom;
 pub use perft::{perft, PerftLevel, PerftLimits, PerftResult};
-pub use playout::{random_playout, run_playouts, Playout, PlayoutStats};
+pub use playout::{random_playout, random_trajectory, run_playouts, Playout, PlayoutStats};
 pub use record::record;
 pub use reference::{Reference, ReferenceError};
 

@@ -77,6 +77,32 @@ pub fn random_playout<M: StateMachine, R: Rng + ?Sized>(
     Ok(Playout { length, end, goals, final_state: state })
 }
 
+/// The states of one random game from `state`, `state` first: it ends at a terminal state, at a
+/// state where some role has no legal move, or after `max_steps` joint moves. Moves are drawn as
+/// [`random_playout`] draws them, so a seed gives the same game.
+pub fn random_trajectory<M: StateMachine, R: Rng + ?Sized>(
+    m: &mut M,
+    state: &M::State,
+    rng: &mut R,
+    max_steps: usize,
+) -> Result<Vec<M::State>, MachineError> {
+    let mut states = vec![state.clone()];
+    while states.len() <= max_steps {
+        let state = &states[states.len() - 1];
+        if m.is_terminal(state)? {
+            break;
+        }
+        match random_joint_move(m, state, rng)? {
+            Choice::Moves(joint) => {
+                let next = m.next_state(state, &joint)?;
+                states.push(next);
+            }
+            Choice::Stuck(_) => break,
+        }
+    }
+    Ok(states)
+}
+
 /// A random joint move, or the first role that has none.
 enum Choice<Mv> {
     Moves(Vec<Mv>),
@@ -301,6 +327,17 @@ mod tests {
         assert_eq!(goals.iter().sum::<u32>(), 100);
         // The loser is the player to move in the final state.
         assert_eq!(goals[p.final_state.mover], 0);
+    }
+
+    #[test]
+    fn a_trajectory_is_the_playout_state_by_state() {
+        let mut m = Nim::new(9);
+        let start = m.initial_state();
+        let states = random_trajectory(&mut m, &start, &mut rng(), 100).expect("trajectory");
+        let p = random_playout(&mut m, &start, &mut rng(), 100).expect("playout");
+        assert_eq!(states.len(), p.length as usize + 1);
+        assert_eq!((&states[0], states.last()), (&start, Some(&p.final_state)));
+        assert_eq!(random_trajectory(&mut m, &start, &mut rng(), 2).expect("trajectory").len(), 3);
     }
 
     #[test]
