@@ -43,7 +43,7 @@ pub fn build_propnet_by(desc: &gdl::Description, deadline: Instant) -> Result<Ne
 
 /// Grounds, builds and optimises the game's propnet within [`PROPNET_BUILD_LIMIT`].
 pub fn build_propnet(game: &Game) -> Result<Net, propnet::Error> {
-    Ok(propnet::optimize::optimize(&build_raw_propnet(game)?).0)
+    build_propnet_by(&game.desc, Instant::now() + PROPNET_BUILD_LIMIT)
 }
 
 /// Runs `task` on the chosen engine for `game`. A propnet that cannot be built is reported on
