@@ -4,5 +4,5 @@
 mod message;
 mod server;
 
-pub use message::{moves_text, Message, ProtocolError, Start};
+pub use message::{canonical_rules, moves_text, Message, ProtocolError, Start};
 pub use server::{Handler, Server, ServerOptions};

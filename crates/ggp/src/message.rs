@@ -187,7 +187,19 @@ fn clock(sexpr: &SExpr) -> Result<u64, ProtocolError> {
 
 fn rules(sexpr: &SExpr) -> Result<String, ProtocolError> {
     let rules = sexpr.list().ok_or_else(|| ProtocolError::Bad("the rules must be a list".into()))?;
-    Ok(rules.iter().map(|r| kif(r) + "\n").collect())
+    Ok(rules_text(rules))
+}
+
+/// Rules in the form [`Start::rules`] holds them: one rule per line, canonical KIF.
+fn rules_text(rules: &[SExpr]) -> String {
+    rules.iter().map(|r| kif(r) + "\n").collect()
+}
+
+/// The rules of a GDL text (`label` names it in errors) as a message carries them: one rule per
+/// line, comments gone, so that printing them on one line cannot let a comment swallow the rest.
+pub fn canonical_rules(label: &str, text: &str) -> Result<String, ProtocolError> {
+    let rules = gdl::read_sexprs(label, text).map_err(|e| ProtocolError::Syntax(e.to_string()))?;
+    Ok(rules_text(&rules))
 }
 
 fn moves(sexpr: &SExpr) -> Result<Option<Vec<String>>, ProtocolError> {
@@ -229,6 +241,16 @@ mod tests {
             Message::parse("(PREVIEW ((role r)) 5)").unwrap(),
             Message::Preview { rules: "(role r)\n".into(), clock: 5 }
         );
+    }
+
+    #[test]
+    fn canonical_rules_survive_a_message_on_one_line() {
+        let rules = canonical_rules("game", "; roles\n(ROLE r) ; the only one\n(init (p))\n").unwrap();
+        assert_eq!(rules, "(role r)\n(init (p))\n");
+        let start = Start { id: "m".into(), role: "r".into(), rules, start_clock: 10, play_clock: 5 };
+        let m = Message::Start(start);
+        assert_eq!(Message::parse(&m.to_string()).unwrap(), m);
+        assert!(canonical_rules("game", "(role r").is_err());
     }
 
     #[test]

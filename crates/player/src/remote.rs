@@ -52,12 +52,8 @@ impl Player for Remote {
     }
 
     fn start(&mut self, info: &MatchInfo, deadline: Instant) -> Result<(), PlayerError> {
-        // One rule per line with the comments gone: the message puts the rules on one line.
-        let rules = gdl::read_sexprs(&info.game.name, &info.game.rules)
-            .map_err(|e| PlayerError::Failed(e.to_string()))?
-            .iter()
-            .map(|rule| format!("{rule}\n"))
-            .collect();
+        let rules =
+            ggp::canonical_rules(&info.game.name, &info.game.rules).map_err(|e| PlayerError::Failed(e.to_string()))?;
         let start = Start {
             id: info.id.clone(),
             role: info.role.clone(),
