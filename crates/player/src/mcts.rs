@@ -325,6 +325,9 @@ impl Player for MctsPlayer {
     fn stop(&mut self, _last: Option<&[String]>) -> Result<(), PlayerError> {
         self.session = None;
         self.join_late_analysis();
+        // A latch proof the analysis stopped waiting for may still be grounding; a process must
+        // not exit under it, and a finished match is the moment that costs no clock.
+        analysis::wait_for_abandoned_proofs();
         Ok(())
     }
 }
