@@ -158,6 +158,14 @@ impl GoalLatches {
         Some(ScoreRange { min, max: alive.next_back().unwrap_or(min) })
     }
 
+    /// The base propositions whose values the ranges depend on, in ascending order.
+    pub fn bases(&self) -> Vec<usize> {
+        let mut bases: Vec<usize> = self.latches.iter().map(|g| g.base).collect();
+        bases.sort_unstable();
+        bases.dedup();
+        bases
+    }
+
     /// Every role's [`range`](Self::range).
     pub fn ranges(&self, state: &[u64]) -> Vec<Option<ScoreRange>> {
         (0..self.roles.len()).map(|r| self.range(state, r)).collect()

@@ -276,3 +276,41 @@ fn playouts_from_several_states_each_start_in_their_own() {
     m.playout_each(&starts, &mut rng, 100, false, &mut || false, &mut |e| ended.push(e.origin));
     assert_eq!(ended, [1]);
 }
+
+#[test]
+fn lookahead_reads_what_next_state_computes() {
+    use machine::StateMachine;
+    use rand::{Rng, SeedableRng};
+    for name in ["tictactoe", "connectfour", "buttonsandlights"] {
+        let game = games::find(name).expect("bundled");
+        let (desc, _) = gdl::load(game.file, game.text).expect("valid");
+        let net = crate::optimize::optimize(&crate::build(&desc, &Default::default()).expect("builds")).0;
+        let mut m = super::PropnetMachine::new(&net);
+        let mut rng = rand::rngs::SmallRng::seed_from_u64(11);
+        // Every base watched, across a word boundary when the game has more than 64.
+        let watch: Vec<usize> = (0..m.program().base_count()).rev().collect();
+        let w = watch.len().div_ceil(64);
+        let roles = m.roles().len();
+        let mut out = Vec::new();
+        for _ in 0..20 {
+            let mut state = m.initial_state();
+            while !m.is_terminal(&state).unwrap() {
+                let legal: Vec<Vec<u32>> = (0..roles).map(|r| m.legal_moves(&state, r).unwrap()).collect();
+                let joint: Vec<u32> = legal.iter().map(|l| l[rng.random_range(0..l.len())]).collect();
+                for (r, l) in legal.iter().enumerate() {
+                    m.lookahead(&state, &joint, r, l, &watch, &mut out);
+                    for (k, &c) in l.iter().enumerate() {
+                        let mut j = joint.clone();
+                        j[r] = c;
+                        let next = m.next_state(&state, &j).unwrap();
+                        for (i, &b) in watch.iter().enumerate() {
+                            let bit = out[k * w + i / 64] >> (i % 64) & 1 == 1;
+                            assert_eq!(bit, next.contains(b), "{name}: base {b} after move {c}");
+                        }
+                    }
+                }
+                state = m.next_state(&state, &joint).unwrap();
+            }
+        }
+    }
+}

@@ -13,7 +13,8 @@
 //! With the analysis' goal latches, a state whose scores are all decided counts as terminal, the
 //! most a mover can still achieve (rather than the game's best score) makes a proven move
 //! decisive, selection leans towards moves that keep the maximum and raise the minimum, and
-//! playouts avoid moves that lower the mover's maximum (`playout`). Without them every playout is
+//! playouts look one move ahead at the latches, avoiding moves that lower the mover's maximum
+//! and taking those that raise its minimum (`playout`). Without them every playout is
 //! bit-sliced: up to 64 leaves chosen with virtual loss are played out in one pass.
 //!
 //! The tree lives on the calling thread; with more than one thread, workers with machines of
@@ -25,7 +26,7 @@ mod tree;
 #[cfg(test)]
 mod tests;
 
-use self::playout::{Outcome, Settings, Worker};
+use self::playout::{Guide, Outcome, Settings, Worker};
 use self::tree::{Edge, Kind, Node, NodeRef, Pool, Proof};
 use analysis::GoalLatches;
 use machine::{MachineError, StateMachine};
@@ -437,7 +438,7 @@ impl Mcts {
         let settings = Settings {
             max_steps: self.config.max_playout_steps,
             trace: self.roles == 1,
-            guide: self.goals.clone().filter(|_| self.config.guided_playouts),
+            guide: self.goals.clone().filter(|_| self.config.guided_playouts).map(|g| Arc::new(Guide::new(g))),
             deadline,
         };
         let batch = match settings.guide {

@@ -2,7 +2,7 @@
 //! 64 leaves in one pass, or one at a time steered by the goal latches.
 
 use super::score;
-use analysis::GoalLatches;
+use analysis::{GoalLatches, ScoreRange};
 use machine::playout::PlayoutEnd;
 use machine::{MachineError, StateMachine};
 use propnet::{PropnetMachine, PropnetState};
@@ -26,14 +26,29 @@ pub(super) struct Outcome {
     pub moves: Vec<u32>,
 }
 
+/// The goal latches and the bases they read, for steering playouts.
+#[derive(Debug)]
+pub(super) struct Guide {
+    pub goals: Arc<GoalLatches>,
+    /// The latch bases, whose next values each candidate move is looked at for.
+    pub watch: Vec<usize>,
+}
+
+impl Guide {
+    /// Steering by `goals`.
+    pub fn new(goals: Arc<GoalLatches>) -> Guide {
+        Guide { watch: goals.bases(), goals }
+    }
+}
+
 /// How workers play, the same for every batch of a search.
 #[derive(Debug, Clone)]
 pub(super) struct Settings {
     pub max_steps: u32,
     /// Record the moves of every playout.
     pub trace: bool,
-    /// Steer playouts away from moves that lower the mover's best achievable score.
-    pub guide: Option<Arc<GoalLatches>>,
+    /// Steer playouts by the goal latches.
+    pub guide: Option<Arc<Guide>>,
     /// Playouts still running then are dropped.
     pub deadline: Option<Instant>,
 }
@@ -56,7 +71,7 @@ impl Worker {
     /// One playout from each of `starts`, in order; `None` where the deadline cut it short.
     pub fn play(&mut self, starts: &[PropnetState], s: &Settings) -> Result<Vec<Option<Outcome>>, MachineError> {
         match &s.guide {
-            Some(goals) => starts.iter().map(|start| self.guided(start, goals, s)).collect(),
+            Some(guide) => starts.iter().map(|start| self.guided(start, guide, s)).collect(),
             None => Ok(self.bit_sliced(starts, s)),
         }
     }
@@ -82,21 +97,22 @@ impl Worker {
         out
     }
 
-    /// Random play from `start` where each role, given the others' random moves, avoids moves
-    /// that lower its highest achievable score whenever it has another (Sancho's crude but
-    /// effective rule); a state whose scores the latches decide ends the playout.
-    fn guided(
-        &mut self,
-        start: &PropnetState,
-        goals: &GoalLatches,
-        s: &Settings,
-    ) -> Result<Option<Outcome>, MachineError> {
+    /// Random play from `start` where each role, given the others' random moves, looks one move
+    /// ahead at the goal latches: it never plays a move that lowers its highest achievable score
+    /// while it has another, and always plays one that raises its lowest when it can (Sancho's
+    /// crude but effective weighting: a king that can be captured is captured). A state whose
+    /// scores the latches decide ends the playout.
+    fn guided(&mut self, start: &PropnetState, guide: &Guide, s: &Settings) -> Result<Option<Outcome>, MachineError> {
         let m = &mut self.machine;
+        let goals = &guide.goals;
         let roles = m.roles().len();
         let mut state = start.clone();
         let mut moves = Vec::new();
         let mut joint = vec![0u32; roles];
         let mut legal: Vec<Vec<u32>> = vec![Vec::new(); roles];
+        let mut bits = Vec::new();
+        let mut after = Vec::new();
+        let w = guide.watch.len().div_ceil(64);
         let mut steps = 0u32;
         loop {
             if m.is_terminal(&state)? {
@@ -119,34 +135,48 @@ impl Worker {
                 }
                 joint[r] = l[self.rng.random_range(0..l.len())];
             }
-            // The successor of the current `joint`, once some role has computed it.
-            let mut next = None;
             for (r, l) in legal.iter().enumerate().filter(|(_, l)| l.len() > 1) {
-                let best = goals.range(state.words(), r).map_or(0, |x| x.max);
-                let first = self.rng.random_range(0..l.len());
-                let mut kept = None;
-                for k in 0..l.len() {
-                    joint[r] = l[(first + k) % l.len()];
-                    let after = m.next_state(&state, &joint)?;
-                    if goals.range(after.words(), r).is_some_and(|x| x.max >= best) {
-                        kept = Some(after);
-                        break;
+                let now = goals.range(state.words(), r);
+                m.lookahead(&state, &joint, r, l, &guide.watch, &mut bits);
+                after.clear();
+                after.extend_from_slice(state.words());
+                let (mut best, mut ties) = (i8::MIN, 0u32);
+                for (k, &mv) in l.iter().enumerate() {
+                    for (j, &b) in guide.watch.iter().enumerate() {
+                        let on = bits[k * w + j / 64] >> (j % 64) & 1;
+                        after[b / 64] = after[b / 64] & !(1 << (b % 64)) | on << (b % 64);
+                    }
+                    let tier = tier(now, goals.range(&after, r));
+                    if tier > best {
+                        (best, ties) = (tier, 0);
+                    }
+                    if tier == best {
+                        ties += 1;
+                        if self.rng.random_range(0..ties) == 0 {
+                            joint[r] = mv;
+                        }
                     }
                 }
-                if kept.is_none() {
-                    joint[r] = l[first];
-                }
-                next = kept;
             }
-            state = match next {
-                Some(next) => next,
-                None => m.next_state(&state, &joint)?,
-            };
+            state = m.next_state(&state, &joint)?;
             if s.trace {
                 moves.extend_from_slice(&joint);
             }
             steps += 1;
         }
+    }
+}
+
+/// How a playout ranks a move by the mover's achievable range before it (`now`) and after it:
+/// below the rest if it lowers the maximum, above them if it raises the minimum.
+fn tier(now: Option<ScoreRange>, after: Option<ScoreRange>) -> i8 {
+    let (Some(now), Some(after)) = (now, after) else { return if after.is_none() { -1 } else { 0 } };
+    if after.max < now.max {
+        -1
+    } else if after.min > now.min {
+        1
+    } else {
+        0
     }
 }
 
