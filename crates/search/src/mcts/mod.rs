@@ -53,6 +53,9 @@ pub struct Config {
     pub seed: u64,
     /// The most nodes kept; a full pool drops its least recently visited eighth.
     pub max_nodes: usize,
+    /// The most memory the nodes may take (estimated); the pool is full at whichever of the
+    /// two limits comes first.
+    pub max_bytes: usize,
     /// UCB's exploration constant, for scores scaled to 0..=1.
     pub exploration: f64,
     /// Weight of the goal-latch hint in selection (a change of the achievable range, fading
@@ -72,8 +75,8 @@ impl Default for Config {
         Config {
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             seed: 0,
-            // A node of a mid-sized game (a few dozen legal moves) takes a few hundred bytes.
-            max_nodes: 500_000,
+            max_nodes: 4_000_000,
+            max_bytes: 512 << 20,
             exploration: 0.7,
             latch_bias: 0.5,
             guided_playouts: true,
@@ -116,6 +119,8 @@ pub struct SearchStats {
     pub nodes: usize,
     /// The most nodes the pool holds.
     pub max_nodes: usize,
+    /// The estimated bytes the nodes take.
+    pub bytes: usize,
     /// Times the pool was full and trimmed.
     pub trims: u64,
     /// Iterations through the current root.
@@ -200,7 +205,7 @@ impl Mcts {
         let initial = machine.initial_state();
         let mut mcts = Mcts {
             goals: goals.filter(|g| !g.is_empty()).map(|g| Arc::new(g.clone())),
-            pool: Pool::new(config.max_nodes),
+            pool: Pool::new(config.max_nodes, config.max_bytes),
             rng: SmallRng::seed_from_u64(config.seed),
             program,
             config,
@@ -360,6 +365,7 @@ impl Mcts {
             playouts: self.playouts,
             nodes: self.pool.len(),
             max_nodes: self.pool.capacity(),
+            bytes: self.pool.bytes(),
             trims: self.pool.trims,
             root_visits: u64::from(root.visits),
             proven: proof.map(|p| p.scores.iter().map(|&s| u32::from(s)).collect()),

@@ -147,6 +147,24 @@ fn a_tiny_pool_stays_within_its_bound() {
 }
 
 #[test]
+fn a_byte_budget_bounds_the_pool_before_its_node_count_does() {
+    let net = net("connectfour");
+    let budget = 64 << 10;
+    let config = Config { max_bytes: budget, ..config(1_000_000) };
+    let mut mcts = Mcts::new(Arc::new(Program::new(&net)), None, config).expect("starts");
+    let mut most = 0;
+    for _ in 0..20 {
+        let stats = mcts.search_iterations(1_000).expect("searches");
+        most = most.max(stats.bytes);
+    }
+    let stats = mcts.stats();
+    // A node of connectFour is counted at a few hundred bytes, so the budget holds a few
+    // hundred nodes; the pool may pass it by the one node being inserted.
+    assert!(stats.trims > 0 && stats.nodes > 50 && stats.nodes < 1_000, "{stats:?}");
+    assert!(most <= budget + 1_000, "{most} bytes counted against a budget of {budget}");
+}
+
+#[test]
 fn worker_threads_return_legal_moves() {
     let net = net("connectfour");
     let mut m = PropnetMachine::new(&net);

@@ -1,5 +1,8 @@
-//! The search graph: a fixed-size pool of nodes, one per state (the transposition table), that
-//! trims its least recently visited nodes when it is full instead of growing.
+//! The search graph: a bounded pool of nodes, one per state (the transposition table), that
+//! trims its least recently visited nodes when it is full instead of growing. "Full" is a number
+//! of nodes or an estimate of the bytes they take, whichever comes first: a node's size depends
+//! on the game (its state and its legal moves), so only a byte budget bounds memory alike in
+//! every game.
 //!
 //! Nodes point at their children through [`NodeRef`]s, a slot index and the serial number the
 //! slot had when the child was put there. Freeing a slot bumps its serial, so every reference to
@@ -59,6 +62,8 @@ impl Edge {
 pub(super) struct Node {
     serial: u32,
     live: bool,
+    /// The bytes counted for the node when it was put in the pool.
+    bytes: usize,
     pub state: PropnetState,
     pub kind: Kind,
     /// The tick of the last iteration that went through the node.
@@ -88,6 +93,7 @@ impl Node {
         Node {
             serial: 0,
             live: false,
+            bytes: 0,
             state,
             kind: Kind::End,
             last_visit: 0,
@@ -101,6 +107,22 @@ impl Node {
             proof: None,
             floor: None,
         }
+    }
+
+    /// An estimate of the bytes the node takes in the pool: the node, its state twice (the
+    /// table keeps a copy as its key), its moves and statistics, a table entry, and an allowance
+    /// for the one child entry an average node gets in its parent.
+    fn footprint(&self) -> usize {
+        use std::mem::size_of;
+        let state = std::mem::size_of_val(self.state.words());
+        size_of::<Node>()
+            + 2 * state
+            + self.moves.capacity() * size_of::<u32>()
+            + self.starts.capacity() * size_of::<u32>()
+            + self.edges.capacity() * size_of::<Edge>()
+            + self.range.capacity() * size_of::<(u8, u8)>()
+            + size_of::<(PropnetState, u32)>()
+            + 2 * size_of::<(u64, NodeRef)>()
     }
 
     /// The placeholder of a free slot.
@@ -155,14 +177,19 @@ pub(super) struct Pool {
     free: Vec<u32>,
     table: FxHashMap<PropnetState, u32>,
     max: usize,
+    /// The byte budget, and the estimated bytes of the nodes in use.
+    max_bytes: usize,
+    bytes: usize,
     /// Times the pool was trimmed.
     pub trims: u64,
 }
 
 impl Pool {
-    /// An empty pool that holds at most `max` nodes (at least two: a root and a child).
-    pub fn new(max: usize) -> Pool {
-        Pool { nodes: Vec::new(), free: Vec::new(), table: FxHashMap::default(), max: max.max(2), trims: 0 }
+    /// An empty pool that holds at most `max` nodes (at least two: a root and a child) and
+    /// about `max_bytes` bytes of them.
+    pub fn new(max: usize, max_bytes: usize) -> Pool {
+        let max = max.clamp(2, u32::MAX as usize);
+        Pool { nodes: Vec::new(), free: Vec::new(), table: FxHashMap::default(), max, max_bytes, bytes: 0, trims: 0 }
     }
 
     /// Nodes in use.
@@ -173,6 +200,11 @@ impl Pool {
     /// The most nodes the pool holds.
     pub fn capacity(&self) -> usize {
         self.max
+    }
+
+    /// The estimated bytes of the nodes in use.
+    pub fn bytes(&self) -> usize {
+        self.bytes
     }
 
     /// The node `r` refers to, unless it has been trimmed.
@@ -198,7 +230,8 @@ impl Pool {
         if let Some(found) = self.find(&node.state) {
             return Ok(found);
         }
-        if self.free.is_empty() && self.nodes.len() >= self.max {
+        let bytes = node.footprint();
+        if (self.free.is_empty() && self.nodes.len() >= self.max) || self.bytes + bytes > self.max_bytes {
             self.trim(root, now);
         }
         let index = match self.free.pop() {
@@ -211,6 +244,8 @@ impl Pool {
         };
         let slot = &mut self.nodes[index as usize];
         node.live = true;
+        node.bytes = bytes;
+        self.bytes += bytes;
         node.serial = slot.serial;
         node.last_visit = now;
         self.table.insert(node.state.clone(), index);
@@ -234,6 +269,7 @@ impl Pool {
         for &(_, i) in &old[..count] {
             let node = &mut self.nodes[i as usize];
             self.table.remove(&node.state);
+            self.bytes -= node.bytes;
             // Only the serial survives: the next node in this slot must not look like this one.
             let serial = node.serial.wrapping_add(1);
             *node = Node { serial, ..Node::empty() };
