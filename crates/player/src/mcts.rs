@@ -13,7 +13,7 @@ use crate::builtin::Follower;
 use crate::{MatchInfo, Player, PlayerError};
 use analysis::{Analysis, GoalLatches};
 use machine::StateMachine;
-use search::mcts::{Config, Mcts, Plan};
+use search::mcts::{Config, Guide, Mcts, Plan};
 use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -205,16 +205,18 @@ impl Thinker {
     }
 }
 
-/// The analysis' goal latches for `info`'s game, searched for until `deadline`; none if the
-/// rules do not load (the search then runs without them).
-fn goal_latches(info: &MatchInfo, deadline: Instant) -> Option<GoalLatches> {
+/// The search's guide from the analysis' goal latches for `info`'s game, searched for until
+/// `deadline`; none if the rules do not load or no latch decides a goal (the search then runs
+/// without them).
+fn guide(info: &MatchInfo, deadline: Instant) -> Option<Arc<Guide>> {
     let (desc, _) = gdl::load(&info.game.name, &info.game.rules).ok()?;
     let options = analysis::Options { deadline: Some(deadline), ..analysis::Options::default() };
-    Some(Analysis::run(&info.game.net, &desc, &options, &mut |_| {}).goals)
+    let goals = Analysis::run(&info.game.net, &desc, &options, &mut |_| {}).goals;
+    (!goals.is_empty()).then(|| Arc::new(Guide::new(&info.game.net, goals)))
 }
 
 /// An analysis running on a thread of its own, so that the start can give up waiting for it.
-struct Analyst(JoinHandle<Option<GoalLatches>>);
+struct Analyst(JoinHandle<Option<Arc<Guide>>>);
 
 impl Analyst {
     /// Starts analysing `info`'s game with phases starting until `deadline`.
@@ -222,13 +224,13 @@ impl Analyst {
         let info = info.clone();
         std::thread::Builder::new()
             .name("analysis".to_owned())
-            .spawn(move || goal_latches(&info, deadline))
+            .spawn(move || guide(&info, deadline))
             .map(Analyst)
             .map_err(|e| PlayerError::Failed(format!("cannot start the analysis thread: {e}")))
     }
 
-    /// The goal latches if the analysis ends by `until`; otherwise the analyst, still running.
-    fn wait(self, until: Instant) -> Result<Option<GoalLatches>, Analyst> {
+    /// The guide if the analysis ends by `until`; otherwise the analyst, still running.
+    fn wait(self, until: Instant) -> Result<Option<Arc<Guide>>, Analyst> {
         while !self.0.is_finished() && Instant::now() < until {
             std::thread::sleep(POLL.min(until.saturating_duration_since(Instant::now())));
         }
@@ -276,16 +278,16 @@ impl Player for MctsPlayer {
         let now = Instant::now();
         let end = before(deadline, margin(deadline.saturating_duration_since(now)));
         let share = |f: f64| now + end.saturating_duration_since(now).mul_f64(f);
-        let mut goals = None;
+        let mut guide = None;
         if self.options.analysis {
             match Analyst::spawn(info, share(ANALYSIS_SHARE))?.wait(share(ANALYSIS_WAIT)) {
-                Ok(found) => goals = found,
+                Ok(found) => guide = found,
                 Err(late) => self.late_analysis = Some(late),
             }
         }
-        let mut mcts = Mcts::new(Arc::clone(&info.game.program), goals.as_ref(), self.options.search.clone())?;
+        let mut mcts = Mcts::new(Arc::clone(&info.game.program), guide.clone(), self.options.search.clone())?;
         let settled = match follower.m.roles().len() {
-            1 => prepare_puzzle(&mut mcts, info, goals.as_ref(), &follower, end)?,
+            1 => prepare_puzzle(&mut mcts, info, guide.as_deref().map(Guide::goals), &follower, end)?,
             _ => false,
         };
         let (idle, done) = mpsc::channel();

@@ -168,6 +168,29 @@ pub fn optimize(net: &Net) -> (Net, OptimizeStats) {
     optimize_with(net, &Options::default())
 }
 
+/// `net` cut down to what the next values of the bases `keep` read: every other output (legal,
+/// goal, terminal, the other bases' next) is made false and whatever only they read is removed,
+/// exactly (no reachability). Base and move indices are unchanged, so states and moves of `net`
+/// fit it; for looking ahead at a few propositions without propagating the whole net.
+pub fn cut_to_next(net: &Net, keep: &[usize]) -> Net {
+    let mut cut = net.clone();
+    let never = cut.add(Kind::Const(false), Vec::new(), None);
+    for m in &mut cut.moves {
+        m.legal = never;
+    }
+    for g in cut.goals.iter_mut().flatten() {
+        g.1 = never;
+    }
+    cut.terminal = never;
+    for (i, b) in cut.bases.iter_mut().enumerate() {
+        if !keep.contains(&i) {
+            b.next = never;
+        }
+    }
+    let options = Options { reachability: false, flatten: false, ..Options::default() };
+    optimize_with(&cut, &options).0
+}
+
 /// Optimises `net` with the passes `options` selects.
 pub fn optimize_with(net: &Net, options: &Options) -> (Net, OptimizeStats) {
     let start = Instant::now();

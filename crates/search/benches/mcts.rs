@@ -5,7 +5,7 @@
 use analysis::{Analysis, Options};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use propnet::Program;
-use search::mcts::{Config, Mcts};
+use search::mcts::{Config, Guide, Mcts};
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -31,13 +31,14 @@ fn iterations(c: &mut Criterion) {
         let mut group = c.benchmark_group(format!("mcts/{game}"));
         group.sample_size(10).measurement_time(Duration::from_secs(3)).warm_up_time(Duration::from_secs(1));
         group.throughput(Throughput::Elements(count));
-        for (name, goals) in [("plain", None), ("analysis", Some(&analysis.goals))] {
+        let guide = Arc::new(Guide::new(&net, analysis.goals.clone()));
+        for (name, guide) in [("plain", None), ("analysis", Some(guide))] {
             group.bench_function(BenchmarkId::new(name, count), |b| {
                 let mut seed = 0;
                 b.iter(|| {
                     seed += 1;
                     let config = Config { threads: 1, seed, ..Config::default() };
-                    let mut mcts = Mcts::new(Arc::clone(&program), goals, config).expect("starts");
+                    let mut mcts = Mcts::new(Arc::clone(&program), guide.clone(), config).expect("starts");
                     mcts.search_iterations(count).expect("searches")
                 })
             });

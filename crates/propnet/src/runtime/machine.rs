@@ -328,7 +328,8 @@ impl PropnetMachine {
     }
 
     /// The next values of the bases `watch` after each of `candidates` (legal moves of `role` in
-    /// `state`), the other roles playing their moves in `joint`. Candidate k's bits are
+    /// `state`, not checked: on a net cut by [`crate::optimize::cut_to_next`] nothing is legal),
+    /// the other roles playing their moves in `joint`. Candidate k's bits are
     /// `out[k * w..(k + 1) * w]` with `w = watch.len().div_ceil(64)`, bit j the next value of
     /// `watch[j]`. Much cheaper than a `next_state` per candidate, which is what lets playouts
     /// look one move ahead: only what a candidate changes is propagated and only the watched
@@ -350,7 +351,6 @@ impl PropnetMachine {
         self.joint.clear();
         self.joint.extend_from_slice(joint);
         for (k, &c) in candidates.iter().enumerate() {
-            debug_assert!(self.forward.lit(p.legal[c as usize]), "lookahead at an illegal move");
             self.joint[role] = c;
             self.forward.set_moves(p, &self.joint);
             for (j, &b) in watch.iter().enumerate() {

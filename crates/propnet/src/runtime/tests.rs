@@ -289,6 +289,10 @@ fn lookahead_reads_what_next_state_computes() {
         let mut rng = rand::rngs::SmallRng::seed_from_u64(11);
         // Every base watched, across a word boundary when the game has more than 64.
         let watch: Vec<usize> = (0..m.program().base_count()).rev().collect();
+        // And every third base on a net cut down to them.
+        let few: Vec<usize> = watch.iter().copied().filter(|b| b % 3 == 0).collect();
+        let mut cut = super::PropnetMachine::new(&crate::optimize::cut_to_next(&net, &few));
+        let mut cut_out = Vec::new();
         let w = watch.len().div_ceil(64);
         let roles = m.roles().len();
         let mut out = Vec::new();
@@ -299,6 +303,7 @@ fn lookahead_reads_what_next_state_computes() {
                 let joint: Vec<u32> = legal.iter().map(|l| l[rng.random_range(0..l.len())]).collect();
                 for (r, l) in legal.iter().enumerate() {
                     m.lookahead(&state, &joint, r, l, &watch, &mut out);
+                    cut.lookahead(&state, &joint, r, l, &few, &mut cut_out);
                     for (k, &c) in l.iter().enumerate() {
                         let mut j = joint.clone();
                         j[r] = c;
@@ -306,6 +311,11 @@ fn lookahead_reads_what_next_state_computes() {
                         for (i, &b) in watch.iter().enumerate() {
                             let bit = out[k * w + i / 64] >> (i % 64) & 1 == 1;
                             assert_eq!(bit, next.contains(b), "{name}: base {b} after move {c}");
+                        }
+                        let fw = few.len().div_ceil(64);
+                        for (i, &b) in few.iter().enumerate() {
+                            let bit = cut_out[k * fw + i / 64] >> (i % 64) & 1 == 1;
+                            assert_eq!(bit, next.contains(b), "{name}, cut net: base {b} after move {c}");
                         }
                     }
                 }

@@ -26,9 +26,9 @@ mod tree;
 #[cfg(test)]
 mod tests;
 
-use self::playout::{Guide, Outcome, Settings, Worker};
+pub use self::playout::Guide;
+use self::playout::{Outcome, Settings, Worker};
 use self::tree::{Edge, Kind, Node, NodeRef, Pool, Proof};
-use analysis::GoalLatches;
 use machine::{MachineError, StateMachine};
 use propnet::{Program, PropnetMachine, PropnetState};
 use rand::rngs::SmallRng;
@@ -158,7 +158,7 @@ enum Selected {
 #[derive(Debug)]
 pub struct Mcts {
     program: Arc<Program>,
-    goals: Option<Arc<GoalLatches>>,
+    guide: Option<Arc<Guide>>,
     config: Config,
     roles: usize,
     /// The tree thread's machine (expansion); workers have their own.
@@ -182,9 +182,9 @@ fn score(goal: &Result<u32, MachineError>) -> u8 {
 }
 
 impl Mcts {
-    /// A search from the initial state of `program`'s game, using `goals` (the analysis' goal
-    /// latches, if any) as the module header describes.
-    pub fn new(program: Arc<Program>, goals: Option<&GoalLatches>, config: Config) -> Result<Mcts, MachineError> {
+    /// A search from the initial state of `program`'s game, using the analysis' goal latches in
+    /// `guide` (if any) as the module header describes.
+    pub fn new(program: Arc<Program>, guide: Option<Arc<Guide>>, config: Config) -> Result<Mcts, MachineError> {
         let mut machine = PropnetMachine::from_program(Arc::clone(&program));
         let roles = machine.roles().len();
         let game_range = (0..roles)
@@ -200,11 +200,12 @@ impl Mcts {
             .map(|w| Worker {
                 machine: PropnetMachine::from_program(Arc::clone(&program)),
                 rng: SmallRng::seed_from_u64(config.seed.wrapping_add(w + 1)),
+                lookahead: None,
             })
             .collect();
         let initial = machine.initial_state();
         let mut mcts = Mcts {
-            goals: goals.filter(|g| !g.is_empty()).map(|g| Arc::new(g.clone())),
+            guide: guide.filter(|g| !g.is_empty()),
             pool: Pool::new(config.max_nodes, config.max_bytes),
             rng: SmallRng::seed_from_u64(config.seed),
             program,
@@ -400,7 +401,7 @@ impl Mcts {
     fn describe(&mut self, state: PropnetState) -> Result<Node, MachineError> {
         let m = &mut self.machine;
         let mut node = Node::new(state);
-        node.range = match &self.goals {
+        node.range = match self.guide.as_deref().map(Guide::goals) {
             Some(g) => (0..self.roles)
                 .map(|r| {
                     let range = g.range(node.state.words(), r);
@@ -421,7 +422,7 @@ impl Mcts {
             node.starts.push(node.moves.len() as u32);
         }
         node.edges = vec![Edge::default(); node.moves.len()];
-        let decided = self.goals.as_ref().and_then(|g| g.determined(node.state.words()));
+        let decided = self.guide.as_ref().and_then(|g| g.goals().determined(node.state.words()));
         if terminal || stuck {
             node.proof = Some(Proof { scores: playout::scores(m, &node.state).into(), depth: 0 });
         } else if let Some(decided) = decided {
@@ -444,7 +445,7 @@ impl Mcts {
         let settings = Settings {
             max_steps: self.config.max_playout_steps,
             trace: self.roles == 1,
-            guide: self.goals.clone().filter(|_| self.config.guided_playouts).map(|g| Arc::new(Guide::new(g))),
+            guide: self.guide.clone().filter(|_| self.config.guided_playouts),
             deadline,
         };
         let batch = match settings.guide {

@@ -5,7 +5,7 @@ use super::score;
 use analysis::{GoalLatches, ScoreRange};
 use machine::playout::PlayoutEnd;
 use machine::{MachineError, StateMachine};
-use propnet::{PropnetMachine, PropnetState};
+use propnet::{Net, Program, PropnetMachine, PropnetState};
 use rand::rngs::SmallRng;
 use rand::Rng;
 use std::sync::Arc;
@@ -26,18 +26,32 @@ pub(super) struct Outcome {
     pub moves: Vec<u32>,
 }
 
-/// The goal latches and the bases they read, for steering playouts.
+/// What the search uses of the analysis: the goal latches, and the game's net cut down to the
+/// next values of their bases, on which playouts look a move ahead at a small cost.
 #[derive(Debug)]
-pub(super) struct Guide {
-    pub goals: Arc<GoalLatches>,
+pub struct Guide {
+    goals: GoalLatches,
     /// The latch bases, whose next values each candidate move is looked at for.
-    pub watch: Vec<usize>,
+    watch: Vec<usize>,
+    next: Arc<Program>,
 }
 
 impl Guide {
-    /// Steering by `goals`.
-    pub fn new(goals: Arc<GoalLatches>) -> Guide {
-        Guide { watch: goals.bases(), goals }
+    /// The guide given by `goals`, the goal latches of `net`.
+    pub fn new(net: &Net, goals: GoalLatches) -> Guide {
+        let watch = goals.bases();
+        let next = Arc::new(Program::new(&propnet::optimize::cut_to_next(net, &watch)));
+        Guide { goals, watch, next }
+    }
+
+    /// The goal latches.
+    pub fn goals(&self) -> &GoalLatches {
+        &self.goals
+    }
+
+    /// Whether the latches tell anything (if not, the search ignores the guide).
+    pub fn is_empty(&self) -> bool {
+        self.goals.is_empty()
     }
 }
 
@@ -65,6 +79,8 @@ impl Settings {
 pub(super) struct Worker {
     pub machine: PropnetMachine,
     pub rng: SmallRng,
+    /// A machine over the guide's cut net, made at the first guided playout.
+    pub lookahead: Option<PropnetMachine>,
 }
 
 impl Worker {
@@ -104,6 +120,7 @@ impl Worker {
     /// scores the latches decide ends the playout.
     fn guided(&mut self, start: &PropnetState, guide: &Guide, s: &Settings) -> Result<Option<Outcome>, MachineError> {
         let m = &mut self.machine;
+        let look = self.lookahead.get_or_insert_with(|| PropnetMachine::from_program(Arc::clone(&guide.next)));
         let goals = &guide.goals;
         let roles = m.roles().len();
         let mut state = start.clone();
@@ -137,16 +154,23 @@ impl Worker {
             }
             for (r, l) in legal.iter().enumerate().filter(|(_, l)| l.len() > 1) {
                 let now = goals.range(state.words(), r);
-                m.lookahead(&state, &joint, r, l, &guide.watch, &mut bits);
+                look.lookahead(&state, &joint, r, l, &guide.watch, &mut bits);
                 after.clear();
                 after.extend_from_slice(state.words());
-                let (mut best, mut ties) = (i8::MIN, 0u32);
+                let (mut best, mut ties, mut last) = (i8::MIN, 0u32, 0);
                 for (k, &mv) in l.iter().enumerate() {
-                    for (j, &b) in guide.watch.iter().enumerate() {
-                        let on = bits[k * w + j / 64] >> (j % 64) & 1;
-                        after[b / 64] = after[b / 64] & !(1 << (b % 64)) | on << (b % 64);
-                    }
-                    let tier = tier(now, goals.range(&after, r));
+                    let seen = &bits[k * w..(k + 1) * w];
+                    // Most moves change no latch: rank only a pattern not seen just before.
+                    let tier = if k > 0 && seen == &bits[(k - 1) * w..k * w] {
+                        last
+                    } else {
+                        for (j, &b) in guide.watch.iter().enumerate() {
+                            let on = seen[j / 64] >> (j % 64) & 1;
+                            after[b / 64] = after[b / 64] & !(1 << (b % 64)) | on << (b % 64);
+                        }
+                        tier(now, goals.range(&after, r))
+                    };
+                    last = tier;
                     if tier > best {
                         (best, ties) = (tier, 0);
                     }

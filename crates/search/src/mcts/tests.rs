@@ -1,6 +1,7 @@
 //! MCTS on the bundled games and, briefly, on every corpus game whose propnet builds.
 
 use super::*;
+use analysis::GoalLatches;
 use propnet::Net;
 use std::time::Duration;
 
@@ -11,11 +12,11 @@ fn net(name: &str) -> Net {
     propnet::optimize::optimize(&propnet::build(&desc, &Default::default()).expect("builds")).0
 }
 
-/// The goal latches of `net` from its structural and exact latches.
-fn goal_latches(net: &Net) -> GoalLatches {
+/// The guide of `net`'s goal latches from its structural and exact latches.
+fn guide(net: &Net) -> Arc<Guide> {
     let mut latches = analysis::structural_latches(net);
     latches.extend(analysis::exact_latches(net, 16));
-    GoalLatches::new(net, &latches)
+    Arc::new(Guide::new(net, GoalLatches::new(net, &latches)))
 }
 
 /// One thread, a fixed seed, the given pool size.
@@ -89,8 +90,7 @@ fn tictactoe_is_solved_as_a_draw() {
 #[test]
 fn the_corridor_is_solved_and_its_plan_followed() {
     let net = net("untwistycorridor");
-    let goals = goal_latches(&net);
-    let mut mcts = Mcts::new(Arc::new(Program::new(&net)), Some(&goals), config(10_000)).expect("starts");
+    let mut mcts = Mcts::new(Arc::new(Program::new(&net)), Some(guide(&net)), config(10_000)).expect("starts");
     let stats = mcts.search_iterations(100_000).expect("searches");
     assert_eq!(stats.proven, Some(vec![100]));
     assert_eq!(stats.proven_depth, Some(7), "the win takes seven moves");
@@ -108,14 +108,14 @@ fn the_corridor_is_solved_and_its_plan_followed() {
 #[test]
 fn goal_latches_shrink_the_corridor_search() {
     let net = net("untwistycorridor");
-    let goals = goal_latches(&net);
+    let guide = guide(&net);
     let program = Arc::new(Program::new(&net));
     // Totals over ten seeds of nodes made and playouts run until the root is proven.
     let mut work = [(0, 0); 2];
-    for (k, goals) in [Some(&goals), None].into_iter().enumerate() {
+    for (k, guide) in [Some(guide), None].into_iter().enumerate() {
         for seed in 0..10 {
             let config = Config { seed, ..config(100_000) };
-            let mut mcts = Mcts::new(Arc::clone(&program), goals, config).expect("starts");
+            let mut mcts = Mcts::new(Arc::clone(&program), guide.clone(), config).expect("starts");
             let stats = mcts.search_iterations(100_000).expect("searches");
             assert_eq!(stats.proven, Some(vec![100]));
             work[k].0 += stats.nodes;
@@ -203,14 +203,15 @@ fn every_corpus_game_gets_a_legal_move_for_every_role() {
     for file in machine::shared::files(&shared.join("games"), "kif") {
         let text = machine::shared::read_text(&file).expect("readable game");
         let (desc, _) = gdl::load(&file.display().to_string(), &text).expect("valid game");
-        // Games whose nets take long to build are left to the propnet's own tests.
-        let limits = propnet::Limits { deadline: Some(Instant::now() + Duration::from_secs(1)), ..Default::default() };
+        // Games whose nets take long to build are left to the propnet's own tests (the limit is
+        // loose enough for a loaded machine to build the others).
+        let limits = propnet::Limits { deadline: Some(Instant::now() + Duration::from_secs(3)), ..Default::default() };
         let Ok(net) = propnet::build(&desc, &limits) else { continue };
         let net = propnet::optimize::optimize(&net).0;
-        let goals = GoalLatches::new(&net, &analysis::structural_latches(&net));
+        let guide = Arc::new(Guide::new(&net, GoalLatches::new(&net, &analysis::structural_latches(&net))));
         let mut m = PropnetMachine::new(&net);
         let initial = m.initial_state();
-        let mut mcts = Mcts::new(Arc::new(Program::new(&net)), Some(&goals), config(100_000)).expect("starts");
+        let mut mcts = Mcts::new(Arc::new(Program::new(&net)), Some(guide), config(100_000)).expect("starts");
         mcts.search(Instant::now() + Duration::from_millis(50)).expect("searches");
         for role in 0..m.roles().len() {
             let legal = m.legal_moves(&initial, role).expect("legal");
