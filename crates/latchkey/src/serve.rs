@@ -7,7 +7,7 @@ use crate::engine::build_propnet_by;
 use anyhow::{bail, Context, Result};
 use ggp::{Handler, Server, ServerOptions, Start};
 use machine::StateMachine;
-use player::{canonical_move, Game, MatchInfo, Player};
+use player::{Follower, Game, MatchInfo, Player};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use reasoner::Reasoner;
@@ -119,35 +119,18 @@ impl Handler for Served {
 
 /// Follows a match on the reasoner and plays random legal moves.
 struct Fallback {
-    m: Reasoner,
-    state: <Reasoner as StateMachine>::State,
-    role: usize,
+    follower: Follower<Reasoner>,
     rng: SmallRng,
 }
 
 impl Fallback {
     fn new(desc: &gdl::Description, role: &str, seed: u64) -> Result<Fallback, String> {
-        let mut m = Reasoner::new(desc);
-        let role = m.roles().iter().position(|r| r == role).ok_or_else(|| format!("the game has no role {role}"))?;
-        let state = m.initial_state();
-        Ok(Fallback { m, state, role, rng: SmallRng::seed_from_u64(seed) })
+        let follower = Follower::on(Reasoner::new(desc), role).map_err(|e| e.to_string())?;
+        Ok(Fallback { follower, rng: SmallRng::seed_from_u64(seed) })
     }
 
     fn play(&mut self, moves: Option<&[String]>) -> Result<String, String> {
-        if let Some(joint) = moves {
-            let mut chosen = Vec::with_capacity(joint.len());
-            for (r, text) in joint.iter().enumerate() {
-                let name = canonical_move(text).map_err(|e| e.to_string())?;
-                let legal = self.m.legal_moves(&self.state, r).map_err(|e| e.to_string())?;
-                let mv = legal.into_iter().find(|mv| self.m.format_move(mv) == name);
-                chosen.push(mv.ok_or_else(|| format!("{text} is not a legal move"))?);
-            }
-            self.state = self.m.next_state(&self.state, &chosen).map_err(|e| e.to_string())?;
-        }
-        let legal = self.m.legal_moves(&self.state, self.role).map_err(|e| e.to_string())?;
-        if legal.is_empty() {
-            return Err("no legal move".to_owned());
-        }
-        Ok(self.m.format_move(&legal[self.rng.random_range(0..legal.len())]))
+        let legal = self.follower.advance(moves).map_err(|e| e.to_string())?;
+        Ok(self.follower.m.format_move(&legal[self.rng.random_range(0..legal.len())]))
     }
 }

@@ -11,39 +11,49 @@ use search::adversarial::Options;
 use search::{Evaluator, GoalEvaluator, Model, Searcher};
 use std::time::{Duration, Instant};
 
-/// A player's view of the match: the state reached so far and its role.
-pub(crate) struct Follower {
-    pub m: PropnetMachine,
+/// A player's view of the match: the state reached so far and its role, on any state machine
+/// (the built-in players use the game's propnet; a server without one, the reasoner).
+pub struct Follower<M: StateMachine = PropnetMachine> {
+    /// The machine the match is followed on.
+    pub m: M,
+    /// Our role's index.
     pub role: usize,
-    pub state: PropnetState,
+    /// The current state.
+    pub state: M::State,
 }
 
 impl Follower {
+    /// Follows `info`'s match on a machine over its game's propnet.
     pub fn new(info: &MatchInfo) -> Result<Follower, PlayerError> {
-        let mut m = info.game.machine();
-        let role = m.roles().iter().position(|r| *r == info.role).ok_or(PlayerError::NoSuchRole(info.role.clone()))?;
+        Follower::on(info.game.machine(), &info.role)
+    }
+}
+
+impl<M: StateMachine> Follower<M> {
+    /// Follows a match of `m`'s game as `role`, from the initial state.
+    pub fn on(mut m: M, role: &str) -> Result<Follower<M>, PlayerError> {
+        let role = m.roles().iter().position(|r| r == role).ok_or(PlayerError::NoSuchRole(role.to_owned()))?;
         let state = m.initial_state();
         Ok(Follower { m, role, state })
     }
 
     /// Plays the joint move `last` (if any) and returns it as the machine's moves; on an error
     /// (a move that is not the game's, or not legal) the state stays where it was.
-    pub fn step(&mut self, last: Option<&[String]>) -> Result<Option<Vec<u32>>, PlayerError> {
+    pub fn step(&mut self, last: Option<&[String]>) -> Result<Option<Vec<M::Move>>, PlayerError> {
         let Some(joint) = last else { return Ok(None) };
-        let moves = joint
-            .iter()
-            .enumerate()
-            .map(|(r, text)| {
-                let name = canonical_move(text)?;
-                self.m.find_move(r, &name).ok_or(PlayerError::BadMove(text.clone()))
-            })
-            .collect::<Result<Vec<u32>, PlayerError>>()?;
+        let mut moves = Vec::with_capacity(joint.len());
+        for (r, text) in joint.iter().enumerate() {
+            let name = canonical_move(text)?;
+            let legal = self.m.legal_moves(&self.state, r)?;
+            let mv = legal.into_iter().find(|mv| self.m.format_move(mv) == name);
+            moves.push(mv.ok_or(PlayerError::BadMove(text.clone()))?);
+        }
         self.state = self.m.next_state(&self.state, &moves)?;
         Ok(Some(moves))
     }
 
     /// Our legal moves in the current state (never none).
-    pub fn legal(&mut self) -> Result<Vec<u32>, PlayerError> {
+    pub fn legal(&mut self) -> Result<Vec<M::Move>, PlayerError> {
         let legal = self.m.legal_moves(&self.state, self.role)?;
         if legal.is_empty() {
             return Err(PlayerError::NoLegalMove);
@@ -52,7 +62,7 @@ impl Follower {
     }
 
     /// Plays the joint move `last` (if any) and returns our legal moves in the new state.
-    fn advance(&mut self, last: Option<&[String]>) -> Result<Vec<u32>, PlayerError> {
+    pub fn advance(&mut self, last: Option<&[String]>) -> Result<Vec<M::Move>, PlayerError> {
         self.step(last)?;
         self.legal()
     }

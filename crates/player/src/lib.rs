@@ -10,7 +10,7 @@ pub mod referee;
 mod remote;
 pub mod series;
 
-pub use builtin::{AlphaBeta, MakeEvaluator, Reflex};
+pub use builtin::{AlphaBeta, Follower, MakeEvaluator, Reflex};
 pub use mcts::{MctsOptions, MctsPlayer};
 pub use referee::{play_match, Clocks, End, Event, Fault, FaultRecord, MatchRecord};
 pub use remote::Remote;
