@@ -12,6 +12,9 @@
 use propnet::PropnetState;
 use rustc_hash::FxHashMap;
 
+/// Bytes a heap allocation costs beyond what it holds (glibc's chunk header and rounding).
+const ALLOCATION_OVERHEAD: usize = 16;
+
 /// A reference to a node that may have been trimmed since it was taken.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(super) struct NodeRef {
@@ -110,8 +113,9 @@ impl Node {
     }
 
     /// An estimate of the bytes the node takes in the pool: the node, its state twice (the
-    /// table keeps a copy as its key), its moves and statistics, a table entry, and an allowance
-    /// for the one child entry an average node gets in its parent.
+    /// table keeps a copy as its key), its moves and statistics, a table entry, an allowance
+    /// for the one child entry an average node gets in its parent (a vector that grows by
+    /// doubling), and the allocator's overhead on each of its seven allocations.
     fn footprint(&self) -> usize {
         use std::mem::size_of;
         let state = std::mem::size_of_val(self.state.words());
@@ -123,6 +127,7 @@ impl Node {
             + self.range.capacity() * size_of::<(u8, u8)>()
             + size_of::<(PropnetState, u32)>()
             + 2 * size_of::<(u64, NodeRef)>()
+            + 7 * ALLOCATION_OVERHEAD
     }
 
     /// The placeholder of a free slot.
