@@ -6,7 +6,6 @@
 use crate::engine::build_propnet_by;
 use anyhow::{bail, Context, Result};
 use ggp::{Handler, Server, ServerOptions, Start};
-use machine::StateMachine;
 use player::{Follower, Game, MatchInfo, Player};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -130,7 +129,8 @@ impl Fallback {
     }
 
     fn play(&mut self, moves: Option<&[String]>) -> Result<String, String> {
-        let legal = self.follower.advance(moves).map_err(|e| e.to_string())?;
-        Ok(self.follower.m.format_move(&legal[self.rng.random_range(0..legal.len())]))
+        let mut legal = self.follower.advance(moves).map_err(|e| e.to_string())?;
+        let pick = self.rng.random_range(0..legal.len());
+        Ok(self.follower.answer(legal.swap_remove(pick)))
     }
 }

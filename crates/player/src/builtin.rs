@@ -11,6 +11,9 @@ use search::adversarial::Options;
 use search::{Evaluator, GoalEvaluator, Model, Searcher};
 use std::time::{Duration, Instant};
 
+/// Joint moves tried, at most, when the follower looks for the one it could not read.
+const MAX_GUESSES: u64 = 100_000;
+
 /// A player's view of the match: the state reached so far and its role, on any state machine
 /// (the built-in players use the game's propnet; a server without one, the reasoner).
 pub struct Follower<M: StateMachine = PropnetMachine> {
@@ -18,8 +21,12 @@ pub struct Follower<M: StateMachine = PropnetMachine> {
     pub m: M,
     /// Our role's index.
     pub role: usize,
-    /// The current state.
+    /// The current state (while `unread`, the state before the joint move not read).
     pub state: M::State,
+    /// Whether the last joint move could not be read.
+    unread: bool,
+    /// Our move in the current state, once the player has chosen it.
+    mine: Option<M::Move>,
 }
 
 impl Follower {
@@ -34,22 +41,91 @@ impl<M: StateMachine> Follower<M> {
     pub fn on(mut m: M, role: &str) -> Result<Follower<M>, PlayerError> {
         let role = m.roles().iter().position(|r| r == role).ok_or(PlayerError::NoSuchRole(role.to_owned()))?;
         let state = m.initial_state();
-        Ok(Follower { m, role, state })
+        Ok(Follower { m, role, state, unread: false, mine: None })
     }
 
-    /// Plays the joint move `last` (if any) and returns it as the machine's moves; on an error
-    /// (a move that is not the game's, or not legal) the state stays where it was.
-    pub fn step(&mut self, last: Option<&[String]>) -> Result<Option<Vec<M::Move>>, PlayerError> {
-        let Some(joint) = last else { return Ok(None) };
-        let mut moves = Vec::with_capacity(joint.len());
+    /// Our move `mv` as the answer to send, recorded: it is our part of the next joint move,
+    /// which tells the follower what we played should it fail to read that joint move.
+    pub fn answer(&mut self, mv: M::Move) -> String {
+        let text = self.m.format_move(&mv);
+        self.mine = Some(mv);
+        text
+    }
+
+    /// Plays the joint move `last` (if any) and returns the joint moves played, as the
+    /// machine's moves. A joint move that cannot be read (a move that is not the game's, or not
+    /// legal, or a wrong number of moves) is an error and the state stays where it was. If the
+    /// server then sends the next joint move rather than the same one again, that tells what was
+    /// played: the first joint move (with ours as recorded by [`answer`](Self::answer) first) after
+    /// which it is legal is taken to be the one not read, and both are returned.
+    pub fn step(&mut self, last: Option<&[String]>) -> Result<Vec<Vec<M::Move>>, PlayerError> {
+        let Some(joint) = last else { return Ok(Vec::new()) };
+        let unread = std::mem::take(&mut self.unread);
+        match self.read(&self.state.clone(), joint) {
+            Ok(moves) => {
+                self.state = self.m.next_state(&self.state, &moves)?;
+                self.mine = None;
+                Ok(vec![moves])
+            }
+            Err(_) if unread => self.recover(joint),
+            Err(e) => {
+                self.unread = true;
+                Err(e)
+            }
+        }
+    }
+
+    /// `joint` as the machine's moves, if they are legal in `state`.
+    fn read(&mut self, state: &M::State, joint: &[String]) -> Result<Vec<M::Move>, PlayerError> {
+        let roles = self.m.roles().len();
+        if joint.len() != roles {
+            return Err(PlayerError::BadMove(format!("{} moves for {roles} roles: {}", joint.len(), joint.join(" "))));
+        }
+        let mut moves = Vec::with_capacity(roles);
         for (r, text) in joint.iter().enumerate() {
             let name = canonical_move(text)?;
-            let legal = self.m.legal_moves(&self.state, r)?;
+            let legal = self.m.legal_moves(state, r)?;
             let mv = legal.into_iter().find(|mv| self.m.format_move(mv) == name);
             moves.push(mv.ok_or(PlayerError::BadMove(text.clone()))?);
         }
-        self.state = self.m.next_state(&self.state, &moves)?;
-        Ok(Some(moves))
+        Ok(moves)
+    }
+
+    /// Finds a joint move from the current state after which `joint` is legal, and plays both.
+    fn recover(&mut self, joint: &[String]) -> Result<Vec<Vec<M::Move>>, PlayerError> {
+        let state = self.state.clone();
+        let roles = self.m.roles().len();
+        let legal = (0..roles).map(|r| self.m.legal_moves(&state, r)).collect::<Result<Vec<_>, _>>()?;
+        let count = legal.iter().try_fold(1u64, |n, l| n.checked_mul(l.len() as u64)).unwrap_or(u64::MAX);
+        let mine = self.mine.take();
+        // Joint moves with our recorded move first, then the others.
+        for ours in [true, false] {
+            for k in 0..count.min(MAX_GUESSES) {
+                let (mut rest, mut guess) = (k, Vec::with_capacity(roles));
+                for l in &legal {
+                    guess.push(l[(rest % l.len() as u64) as usize].clone());
+                    rest /= l.len() as u64;
+                }
+                if mine.is_some() && (mine.as_ref() == Some(&guess[self.role])) != ours {
+                    continue;
+                }
+                let between = self.m.next_state(&state, &guess)?;
+                if self.m.is_terminal(&between)? {
+                    continue;
+                }
+                if let Ok(moves) = self.read(&between, joint) {
+                    self.state = self.m.next_state(&between, &moves)?;
+                    return Ok(vec![guess, moves]);
+                }
+            }
+            if mine.is_none() {
+                break;
+            }
+        }
+        Err(PlayerError::Failed(format!(
+            "lost track of the match: no joint move after the unreadable one makes {} legal",
+            joint.join(" ")
+        )))
     }
 
     /// Our legal moves in the current state (never none).
@@ -106,7 +182,7 @@ impl Player for Reflex {
         let f = self.follower.as_mut().ok_or(PlayerError::NotStarted)?;
         let legal = f.advance(last)?;
         let pick = self.rng.as_mut().map_or(0, |rng| rng.random_range(0..legal.len()));
-        Ok(f.m.format_move(&legal[pick]))
+        Ok(f.answer(legal[pick]))
     }
 
     fn stop(&mut self, _last: Option<&[String]>) -> Result<(), PlayerError> {
@@ -198,11 +274,11 @@ impl Player for AlphaBeta {
         let legal = f.advance(last)?;
         // Nothing to think about (the other side's turn in a turn-taking game).
         if legal.len() == 1 {
-            return Ok(f.m.format_move(&legal[0]));
+            return Ok(f.answer(legal[0]));
         }
         let margin = (deadline.saturating_duration_since(Instant::now()) / 10).min(MAX_MARGIN);
         let found = searcher.search(&f.state, deadline - margin).map_err(|e| PlayerError::Failed(e.to_string()))?;
-        Ok(f.m.format_move(&found.best))
+        Ok(f.answer(found.best))
     }
 
     fn stop(&mut self, _last: Option<&[String]>) -> Result<(), PlayerError> {

@@ -102,10 +102,11 @@ impl MctsPlayer {
     }
 }
 
-/// A request to the thinking thread: advance along the joint move (if any), search until
-/// `until` and answer with our move.
+/// A request to the thinking thread: advance along the joint moves (none at the first request;
+/// two when the follower recovered from one it could not read), search until `until` and
+/// answer with our move.
 struct Command {
-    joint: Option<Vec<u32>>,
+    joints: Vec<Vec<u32>>,
     until: Instant,
     reply: Sender<Result<u32, PlayerError>>,
 }
@@ -120,9 +121,9 @@ struct Session {
 impl Session {
     /// Sends the thinking thread a move request and waits for its answer until `wait_until`;
     /// `None` if it does not answer by then or is gone.
-    fn ask(&self, joint: Option<Vec<u32>>, until: Instant, wait_until: Instant) -> Option<Result<u32, PlayerError>> {
+    fn ask(&self, joints: Vec<Vec<u32>>, until: Instant, wait_until: Instant) -> Option<Result<u32, PlayerError>> {
         let (reply, answer) = mpsc::channel();
-        self.commands.as_ref()?.send(Command { joint, until, reply }).ok()?;
+        self.commands.as_ref()?.send(Command { joints, until, reply }).ok()?;
         answer.recv_timeout(wait_until.saturating_duration_since(Instant::now())).ok()
     }
 }
@@ -180,7 +181,7 @@ impl Thinker {
                     Err(_) => return,
                 }
             };
-            let answer = self.answer(command.joint, command.until);
+            let answer = self.answer(&command.joints, command.until);
             let failed = answer.is_err();
             // The player may have stopped waiting (it answered without us): nothing to do then.
             let _ = command.reply.send(answer);
@@ -190,11 +191,11 @@ impl Thinker {
         }
     }
 
-    /// Advances the tree along `joint` and chooses our move, searching until `until` unless the
-    /// move is forced or already decided.
-    fn answer(&mut self, joint: Option<Vec<u32>>, until: Instant) -> Result<u32, PlayerError> {
-        if let Some(joint) = joint {
-            self.mcts.advance(&joint)?;
+    /// Advances the tree along `joints` and chooses our move, searching until `until` unless
+    /// the move is forced or already decided.
+    fn answer(&mut self, joints: &[Vec<u32>], until: Instant) -> Result<u32, PlayerError> {
+        for joint in joints {
+            self.mcts.advance(joint)?;
         }
         self.stalled = false;
         let choices = self.mcts.move_stats(self.role).len();
@@ -309,10 +310,10 @@ impl Player for MctsPlayer {
 
     fn play(&mut self, last: Option<&[String]>, deadline: Instant) -> Result<String, PlayerError> {
         let session = self.session.as_mut().ok_or(PlayerError::NotStarted)?;
-        let joint = session.follower.step(last)?;
+        let joints = session.follower.step(last)?;
         let legal = session.follower.legal()?;
         let keep = margin(deadline.saturating_duration_since(Instant::now()));
-        let found = session.ask(joint, before(deadline, keep), before(deadline, keep / 2));
+        let found = session.ask(joints, before(deadline, keep), before(deadline, keep / 2));
         // Without an answer in time (or a thread to give one), any legal move beats a late one.
         let mv = match found {
             Some(found) => found?,
@@ -321,7 +322,7 @@ impl Player for MctsPlayer {
         // The thread follows the same joint moves as the follower, so this only guards against
         // the two disagreeing.
         let mv = if legal.contains(&mv) { mv } else { legal[0] };
-        Ok(session.follower.m.format_move(&mv))
+        Ok(session.follower.answer(mv))
     }
 
     fn stop(&mut self, _last: Option<&[String]>) -> Result<(), PlayerError> {

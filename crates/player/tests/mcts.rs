@@ -118,3 +118,43 @@ fn a_joint_move_it_cannot_read_is_an_error_and_the_match_goes_on() {
     }
     p.stop(None).expect("stops");
 }
+
+#[test]
+fn a_joint_move_it_cannot_read_is_worked_out_from_the_next_one() {
+    let game = bundled("tictactoe");
+    for spec in ["mcts", "alphabeta", "random"] {
+        let info = MatchInfo {
+            id: "skipped".into(),
+            game: Arc::clone(&game),
+            role: "xplayer".into(),
+            start_clock: Duration::from_millis(300),
+            play_clock: Duration::from_millis(100),
+        };
+        let mut p = create(spec, 4).unwrap();
+        p.start(&info, Instant::now() + info.start_clock).expect("starts");
+        let mut m = game.machine();
+        let mut state = m.initial_state();
+        let mut mine = p.play(None, Instant::now() + info.play_clock).expect("plays");
+        for turn in 0..4 {
+            let x = m.find_move(0, &mine).expect("a move of x");
+            let o_moves = m.legal_moves(&state, 1).unwrap();
+            let joint = [x, o_moves[o_moves.len() / 2]];
+            state = m.next_state(&state, &joint).expect("legal");
+            let names: Vec<String> = joint.iter().map(|mv| m.format_move(mv)).collect();
+            // The server garbles the first joint move and goes on without sending it again.
+            mine = if turn == 0 {
+                let garbled = vec!["(mark 9 9)".to_owned(), names[1].clone()];
+                assert!(p.play(Some(&garbled), Instant::now() + info.play_clock).is_err(), "{spec}");
+                "noop".to_owned()
+            } else {
+                p.play(Some(&names), Instant::now() + info.play_clock).expect("plays on")
+            };
+            if m.is_terminal(&state).unwrap() {
+                break;
+            }
+            let id = m.find_move(0, &mine).unwrap_or_else(|| panic!("{spec}: {mine} is no move"));
+            assert!(m.legal_moves(&state, 0).unwrap().contains(&id), "{spec}: {mine} is not legal at turn {turn}");
+        }
+        p.stop(None).expect("stops");
+    }
+}
