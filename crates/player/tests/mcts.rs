@@ -18,6 +18,17 @@ fn bundled(name: &str) -> Arc<Game> {
     game_of(g.name, g.text)
 }
 
+/// A match of `game` (ticTacToe) as its first player, with short clocks.
+fn as_x(game: &Arc<Game>) -> MatchInfo {
+    MatchInfo {
+        id: "as x".into(),
+        game: Arc::clone(game),
+        role: "xplayer".into(),
+        start_clock: Duration::from_millis(300),
+        play_clock: Duration::from_millis(100),
+    }
+}
+
 fn clocks(start_ms: u64, play_ms: u64) -> Clocks {
     Clocks { start: Duration::from_millis(start_ms), play: Duration::from_millis(play_ms) }
 }
@@ -81,13 +92,7 @@ fn mcts_solves_the_eight_puzzle() {
 #[test]
 fn a_joint_move_it_cannot_read_is_an_error_and_the_match_goes_on() {
     let game = bundled("tictactoe");
-    let info = MatchInfo {
-        id: "corrupt".into(),
-        game: Arc::clone(&game),
-        role: "xplayer".into(),
-        start_clock: Duration::from_millis(300),
-        play_clock: Duration::from_millis(100),
-    };
+    let info = as_x(&game);
     let mut p = create("mcts", 4).unwrap();
     p.start(&info, Instant::now() + info.start_clock).expect("starts");
     let mut m = game.machine();
@@ -123,13 +128,7 @@ fn a_joint_move_it_cannot_read_is_an_error_and_the_match_goes_on() {
 fn a_joint_move_it_cannot_read_is_worked_out_from_the_next_one() {
     let game = bundled("tictactoe");
     for spec in ["mcts", "alphabeta", "random"] {
-        let info = MatchInfo {
-            id: "skipped".into(),
-            game: Arc::clone(&game),
-            role: "xplayer".into(),
-            start_clock: Duration::from_millis(300),
-            play_clock: Duration::from_millis(100),
-        };
+        let info = as_x(&game);
         let mut p = create(spec, 4).unwrap();
         p.start(&info, Instant::now() + info.start_clock).expect("starts");
         let mut m = game.machine();
