@@ -1,6 +1,8 @@
 //! `latchkey serve` as a game server meets it: a real process on a loopback port, whole matches
 //! played against it over HTTP by `latchkey match`, and garbage that must not bring it down.
 
+mod common;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
@@ -37,13 +39,19 @@ fn serve(player: &str) -> Served {
 fn whole_matches_over_http_through_the_match_runner() {
     let served = serve("mcts");
     let players = format!("{},random", served.url);
-    let out = Command::new(env!("CARGO_BIN_EXE_latchkey"))
-        .args(["match", "tictactoe", "--players", &players, "--games", "2", "--startclock", "2", "--playclock", "2"])
-        .arg("--json")
-        .output()
-        .expect("the binary runs");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let series: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let series = common::json(&[
+        "match",
+        "tictactoe",
+        "--players",
+        &players,
+        "--games",
+        "2",
+        "--startclock",
+        "2",
+        "--playclock",
+        "2",
+        "--json",
+    ]);
     let served_player = &series["standings"][0];
     assert_eq!(served_player["player"], served.url.as_str(), "{series}");
     // Both seats were played over HTTP, every move in time and legal, and never lost.
