@@ -61,7 +61,7 @@ impl<M: StateMachine> Follower<M> {
     pub fn step(&mut self, last: Option<&[String]>) -> Result<Vec<Vec<M::Move>>, PlayerError> {
         let Some(joint) = last else { return Ok(Vec::new()) };
         let unread = std::mem::take(&mut self.unread);
-        match self.read(&self.state.clone(), joint) {
+        match read(&mut self.m, &self.state, joint) {
             Ok(moves) => {
                 self.state = self.m.next_state(&self.state, &moves)?;
                 self.mine = None;
@@ -75,27 +75,10 @@ impl<M: StateMachine> Follower<M> {
         }
     }
 
-    /// `joint` as the machine's moves, if they are legal in `state`.
-    fn read(&mut self, state: &M::State, joint: &[String]) -> Result<Vec<M::Move>, PlayerError> {
-        let roles = self.m.roles().len();
-        if joint.len() != roles {
-            return Err(PlayerError::BadMove(format!("{} moves for {roles} roles: {}", joint.len(), joint.join(" "))));
-        }
-        let mut moves = Vec::with_capacity(roles);
-        for (r, text) in joint.iter().enumerate() {
-            let name = canonical_move(text)?;
-            let legal = self.m.legal_moves(state, r)?;
-            let mv = legal.into_iter().find(|mv| self.m.format_move(mv) == name);
-            moves.push(mv.ok_or(PlayerError::BadMove(text.clone()))?);
-        }
-        Ok(moves)
-    }
-
     /// Finds a joint move from the current state after which `joint` is legal, and plays both.
     fn recover(&mut self, joint: &[String]) -> Result<Vec<Vec<M::Move>>, PlayerError> {
-        let state = self.state.clone();
         let roles = self.m.roles().len();
-        let legal = (0..roles).map(|r| self.m.legal_moves(&state, r)).collect::<Result<Vec<_>, _>>()?;
+        let legal = (0..roles).map(|r| self.m.legal_moves(&self.state, r)).collect::<Result<Vec<_>, _>>()?;
         let count = legal.iter().try_fold(1u64, |n, l| n.checked_mul(l.len() as u64)).unwrap_or(u64::MAX);
         let mine = self.mine.take();
         // Joint moves with our recorded move first, then the others.
@@ -109,11 +92,11 @@ impl<M: StateMachine> Follower<M> {
                 if mine.is_some() && (mine.as_ref() == Some(&guess[self.role])) != ours {
                     continue;
                 }
-                let between = self.m.next_state(&state, &guess)?;
+                let between = self.m.next_state(&self.state, &guess)?;
                 if self.m.is_terminal(&between)? {
                     continue;
                 }
-                if let Ok(moves) = self.read(&between, joint) {
+                if let Ok(moves) = read(&mut self.m, &between, joint) {
                     self.state = self.m.next_state(&between, &moves)?;
                     return Ok(vec![guess, moves]);
                 }
@@ -142,6 +125,22 @@ impl<M: StateMachine> Follower<M> {
         self.step(last)?;
         self.legal()
     }
+}
+
+/// `joint` as `m`'s moves, if they are legal in `state`.
+fn read<M: StateMachine>(m: &mut M, state: &M::State, joint: &[String]) -> Result<Vec<M::Move>, PlayerError> {
+    let roles = m.roles().len();
+    if joint.len() != roles {
+        return Err(PlayerError::BadMove(format!("{} moves for {roles} roles: {}", joint.len(), joint.join(" "))));
+    }
+    let mut moves = Vec::with_capacity(roles);
+    for (r, text) in joint.iter().enumerate() {
+        let name = canonical_move(text)?;
+        let legal = m.legal_moves(state, r)?;
+        let mv = legal.into_iter().find(|mv| m.format_move(mv) == name);
+        moves.push(mv.ok_or(PlayerError::BadMove(text.clone()))?);
+    }
+    Ok(moves)
 }
 
 /// Answers at once, without searching: a uniformly random legal move (`random`), or the first
