@@ -135,6 +135,24 @@ impl Net {
         c
     }
 
+    /// The base propositions (indices into [`Net::bases`]) that the nodes `roots` read, directly
+    /// or through gates, ascending.
+    pub fn bases_read(&self, roots: impl IntoIterator<Item = NodeId>) -> Vec<usize> {
+        let mut seen = vec![false; self.kinds.len()];
+        let mut stack: Vec<NodeId> = roots.into_iter().collect();
+        let mut bases = Vec::new();
+        while let Some(n) = stack.pop() {
+            if !std::mem::replace(&mut seen[n as usize], true) {
+                if let Kind::Base(b) = self.kinds[n as usize] {
+                    bases.push(b as usize);
+                }
+                stack.extend(self.inputs[n as usize].iter().copied());
+            }
+        }
+        bases.sort_unstable();
+        bases
+    }
+
     /// Every node the outputs (next, legal, goal, terminal) depend on, as a mask.
     pub fn needed(&self) -> Vec<bool> {
         let mut needed = vec![false; self.kinds.len()];

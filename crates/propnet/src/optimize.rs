@@ -173,15 +173,28 @@ pub fn optimize(net: &Net) -> (Net, OptimizeStats) {
 /// exactly (no reachability). Base and move indices are unchanged, so states and moves of `net`
 /// fit it; for looking ahead at a few propositions without propagating the whole net.
 pub fn cut_to_next(net: &Net, keep: &[usize]) -> Net {
+    cut(net, keep, false)
+}
+
+/// `net` cut down to what its goals and terminal read (no legal move, no next value), exactly;
+/// for judging states that differ from one another in a few bases at a small cost.
+pub fn cut_to_outcome(net: &Net) -> Net {
+    cut(net, &[], true)
+}
+
+/// `net` with only the next values of `keep` and, if `outcome`, the goals and terminal left.
+fn cut(net: &Net, keep: &[usize], outcome: bool) -> Net {
     let mut cut = net.clone();
     let never = cut.add(Kind::Const(false), Vec::new(), None);
     for m in &mut cut.moves {
         m.legal = never;
     }
-    for g in cut.goals.iter_mut().flatten() {
-        g.1 = never;
+    if !outcome {
+        for g in cut.goals.iter_mut().flatten() {
+            g.1 = never;
+        }
+        cut.terminal = never;
     }
-    cut.terminal = never;
     for (i, b) in cut.bases.iter_mut().enumerate() {
         if !keep.contains(&i) {
             b.next = never;

@@ -39,6 +39,12 @@ impl PropnetState {
         self.0.iter().enumerate().flat_map(|(k, &w)| super::batch::bits(w).map(move |b| k * 64 + b))
     }
 
+    /// Makes base proposition `i` (below the net's base count, or this panics) true or false.
+    pub fn set(&mut self, i: usize, on: bool) {
+        let w = &mut self.0[i / 64];
+        *w = *w & !(1 << (i % 64)) | (on as u64) << (i % 64);
+    }
+
     /// The words of the bitset.
     pub fn words(&self) -> &[u64] {
         &self.0

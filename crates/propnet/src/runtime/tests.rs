@@ -324,3 +324,46 @@ fn lookahead_reads_what_next_state_computes() {
         }
     }
 }
+
+#[test]
+fn outcome_net_judges_states_as_the_whole_net_does() {
+    use machine::StateMachine;
+    use rand::{Rng, SeedableRng};
+    for name in ["tictactoe", "connectfour", "buttonsandlights"] {
+        let game = games::find(name).expect("bundled");
+        let (desc, _) = gdl::load(game.file, game.text).expect("valid");
+        let net = crate::optimize::optimize(&crate::build(&desc, &Default::default()).expect("builds")).0;
+        let read = net.bases_read(net.goals.iter().flatten().map(|&(_, n)| n).chain([net.terminal]));
+        assert!(!read.is_empty() && read.windows(2).all(|w| w[0] < w[1]), "{name}: {read:?}");
+        let mut m = super::PropnetMachine::new(&net);
+        let mut judge = super::PropnetMachine::new(&crate::optimize::cut_to_outcome(&net));
+        assert!(judge.legal_moves(&m.initial_state(), 0).unwrap().is_empty(), "{name}: nothing legal on the cut net");
+        let mut rng = rand::rngs::SmallRng::seed_from_u64(5);
+        let roles = m.roles().len();
+        for _ in 0..20 {
+            let mut state = m.initial_state();
+            loop {
+                // Bases the outcome does not read may be anything: the judgement stays.
+                let mut noisy = state.clone();
+                for b in (0..m.program().base_count()).filter(|b| read.binary_search(b).is_err()) {
+                    noisy.set(b, rng.random());
+                }
+                let terminal = m.is_terminal(&state).unwrap();
+                assert_eq!(judge.is_terminal(&noisy).unwrap(), terminal, "{name}");
+                for r in 0..roles {
+                    assert_eq!(judge.goal_values(&noisy, r).unwrap(), m.goal_values(&state, r).unwrap(), "{name}");
+                }
+                if terminal {
+                    break;
+                }
+                let joint: Vec<u32> = (0..roles)
+                    .map(|r| {
+                        let l = m.legal_moves(&state, r).unwrap();
+                        l[rng.random_range(0..l.len())]
+                    })
+                    .collect();
+                state = m.next_state(&state, &joint).unwrap();
+            }
+        }
+    }
+}

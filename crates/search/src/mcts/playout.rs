@@ -26,22 +26,29 @@ pub(super) struct Outcome {
     pub moves: Vec<u32>,
 }
 
-/// What the search uses of the analysis: the goal latches, and the game's net cut down to the
-/// next values of their bases, on which playouts look a move ahead at a small cost.
+/// What the search uses of the analysis: the goal latches, and two cut-down copies of the
+/// game's net on which playouts look a move ahead at a small cost — one computing the next
+/// values of the latch bases and of the bases the goals and terminal read, one judging a state
+/// from those.
 #[derive(Debug)]
 pub struct Guide {
     goals: GoalLatches,
-    /// The latch bases, whose next values each candidate move is looked at for.
+    /// The bases whose next values each candidate move is looked at for, ascending.
     watch: Vec<usize>,
     next: Arc<Program>,
+    outcome: Arc<Program>,
 }
 
 impl Guide {
     /// The guide given by `goals`, the goal latches of `net`.
     pub fn new(net: &Net, goals: GoalLatches) -> Guide {
-        let watch = goals.bases();
+        let mut watch = goals.bases();
+        watch.extend(net.bases_read(net.goals.iter().flatten().map(|&(_, n)| n).chain([net.terminal])));
+        watch.sort_unstable();
+        watch.dedup();
         let next = Arc::new(Program::new(&propnet::optimize::cut_to_next(net, &watch)));
-        Guide { goals, watch, next }
+        let outcome = Arc::new(Program::new(&propnet::optimize::cut_to_outcome(net)));
+        Guide { goals, watch, next, outcome }
     }
 
     /// The goal latches.
@@ -79,8 +86,8 @@ impl Settings {
 pub(super) struct Worker {
     pub machine: PropnetMachine,
     pub rng: SmallRng,
-    /// A machine over the guide's cut net, made at the first guided playout.
-    pub lookahead: Option<PropnetMachine>,
+    /// Machines over the guide's two cut nets, made at the first guided playout.
+    pub lookahead: Option<(PropnetMachine, PropnetMachine)>,
 }
 
 impl Worker {
@@ -114,13 +121,17 @@ impl Worker {
     }
 
     /// Random play from `start` where each role, given the others' random moves, looks one move
-    /// ahead at the goal latches: it never plays a move that lowers its highest achievable score
-    /// while it has another, and always plays one that raises its lowest when it can (Sancho's
-    /// crude but effective weighting: a king that can be captured is captured). A state whose
-    /// scores the latches decide ends the playout.
+    /// ahead at the goal latches and the game's end: it never plays a move that lowers its
+    /// highest achievable score while it has another, and always plays one that raises its
+    /// lowest when it can (Sancho's crude but effective weighting: a king that can be captured
+    /// is captured), best of all one that secures its highest (a winning move is played). A
+    /// state whose scores the latches decide ends the playout.
     fn guided(&mut self, start: &PropnetState, guide: &Guide, s: &Settings) -> Result<Option<Outcome>, MachineError> {
         let m = &mut self.machine;
-        let look = self.lookahead.get_or_insert_with(|| PropnetMachine::from_program(Arc::clone(&guide.next)));
+        let (look, judge) = self.lookahead.get_or_insert_with(|| {
+            let machine = |p: &Arc<Program>| PropnetMachine::from_program(Arc::clone(p));
+            (machine(&guide.next), machine(&guide.outcome))
+        });
         let goals = &guide.goals;
         let roles = m.roles().len();
         let mut state = start.clone();
@@ -128,7 +139,7 @@ impl Worker {
         let mut joint = vec![0u32; roles];
         let mut legal: Vec<Vec<u32>> = vec![Vec::new(); roles];
         let mut bits = Vec::new();
-        let mut after = Vec::new();
+        let mut after = start.clone();
         let w = guide.watch.len().div_ceil(64);
         let mut steps = 0u32;
         loop {
@@ -155,8 +166,7 @@ impl Worker {
             for (r, l) in legal.iter().enumerate().filter(|(_, l)| l.len() > 1) {
                 let now = goals.range(state.words(), r);
                 look.lookahead(&state, &joint, r, l, &guide.watch, &mut bits);
-                after.clear();
-                after.extend_from_slice(state.words());
+                after.clone_from(&state);
                 let (mut best, mut ties, mut last) = (i8::MIN, 0u32, 0);
                 for (k, &mv) in l.iter().enumerate() {
                     let seen = &bits[k * w..(k + 1) * w];
@@ -165,10 +175,15 @@ impl Worker {
                         last
                     } else {
                         for (j, &b) in guide.watch.iter().enumerate() {
-                            let on = seen[j / 64] >> (j % 64) & 1;
-                            after[b / 64] = after[b / 64] & !(1 << (b % 64)) | on << (b % 64);
+                            after.set(b, seen[j / 64] >> (j % 64) & 1 == 1);
                         }
-                        tier(now, goals.range(&after, r))
+                        let then = if judge.is_terminal(&after)? {
+                            let v = score(&judge.goal(&after, r)) as u32;
+                            Some(ScoreRange { min: v, max: v })
+                        } else {
+                            goals.range(after.words(), r)
+                        };
+                        tier(now, then)
                     };
                     last = tier;
                     if tier > best {
@@ -192,11 +207,14 @@ impl Worker {
 }
 
 /// How a playout ranks a move by the mover's achievable range before it (`now`) and after it:
-/// below the rest if it lowers the maximum, above them if it raises the minimum.
+/// below the rest if it lowers the maximum, above them if it raises the minimum, and highest if
+/// it secures the maximum.
 fn tier(now: Option<ScoreRange>, after: Option<ScoreRange>) -> i8 {
     let (Some(now), Some(after)) = (now, after) else { return if after.is_none() { -1 } else { 0 } };
     if after.max < now.max {
         -1
+    } else if after.min >= now.max && after.min > now.min {
+        2
     } else if after.min > now.min {
         1
     } else {
@@ -207,4 +225,27 @@ fn tier(now: Option<ScoreRange>, after: Option<ScoreRange>) -> i8 {
 /// Every role's score in `state` (0 where the rules give no single value).
 pub(super) fn scores(m: &mut PropnetMachine, state: &PropnetState) -> Vec<u8> {
     (0..m.roles().len()).map(|r| score(&m.goal(state, r))).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn range(min: u32, max: u32) -> Option<ScoreRange> {
+        Some(ScoreRange { min, max })
+    }
+
+    #[test]
+    fn a_move_is_ranked_by_what_it_does_to_the_movers_range() {
+        let open = range(0, 100);
+        assert_eq!(tier(open, range(0, 100)), 0, "nothing changes");
+        assert_eq!(tier(open, range(0, 50)), -1, "the best is lost");
+        assert_eq!(tier(open, None), -1, "nothing is left");
+        assert_eq!(tier(open, range(50, 100)), 1, "a floor is gained");
+        assert_eq!(tier(open, range(100, 100)), 2, "the best is secured (a win)");
+        assert_eq!(tier(range(50, 100), range(100, 100)), 2);
+        assert_eq!(tier(range(50, 100), range(50, 50)), -1, "a draw given away");
+        assert_eq!(tier(range(50, 50), range(50, 50)), 0, "a decided score stays decided");
+        assert_eq!(tier(None, range(0, 100)), 0);
+    }
 }
