@@ -11,9 +11,16 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// The corpus games measured (stems of `../shared/games/*.kif`) and iterations per sample.
-/// escortLatch is breakthrough with kings, and goal latches (Sancho's example).
-const GAMES: &[(&str, u64)] =
-    &[("ticTacToe", 2_000), ("connectFour", 2_000), ("breakthrough", 500), ("escortLatch", 200)];
+/// escortLatch is breakthrough with kings, and goal latches (Sancho's example); alquerque and
+/// skirmish have goal latches too, skirmish a terminal that reads the whole board.
+const GAMES: &[(&str, u64)] = &[
+    ("ticTacToe", 2_000),
+    ("connectFour", 2_000),
+    ("breakthrough", 500),
+    ("escortLatch", 200),
+    ("alquerque", 200),
+    ("skirmish", 200),
+];
 
 fn iterations(c: &mut Criterion) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/games");

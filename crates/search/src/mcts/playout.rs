@@ -26,28 +26,35 @@ pub(super) struct Outcome {
     pub moves: Vec<u32>,
 }
 
-/// What the search uses of the analysis: the goal latches, and two cut-down copies of the
-/// game's net on which playouts look a move ahead at a small cost — one computing the next
-/// values of the latch bases and of the bases the goals and terminal read, one judging a state
-/// from those.
+/// What the search uses of the analysis: the goal latches, and cut-down copies of the game's
+/// net on which playouts look a move ahead at a small cost — one computing the next values of
+/// the latch bases (and of the bases the goals and terminal read, when those are few), one
+/// judging whether a state so computed ends the game and how.
 #[derive(Debug)]
 pub struct Guide {
     goals: GoalLatches,
     /// The bases whose next values each candidate move is looked at for, ascending.
     watch: Vec<usize>,
     next: Arc<Program>,
-    outcome: Arc<Program>,
+    /// The net cut down to its goals and terminal, if the lookahead watches what they read.
+    outcome: Option<Arc<Program>>,
 }
 
 impl Guide {
     /// The guide given by `goals`, the goal latches of `net`.
     pub fn new(net: &Net, goals: GoalLatches) -> Guide {
         let mut watch = goals.bases();
-        watch.extend(net.bases_read(net.goals.iter().flatten().map(|&(_, n)| n).chain([net.terminal])));
-        watch.sort_unstable();
-        watch.dedup();
+        let ends = net.bases_read(net.goals.iter().flatten().map(|&(_, n)| n).chain([net.terminal]));
+        // Where the end reads a few bases (a king on the last rank, a step counter), finding a
+        // winning move costs little; where it reads the whole board (no piece or no legal move
+        // left), every candidate costs about a full step (skirmish: 8 times fewer iterations).
+        let outcome = (ends.len() * 4 <= net.bases.len()).then(|| {
+            watch.extend(ends);
+            watch.sort_unstable();
+            watch.dedup();
+            Arc::new(Program::new(&propnet::optimize::cut_to_outcome(net)))
+        });
         let next = Arc::new(Program::new(&propnet::optimize::cut_to_next(net, &watch)));
-        let outcome = Arc::new(Program::new(&propnet::optimize::cut_to_outcome(net)));
         Guide { goals, watch, next, outcome }
     }
 
@@ -86,8 +93,8 @@ impl Settings {
 pub(super) struct Worker {
     pub machine: PropnetMachine,
     pub rng: SmallRng,
-    /// Machines over the guide's two cut nets, made at the first guided playout.
-    pub lookahead: Option<(PropnetMachine, PropnetMachine)>,
+    /// Machines over the guide's cut nets, made at the first guided playout.
+    pub lookahead: Option<(PropnetMachine, Option<PropnetMachine>)>,
 }
 
 impl Worker {
@@ -121,16 +128,16 @@ impl Worker {
     }
 
     /// Random play from `start` where each role, given the others' random moves, looks one move
-    /// ahead at the goal latches and the game's end: it never plays a move that lowers its
-    /// highest achievable score while it has another, and always plays one that raises its
-    /// lowest when it can (Sancho's crude but effective weighting: a king that can be captured
-    /// is captured), best of all one that secures its highest (a winning move is played). A
-    /// state whose scores the latches decide ends the playout.
+    /// ahead at the goal latches and, where that is cheap, the game's end: it never plays a move
+    /// that lowers its highest achievable score while it has another, and always plays one that
+    /// raises its lowest when it can (Sancho's crude but effective weighting: a king that can be
+    /// captured is captured), best of all one that secures its highest (a winning move). A state
+    /// whose scores the latches decide ends the playout.
     fn guided(&mut self, start: &PropnetState, guide: &Guide, s: &Settings) -> Result<Option<Outcome>, MachineError> {
         let m = &mut self.machine;
         let (look, judge) = self.lookahead.get_or_insert_with(|| {
             let machine = |p: &Arc<Program>| PropnetMachine::from_program(Arc::clone(p));
-            (machine(&guide.next), machine(&guide.outcome))
+            (machine(&guide.next), guide.outcome.as_ref().map(machine))
         });
         let goals = &guide.goals;
         let roles = m.roles().len();
@@ -177,12 +184,14 @@ impl Worker {
                         for (j, &b) in guide.watch.iter().enumerate() {
                             after.set(b, seen[j / 64] >> (j % 64) & 1 == 1);
                         }
-                        let then = if judge.is_terminal(&after)? {
-                            let v = score(&judge.goal(&after, r)) as u32;
-                            Some(ScoreRange { min: v, max: v })
-                        } else {
-                            goals.range(after.words(), r)
-                        };
+                        let mut ended = None;
+                        if let Some(j) = judge.as_mut() {
+                            if j.is_terminal(&after)? {
+                                ended = Some(score(&j.goal(&after, r)) as u32);
+                            }
+                        }
+                        let then = ended
+                            .map_or_else(|| goals.range(after.words(), r), |v| Some(ScoreRange { min: v, max: v }));
                         tier(now, then)
                     };
                     last = tier;
