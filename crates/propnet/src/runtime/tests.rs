@@ -238,6 +238,13 @@ proptest! {
     }
 }
 
+/// The optimised net of a bundled game.
+fn bundled(name: &str) -> Net {
+    let game = games::find(name).expect("bundled");
+    let (desc, _) = gdl::load(game.file, game.text).expect("valid");
+    crate::optimize::optimize(&crate::build(&desc, &Default::default()).expect("builds")).0
+}
+
 #[test]
 fn shared_program_and_machines_cross_threads() {
     fn send_sync<T: Send + Sync>() {}
@@ -251,9 +258,7 @@ fn shared_program_and_machines_cross_threads() {
 fn playouts_from_several_states_each_start_in_their_own() {
     use machine::StateMachine;
     use rand::SeedableRng;
-    let game = games::find("tictactoe").expect("bundled");
-    let (desc, _) = gdl::load(game.file, game.text).expect("valid");
-    let net = crate::optimize::optimize(&crate::build(&desc, &Default::default()).expect("builds")).0;
+    let net = bundled("tictactoe");
     let mut m = super::PropnetMachine::new(&net);
     let mut rng = rand::rngs::SmallRng::seed_from_u64(3);
     let initial = m.initial_state();
@@ -282,9 +287,7 @@ fn lookahead_reads_what_next_state_computes() {
     use machine::StateMachine;
     use rand::{Rng, SeedableRng};
     for name in ["tictactoe", "connectfour", "buttonsandlights"] {
-        let game = games::find(name).expect("bundled");
-        let (desc, _) = gdl::load(game.file, game.text).expect("valid");
-        let net = crate::optimize::optimize(&crate::build(&desc, &Default::default()).expect("builds")).0;
+        let net = bundled(name);
         let mut m = super::PropnetMachine::new(&net);
         let mut rng = rand::rngs::SmallRng::seed_from_u64(11);
         // Every base watched, across a word boundary when the game has more than 64.
@@ -330,9 +333,7 @@ fn outcome_net_judges_states_as_the_whole_net_does() {
     use machine::StateMachine;
     use rand::{Rng, SeedableRng};
     for name in ["tictactoe", "connectfour", "buttonsandlights"] {
-        let game = games::find(name).expect("bundled");
-        let (desc, _) = gdl::load(game.file, game.text).expect("valid");
-        let net = crate::optimize::optimize(&crate::build(&desc, &Default::default()).expect("builds")).0;
+        let net = bundled(name);
         let read = net.bases_read(net.goals.iter().flatten().map(|&(_, n)| n).chain([net.terminal]));
         assert!(!read.is_empty() && read.windows(2).all(|w| w[0] < w[1]), "{name}: {read:?}");
         let mut m = super::PropnetMachine::new(&net);
