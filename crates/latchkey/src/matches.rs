@@ -39,7 +39,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let loaded = game::load(&args.game)?;
     // The propnet's error already says why; a context would repeat its source.
     let net = build_propnet(&loaded).map_err(|e| anyhow!("cannot play {} without a propnet: {e}", loaded.name))?;
-    let game = Arc::new(Game::new(loaded.name, loaded.text, net));
+    let game = Arc::new(Game::new(loaded.name, loaded.text, loaded.desc, net));
     let mut players = args
         .players
         .iter()

@@ -73,7 +73,7 @@ impl Handler for Served {
         let build_by = Instant::now() + deadline.saturating_duration_since(Instant::now()).mul_f64(0.6);
         self.playing = Some(match build_propnet_by(&desc, build_by) {
             Ok(net) => {
-                let game = Arc::new(Game::new(label, start.rules.clone(), net));
+                let game = Arc::new(Game::new(label, start.rules.clone(), desc, net));
                 let info = MatchInfo {
                     id: start.id.clone(),
                     game,

@@ -202,10 +202,9 @@ fn goal_evaluator(game: &Game, _deadline: Instant) -> Box<dyn Evaluator + Send> 
 /// values where the goal formulas cannot be instantiated by the deadline.
 fn fuzzy_evaluator(game: &Game, deadline: Instant) -> Box<dyn Evaluator + Send> {
     let limits = propnet::Limits { deadline: Some(deadline), ..propnet::Limits::default() };
-    let fuzzy = gdl::parse(&game.name, &game.rules).ok().and_then(|desc| {
-        let formulas = heuristic::Formulas::new(&desc, &game.net, &limits).ok()?;
-        heuristic::FuzzyGoals::compile(&formulas, &heuristic::Params::default()).ok()
-    });
+    let fuzzy = heuristic::Formulas::new(&game.desc, &game.net, &limits)
+        .ok()
+        .and_then(|formulas| heuristic::FuzzyGoals::compile(&formulas, &heuristic::Params::default()).ok());
     match fuzzy {
         Some(fuzzy) => Box::new(Fuzzy(fuzzy)),
         None => goal_evaluator(game, deadline),

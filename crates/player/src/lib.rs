@@ -29,6 +29,8 @@ pub struct Game {
     pub name: String,
     /// The GDL rules as KIF text.
     pub rules: String,
+    /// The rules parsed and validated.
+    pub desc: gdl::Description,
     /// The optimised propnet.
     pub net: Arc<Net>,
     /// The net compiled for the runtime.
@@ -36,10 +38,11 @@ pub struct Game {
 }
 
 impl Game {
-    /// A game named `name` with the GDL text `rules` whose optimised propnet is `net`.
-    pub fn new(name: String, rules: String, net: Net) -> Game {
+    /// A game named `name` with the GDL text `rules`, parsed as `desc`, whose optimised propnet
+    /// is `net`.
+    pub fn new(name: String, rules: String, desc: gdl::Description, net: Net) -> Game {
         let program = Arc::new(Program::new(&net));
-        Game { name, rules, net: Arc::new(net), program }
+        Game { name, rules, desc, net: Arc::new(net), program }
     }
 
     /// A fresh state machine over the shared program.

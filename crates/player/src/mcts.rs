@@ -207,12 +207,10 @@ impl Thinker {
 }
 
 /// The search's guide from the analysis' goal latches for `info`'s game, searched for until
-/// `deadline`; none if the rules do not load or no latch decides a goal (the search then runs
-/// without them).
+/// `deadline`; none if no latch decides a goal (the search then runs without them).
 fn guide(info: &MatchInfo, deadline: Instant) -> Option<Arc<Guide>> {
-    let (desc, _) = gdl::load(&info.game.name, &info.game.rules).ok()?;
     let options = analysis::Options { deadline: Some(deadline), ..analysis::Options::default() };
-    let goals = Analysis::run(&info.game.net, &desc, &options, &mut |_| {}).goals;
+    let goals = Analysis::run(&info.game.net, &info.game.desc, &options, &mut |_| {}).goals;
     (!goals.is_empty()).then(|| Arc::new(Guide::new(&info.game.net, goals)))
 }
 

@@ -11,7 +11,7 @@ fn game_of(name: &str, text: &str, deadline: Option<Instant>) -> Result<Game, St
     let (desc, _) = gdl::load(name, text).map_err(|e| e.to_string())?;
     let limits = propnet::Limits { deadline, ..propnet::Limits::default() };
     let net = propnet::build(&desc, &limits).map_err(|e| e.to_string())?;
-    Ok(Game::new(name.to_owned(), text.to_owned(), propnet::optimize::optimize(&net).0))
+    Ok(Game::new(name.to_owned(), text.to_owned(), desc, propnet::optimize::optimize(&net).0))
 }
 
 fn bundled(name: &str) -> Arc<Game> {
@@ -85,7 +85,8 @@ impl Player for Unruly {
 fn faults_are_recorded_and_replaced_and_the_match_goes_on() {
     let game = bundled("tictactoe");
     let mut players: Vec<Box<dyn Player>> = vec![Box::new(Unruly { turn: 0 }), create("legal", 1).unwrap()];
-    let clocks = Clocks { start: Duration::from_millis(50), play: Duration::from_millis(50) };
+    // A clock long enough that only the deliberately late answers are late on a loaded machine.
+    let clocks = Clocks { start: Duration::from_millis(500), play: Duration::from_millis(500) };
     let series =
         run_series(&game, &mut players, SeriesOptions { games: 1, clocks, seed: 1 }, &mut |_| {}).expect("plays");
     let record = &series.matches[0];

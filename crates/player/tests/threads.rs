@@ -17,7 +17,7 @@ fn search_threads_end_with_their_matches() {
     let g = games::find("tictactoe").expect("bundled");
     let (desc, _) = gdl::load(g.name, g.text).expect("valid");
     let net = propnet::optimize::optimize(&propnet::build(&desc, &propnet::Limits::default()).expect("builds")).0;
-    let game = Arc::new(Game::new(g.name.to_owned(), g.text.to_owned(), net));
+    let game = Arc::new(Game::new(g.name.to_owned(), g.text.to_owned(), desc, net));
     let clocks = Clocks { start: Duration::from_millis(200), play: Duration::from_millis(50) };
     let mut players = vec![create("mcts", 1).unwrap(), create("mcts-plain", 2).unwrap()];
     run_series(&game, &mut players, SeriesOptions { games: 6, clocks, seed: 1 }, &mut |_| {}).expect("plays");
