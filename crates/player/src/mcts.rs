@@ -9,8 +9,7 @@
 //! called in when the playouts have not found the game's best score by the time the start clock
 //! is partly used.
 
-use crate::Follower;
-use crate::{MatchInfo, Player, PlayerError};
+use crate::{Follower, MatchInfo, Player, PlayerError};
 use analysis::{Analysis, GoalLatches};
 use machine::StateMachine;
 use search::mcts::{Config, Guide, Mcts, Plan};

@@ -146,6 +146,9 @@ impl Worker {
         let mut joint = vec![0u32; roles];
         let mut legal: Vec<Vec<u32>> = vec![Vec::new(); roles];
         let mut bits = Vec::new();
+        // A candidate's next state as far as the ranking reads it: the latch bases and, with a
+        // judge, the bases the end reads, all watched and all set for every candidate ranked,
+        // so the other bits need not follow the playout.
         let mut after = start.clone();
         let w = guide.watch.len().div_ceil(64);
         let mut steps = 0u32;
@@ -173,11 +176,10 @@ impl Worker {
             for (r, l) in legal.iter().enumerate().filter(|(_, l)| l.len() > 1) {
                 let now = goals.range(state.words(), r);
                 look.lookahead(&state, &joint, r, l, &guide.watch, &mut bits);
-                after.clone_from(&state);
                 let (mut best, mut ties, mut last) = (i8::MIN, 0u32, 0);
                 for (k, &mv) in l.iter().enumerate() {
                     let seen = &bits[k * w..(k + 1) * w];
-                    // Most moves change no latch: rank only a pattern not seen just before.
+                    // Most moves change no watched base: rank only a pattern not seen just before.
                     let tier = if k > 0 && seen == &bits[(k - 1) * w..k * w] {
                         last
                     } else {
