@@ -4,6 +4,7 @@
 mod ast;
 mod normal;
 mod parse;
+mod strata;
 mod symbol;
 pub mod terms;
 mod validate;

@@ -8,6 +8,7 @@ use crate::symbol::Sym;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::VecDeque;
 use std::fmt;
+use std::hash::Hash;
 use std::sync::Arc;
 
 /// How bad a problem is: errors make the rules unplayable, warnings are likely mistakes.
@@ -240,24 +241,26 @@ impl Validator<'_> {
         }
     }
 
-    /// No relation may depend negatively on itself, directly or through a cycle.
+    /// No atom may depend on its own negation, directly or through a cycle. Checked on relations
+    /// first; where a relation depends negatively on itself, on atoms ([`crate::strata`]).
     fn check_stratification(&mut self, graph: &Graph) {
+        let mut suspect = Vec::new();
         for rule in &self.desc.rules {
-            for (lit, pos) in rule.body.iter().zip(&rule.body_pos) {
-                let mut bad = Vec::new();
+            for lit in &rule.body {
                 lit.for_each_atom(true, &mut |a, positive| {
-                    if !positive && graph.same_scc(rule.head.rel, a.rel) {
-                        bad.push(a.rel);
+                    if !positive && graph.same_scc(rule.head.rel, a.rel) && !suspect.contains(&a.rel) {
+                        suspect.push(a.rel);
                     }
                 });
-                for rel in bad {
-                    let msg = format!(
-                        "negation is not stratified: '{}' depends on 'not {rel}', and '{rel}' depends on '{}' again",
-                        rule.head.rel, rule.head.rel
-                    );
-                    self.error(*pos, rule, msg);
-                }
             }
+        }
+        if suspect.is_empty() {
+            return;
+        }
+        if let Some(cycle) = crate::strata::negative_cycle(self.desc, |a, b| graph.same_scc(a, b), &suspect) {
+            let rule = &self.desc.rules[cycle.rule];
+            let msg = format!("negation is not stratified: {}", cycle.describe());
+            self.error(rule.body_pos[cycle.literal], rule, msg);
         }
     }
 
@@ -440,30 +443,30 @@ impl Graph {
 
 /// Tarjan's algorithm; returns a component number for every node that lies on a cycle
 /// (nodes outside any cycle get no entry, so `same_scc` is false for them).
-fn strongly_connected(edges: &FxHashMap<Sym, Vec<Sym>>) -> FxHashMap<Sym, usize> {
-    struct State<'a> {
-        edges: &'a FxHashMap<Sym, Vec<Sym>>,
-        index: FxHashMap<Sym, usize>,
-        low: FxHashMap<Sym, usize>,
-        stack: Vec<Sym>,
-        on_stack: FxHashSet<Sym>,
-        result: FxHashMap<Sym, usize>,
+pub(crate) fn strongly_connected<N: Copy + Eq + Hash + Ord>(edges: &FxHashMap<N, Vec<N>>) -> FxHashMap<N, usize> {
+    struct State<'a, N> {
+        edges: &'a FxHashMap<N, Vec<N>>,
+        index: FxHashMap<N, usize>,
+        low: FxHashMap<N, usize>,
+        stack: Vec<N>,
+        on_stack: FxHashSet<N>,
+        result: FxHashMap<N, usize>,
         components: usize,
     }
-    fn enter(s: &mut State, v: Sym) {
+    fn enter<N: Copy + Eq + Hash>(s: &mut State<N>, v: N) {
         let i = s.index.len();
         s.index.insert(v, i);
         s.low.insert(v, i);
         s.stack.push(v);
         s.on_stack.insert(v);
     }
-    fn lower(s: &mut State, v: Sym, to: usize) {
+    fn lower<N: Copy + Eq + Hash>(s: &mut State<N>, v: N, to: usize) {
         let lv = s.low.get_mut(&v).expect("visited");
         *lv = (*lv).min(to);
     }
     /// Tarjan's depth-first search from `root`, with an explicit stack of (node, next edge)
     /// instead of recursion: a long chain of relations must not overflow the call stack.
-    fn visit(s: &mut State, root: Sym) {
+    fn visit<N: Copy + Eq + Hash>(s: &mut State<N>, root: N) {
         enter(s, root);
         let mut calls = vec![(root, 0)];
         while let Some((v, next)) = calls.pop() {
@@ -486,7 +489,7 @@ fn strongly_connected(edges: &FxHashMap<Sym, Vec<Sym>>) -> FxHashMap<Sym, usize>
             finish(s, v);
         }
     }
-    fn finish(s: &mut State, v: Sym) {
+    fn finish<N: Copy + Eq + Hash>(s: &mut State<N>, v: N) {
         if s.low[&v] == s.index[&v] {
             let mut members = Vec::new();
             while let Some(w) = s.stack.pop() {
@@ -514,7 +517,7 @@ fn strongly_connected(edges: &FxHashMap<Sym, Vec<Sym>>) -> FxHashMap<Sym, usize>
         result: FxHashMap::default(),
         components: 0,
     };
-    let mut nodes: Vec<Sym> = edges.keys().copied().collect();
+    let mut nodes: Vec<N> = edges.keys().copied().collect();
     nodes.sort();
     for v in nodes {
         if !s.index.contains_key(&v) {
@@ -560,8 +563,38 @@ mod tests {
     fn unstratified_negation() {
         let e = errors("(<= (q ?x) (s ?x) (not (t ?x)))\n(<= (t ?x) (s ?x) (q ?x))\n(s a)");
         assert_eq!(e.len(), 1, "{e:?}");
-        assert!(e[0].contains("g.kif:7:19: error: negation is not stratified: 'q' depends on 'not t'"), "{}", e[0]);
+        assert!(
+            e[0].contains(
+                "g.kif:7:19: error: negation is not stratified: (q ?x) depends on not (t ?x), (t ?x) depends on \
+                 (q ?x) again"
+            ),
+            "{}",
+            e[0]
+        );
         assert!(errors("(<= (q ?x) (s ?x) (not (t ?x)))\n(<= (t ?x) (s ?x))\n(s a)").is_empty());
+    }
+
+    #[test]
+    fn negation_of_another_atom_of_the_same_relation_is_stratified() {
+        // As published games write their goals: a relation negating itself, but no atom.
+        let goals = "(<= (goal ?r 0) (role ?r) (not (goal ?r 100)) (not (goal ?r 50)))
+            (<= (goal ?r 100) (role ?r) (true win))
+            (<= (goal ?r 50) (role ?r) (true draw))";
+        assert!(errors(goals).is_empty(), "{:?}", errors(goals));
+        let chain = "(<= (goal robot 100) (not (goal robot 0)))\n(<= (goal robot 0) (true lost))";
+        assert!(errors(chain).is_empty(), "{:?}", errors(chain));
+    }
+
+    #[test]
+    fn a_ground_atom_negating_itself_is_named() {
+        let e = errors("(<= (p a) (s a) (not (p b)))\n(<= (p b) (p c))\n(<= (p c) (not (p a)))\n(s a)");
+        assert_eq!(e.len(), 1, "{e:?}");
+        let cycle = "(p a) depends on not (p b), (p b) depends on (p c), (p c) depends on not (p a) again";
+        assert!(e[0].contains(&format!("g.kif:7:17: error: negation is not stratified: {cycle}")), "{}", e[0]);
+        // A variable bound to the negated atom's own value makes a cycle too.
+        let e = errors("(<= (p ?x) (s ?x) (not (p a)))\n(s a)");
+        assert_eq!(e.len(), 1, "{e:?}");
+        assert!(e[0].contains("(p ?x) depends on not (p a), which (p ?x) defines"), "{}", e[0]);
     }
 
     #[test]
