@@ -16,11 +16,11 @@ fn every_corpus_game_with_a_propnet_gets_fuzzy_goals_that_mean_its_goals() {
     };
     let mut failures = Vec::new();
     let mut games = 0;
-    for file in machine::shared::files(&shared.join("games"), "kif") {
+    for file in machine::shared::games_with_propnet(&shared) {
         let name = file.file_stem().unwrap_or_default().to_string_lossy().into_owned();
         let text = machine::shared::read_text(&file).expect("readable game");
         let (desc, _) = gdl::load(&name, &text).expect("valid game");
-        let limits = propnet::Limits { deadline: Some(Instant::now() + Duration::from_secs(60)), ..Default::default() };
+        let limits = propnet::Limits { deadline: Some(Instant::now() + Duration::from_secs(30)), ..Default::default() };
         // One grounding serves the net and the formulas (only its relaxed model is read).
         let Ok(grounded) = propnet::ground::ground(&desc, &limits) else { continue };
         let Ok(net) = propnet::build::build(&grounded) else { continue };

@@ -1,6 +1,7 @@
 //! Where the shared test data lives: the public GDL corpus (`games/`) and the recordings of the
-//! reference prover (`reference/`), kept beside the repository in `../shared`. Every crate's tests
-//! and benchmarks find it here, so they agree on where it is and on what happens without it.
+//! reference prover (`reference/`), kept beside the repository in `../shared`, and a wider corpus
+//! of public games laid out the same way in `more/`. Every crate's tests and benchmarks find it
+//! here, so they agree on where it is, on what the corpus is, and on what happens without it.
 
 use std::path::{Path, PathBuf};
 
@@ -15,6 +16,61 @@ pub fn locate(manifest_dir: &str, what: &str) -> Option<PathBuf> {
     eprintln!("WARNING: ../shared (corpus and reference data) not found: {what} NOT checked");
     assert!(std::env::var_os("CI").is_none(), "CI must have ../shared/games and ../shared/reference");
     None
+}
+
+/// The corpora under the shared folder, each with `games/` and `reference/`: the one latchkey
+/// was first built against, and `more/`, public games chosen to stress an engine.
+const CORPORA: [&str; 2] = [".", "more"];
+
+/// The corpus games whose propnet does not build within the grounder's limits, each with what
+/// stops it. Corpus tests of the propnet and of what is built on it skip them by name, rather than
+/// wait out the limits in every test; the propnet's conformance test checks that exactly these
+/// fail, so the list stays true as grounding improves.
+pub const WITHOUT_PROPNET: [(&str, &str); 5] = [
+    ("sudoku", "more than 2M atoms: a ten-argument helper relation over every digit"),
+    ("merrills", "more than 2M atoms"),
+    ("urmAdd", "more than 2M atoms: sum and successor tables"),
+    ("ruleDepthExponential", "more than 2M atoms: a stress test unfolding 2^20 facts"),
+    ("gt_two_thirds_4p", "more than 4M ground rules: the goal joins 101^4 guesses"),
+];
+
+/// Whether the corpus game at `path` is one of [`WITHOUT_PROPNET`].
+pub fn without_propnet(path: &Path) -> bool {
+    let stem = stem(path);
+    WITHOUT_PROPNET.iter().any(|(g, _)| *g == stem)
+}
+
+/// Every corpus game, the first corpus's in name order, then the next's.
+pub fn games(shared: &Path) -> Vec<PathBuf> {
+    CORPORA.iter().flat_map(|c| files(&shared.join(c).join("games"), "kif")).collect()
+}
+
+/// Every corpus game but those [`WITHOUT_PROPNET`]: the games tests of the propnet, and of
+/// everything built on it, run on.
+pub fn games_with_propnet(shared: &Path) -> Vec<PathBuf> {
+    games(shared).into_iter().filter(|g| !without_propnet(g)).collect()
+}
+
+/// Every reference recording with the game it was recorded from, as (recording, game).
+pub fn recordings(shared: &Path) -> Vec<(PathBuf, PathBuf)> {
+    let mut out = Vec::new();
+    for corpus in CORPORA.map(|c| shared.join(c)) {
+        for file in files(&corpus.join("reference"), "jsonl") {
+            let stem = file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+            out.push((file, corpus.join("games").join(format!("{stem}.kif"))));
+        }
+    }
+    out
+}
+
+/// The corpus game called `stem` (its file name without `.kif`), in whichever corpus has it.
+pub fn game(shared: &Path, stem: &str) -> Option<PathBuf> {
+    CORPORA.iter().map(|c| shared.join(c).join("games").join(format!("{stem}.kif"))).find(|p| p.is_file())
+}
+
+/// A game file's name without `.kif`, e.g. `ticTacToe`.
+pub fn stem(path: &Path) -> String {
+    path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
 }
 
 /// The files directly in `dir` whose names end in `.ext`, sorted.

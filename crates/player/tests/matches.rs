@@ -131,7 +131,7 @@ fn alpha_beta_opens_every_corpus_game_with_a_legal_move() {
         return;
     };
     let mut played = 0;
-    for path in machine::shared::files(&shared.join("games"), "kif") {
+    for path in machine::shared::games_with_propnet(&shared) {
         let name = path.file_stem().unwrap().to_string_lossy().into_owned();
         let text = machine::shared::read_text(&path).unwrap();
         let Ok(game) = game_of(&name, &text, Some(Instant::now() + Duration::from_secs(20))) else { continue };

@@ -1,7 +1,7 @@
 //! The propnet machine must agree with the GGP-Base reference prover on every recorded game
 //! whose net builds within 10 s: every state, legal move list, terminal flag, goal value and perft
-//! count in `../shared/reference`. Games whose net does not build are listed (they fall back to
-//! the reasoner); sudoku is expected among them.
+//! count in `../shared/reference` and `../shared/more/reference`. Games whose net does not build
+//! fall back to the reasoner; they must be exactly `machine::shared::WITHOUT_PROPNET`.
 //!
 //! `PROPNET_GAME=stem` restricts the run to one game; `PROPNET_RAW=1` skips the optimiser.
 
@@ -10,15 +10,12 @@ use propnet::runtime::PropnetMachine;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-/// Games the grounder is known to give up on; any other build failure fails the test.
-const EXPECTED_FALLBACKS: &[&str] = &["sudoku"];
-
 /// The game's net, optimised unless `PROPNET_RAW` is set, or why it could not be built. Build
 /// speed is measured by benchmarks, not here: the generous deadline only catches a runaway.
 fn net(path: &Path) -> Result<propnet::Net, propnet::Error> {
     let text = machine::shared::read_text(path).expect("readable game");
     let (desc, _) = gdl::load(&path.display().to_string(), &text).expect("corpus game validates");
-    let limits = propnet::Limits { deadline: Some(Instant::now() + Duration::from_secs(120)), ..Default::default() };
+    let limits = propnet::Limits { deadline: Some(Instant::now() + Duration::from_secs(60)), ..Default::default() };
     let net = propnet::build(&desc, &limits)?;
     if std::env::var_os("PROPNET_RAW").is_some() {
         return Ok(net);
@@ -30,17 +27,17 @@ fn net(path: &Path) -> Result<propnet::Net, propnet::Error> {
 fn propnet_matches_the_reference_prover_on_every_game_that_builds() {
     let Some(shared) = machine::shared::locate(env!("CARGO_MANIFEST_DIR"), "propnet conformance") else { return };
     let only = std::env::var("PROPNET_GAME").ok();
-    let files = machine::shared::files(&shared.join("reference"), "jsonl");
-    assert!(files.len() >= 50, "expected the whole reference set, found {}", files.len());
+    let files = machine::shared::recordings(&shared);
+    assert!(files.len() >= 80, "expected the whole reference set, found {}", files.len());
     let (mut failures, mut fallbacks, mut build_errors) = (Vec::new(), Vec::new(), Vec::new());
     let (mut checked, mut games) = (0, 0);
-    for file in &files {
-        let stem = file.file_stem().expect("stem").to_string_lossy().into_owned();
+    for (file, game) in &files {
+        let stem = machine::shared::stem(game);
         if only.as_ref().is_some_and(|o| *o != stem) {
             continue;
         }
         let start = Instant::now();
-        let net = match net(&shared.join("games").join(format!("{stem}.kif"))) {
+        let net = match net(game) {
             Ok(net) => net,
             Err(e) => {
                 eprintln!("{stem}: no propnet ({e}); falls back to the reasoner");
@@ -62,7 +59,12 @@ fn propnet_matches_the_reference_prover_on_every_game_that_builds() {
         }
     }
     eprintln!("{games} games conformed, {checked} steps checked; fall back to the reasoner: {fallbacks:?}");
-    let unexpected: Vec<&String> = build_errors.iter().filter(|s| !EXPECTED_FALLBACKS.contains(&s.as_str())).collect();
+    let expected: Vec<&str> = machine::shared::WITHOUT_PROPNET.iter().map(|(g, _)| *g).collect();
+    let unexpected: Vec<&String> = build_errors.iter().filter(|s| !expected.contains(&s.as_str())).collect();
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     assert!(unexpected.is_empty(), "nets that no longer build: {unexpected:?}");
+    if only.is_none() {
+        let built: Vec<&&str> = expected.iter().filter(|g| !build_errors.iter().any(|e| e == *g)).collect();
+        assert!(built.is_empty(), "nets that build now, so WITHOUT_PROPNET should lose them: {built:?}");
+    }
 }

@@ -46,8 +46,8 @@ fn games() -> &'static [Game] {
     GAMES.get_or_init(|| {
         let Some(shared) = shared() else { return Vec::new() };
         let only = std::env::var("PROPNET_GAME").ok();
-        let mut files = machine::shared::files(&shared.join("games"), "kif");
-        files.retain(|p| only.as_ref().is_none_or(|o| p.file_stem().is_some_and(|s| s == o.as_str())));
+        let mut files = machine::shared::games_with_propnet(&shared);
+        files.retain(|p| only.as_ref().is_none_or(|o| machine::shared::stem(p) == *o));
         let queue = Mutex::new(files);
         let built = Mutex::new(Vec::new());
         std::thread::scope(|s| {
@@ -66,10 +66,10 @@ fn games() -> &'static [Game] {
 }
 
 fn load(file: &Path) -> Game {
-    let stem = file.file_stem().expect("stem").to_string_lossy().into_owned();
+    let stem = machine::shared::stem(file);
     let text = machine::shared::read_text(file).expect("readable game");
     let (desc, _) = gdl::load(&file.display().to_string(), &text).expect("corpus game validates");
-    let limits = propnet::Limits { deadline: Some(Instant::now() + Duration::from_secs(120)), ..Default::default() };
+    let limits = propnet::Limits { deadline: Some(Instant::now() + Duration::from_secs(30)), ..Default::default() };
     let net = propnet::build(&desc, &limits)
         .map(|net| Arc::new(propnet::optimize::optimize(&net).0))
         .map_err(|e| e.to_string());
@@ -324,7 +324,7 @@ fn depth_charges_replay_on_the_single_state_machine() {
 #[test]
 fn next_state_rejects_illegal_moves_and_wrong_counts() {
     let Some(shared) = shared() else { return };
-    let game = load(&shared.join("games/ticTacToe.kif"));
+    let game = load(&machine::shared::game(&shared, "ticTacToe").expect("ticTacToe"));
     let mut p = PropnetMachine::new(game.net.as_ref().expect("ticTacToe builds"));
     let s = p.initial_state();
     let x = p.legal_moves(&s, 0).expect("legal");

@@ -201,8 +201,10 @@ fn bundled_games() {
     }
 }
 
-fn corpus_dir() -> Option<PathBuf> {
-    machine::shared::locate(env!("CARGO_MANIFEST_DIR"), "optimisation of the corpus games").map(|d| d.join("games"))
+/// Every corpus game, if the corpus is there.
+fn corpus() -> Option<Vec<PathBuf>> {
+    machine::shared::locate(env!("CARGO_MANIFEST_DIR"), "optimisation of the corpus games")
+        .map(|d| machine::shared::games_with_propnet(&d))
 }
 
 fn read_game(f: &Path) -> (String, gdl::Description) {
@@ -214,10 +216,10 @@ fn read_game(f: &Path) -> (String, gdl::Description) {
 
 #[test]
 fn corpus_games() {
-    let Some(dir) = corpus_dir() else { return };
+    let Some(files) = corpus() else { return };
     let start = Instant::now();
     let mut checked = 0;
-    for f in machine::shared::files(&dir, "kif") {
+    for f in files {
         let (name, desc) = read_game(&f);
         // Caps that make the grounder give up early on nets far over the size limit.
         let limits = propnet::Limits {
@@ -258,11 +260,11 @@ fn corpus_games() {
 #[test]
 #[ignore]
 fn corpus_report() {
-    let Some(dir) = corpus_dir() else { return };
+    let Some(files) = corpus() else { return };
     let mut build_total = 0.0;
     let mut opt_total = 0.0;
     let only = std::env::var("GAME").ok();
-    for f in machine::shared::files(&dir, "kif") {
+    for f in files {
         let stem = f.file_stem().map(|s| s.to_string_lossy().into_owned());
         if only.is_some() && stem != only {
             continue;

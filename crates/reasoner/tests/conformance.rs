@@ -1,5 +1,6 @@
 //! The reasoner must agree with the GGP-Base reference prover on every recorded game: every
-//! state, legal move list, terminal flag, goal value and perft count in `../shared/reference`.
+//! state, legal move list, terminal flag, goal value and perft count in `../shared/reference` and
+//! `../shared/more/reference`.
 
 use machine::{conform, ConformOptions};
 use reasoner::Reasoner;
@@ -14,14 +15,14 @@ fn load(path: &Path) -> Reasoner {
 #[test]
 fn reasoner_matches_the_reference_prover_on_every_game() {
     let Some(shared) = machine::shared::locate(env!("CARGO_MANIFEST_DIR"), "reasoner conformance") else { return };
-    let files = machine::shared::files(&shared.join("reference"), "jsonl");
-    assert!(files.len() >= 50, "expected the whole reference set, found {}", files.len());
+    let files = machine::shared::recordings(&shared);
+    assert!(files.len() >= 80, "expected the whole reference set, found {}", files.len());
     let mut failures = Vec::new();
     let mut checked = 0;
-    for file in &files {
-        let stem = file.file_stem().expect("stem").to_string_lossy().into_owned();
+    for (file, game) in &files {
+        let stem = machine::shared::stem(game);
         let reference = machine::reference::load(file).expect("reference parses");
-        let mut m = load(&shared.join("games").join(format!("{stem}.kif")));
+        let mut m = load(game);
         let report = conform(&mut m, &reference, &ConformOptions::default());
         checked += report.steps_checked;
         assert!(report.steps_checked > 0, "{stem}: nothing was compared");

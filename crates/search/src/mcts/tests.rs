@@ -200,7 +200,7 @@ fn advancing_keeps_the_subtree_statistics() {
 fn every_corpus_game_gets_a_legal_move_for_every_role() {
     let Some(shared) = machine::shared::locate(env!("CARGO_MANIFEST_DIR"), "MCTS on the corpus") else { return };
     let mut searched = 0;
-    for file in machine::shared::files(&shared.join("games"), "kif") {
+    for file in machine::shared::games_with_propnet(&shared) {
         let text = machine::shared::read_text(&file).expect("readable game");
         let (desc, _) = gdl::load(&file.display().to_string(), &text).expect("valid game");
         // Games whose nets take long to build are left to the propnet's own tests (the limit is

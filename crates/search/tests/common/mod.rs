@@ -21,7 +21,7 @@ pub fn load(file: &str, text: &str) -> (Description, Result<Net, propnet::Error>
 pub fn corpus_puzzles(what: &str) -> Vec<(String, Description, Net)> {
     let Some(dir) = machine::shared::locate(env!("CARGO_MANIFEST_DIR"), what) else { return Vec::new() };
     let mut out = Vec::new();
-    for path in machine::shared::files(&dir.join("games"), "kif") {
+    for path in machine::shared::games_with_propnet(&dir) {
         let text = machine::shared::read_text(&path).expect("readable");
         let file = path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
         let (desc, _) = gdl::load(&file, &text).expect("valid GDL");
