@@ -22,7 +22,7 @@ pub use latches::{exact_latches, structural_latches, Latch, LatchKind, Method};
 pub use run::{Analysis, Options, Phase};
 
 mod proof;
-pub use proof::{proof_latches, wait_for_abandoned_proofs, ProofLatches, PROOF_BUDGET};
+pub use proof::{proof_latches, wait_for_abandoned_proofs, ProofError, ProofLatches, Prover, PROOF_BUDGET};
 
 #[cfg(test)]
 mod testing {

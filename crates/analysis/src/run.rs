@@ -3,7 +3,7 @@
 
 use crate::{
     composite_latches, exact_inhibitors, exact_latches, proof_latches, structural_inhibitors, structural_latches,
-    CompositeLatch, GoalInhibitor, GoalLatches, Inhibitor, Latch, ProofLatches,
+    CompositeLatch, GoalInhibitor, GoalLatches, Inhibitor, Latch, ProofLatches, Prover,
 };
 use propnet::net::Net;
 use serde::Serialize;
@@ -16,8 +16,10 @@ pub struct Options {
     pub structural: bool,
     /// Latches and inhibitors by enumerating small cones.
     pub exact: bool,
-    /// Latches proved by the answer-set solver.
+    /// Latches proved by the two-step question.
     pub proof: bool,
+    /// The solver that answers it.
+    pub prover: Prover,
     /// Cones with more than `2^exact_bits` markings are left alone.
     pub exact_bits: u32,
     /// The same bound for the joint cones of composite-latch candidates.
@@ -28,12 +30,20 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Options {
-        Options { structural: true, exact: true, proof: true, exact_bits: 16, composite_bits: 12, deadline: None }
+        Options {
+            structural: true,
+            exact: true,
+            proof: true,
+            prover: Prover::default(),
+            exact_bits: 16,
+            composite_bits: 12,
+            deadline: None,
+        }
     }
 }
 
-/// The least time the proof leaves before the deadline: its solver may answer a little late
-/// ([`crate::proof::CANCEL_GRACE`]), and the goal latches and the caller need a moment too.
+/// The least time the proof leaves before the deadline: the answer-set solver may answer a little
+/// late (it is cancelled, not stopped), and the goal latches and the caller need a moment too.
 const PROOF_RESERVE: Duration = Duration::from_millis(250);
 
 /// Time spent in one phase.
@@ -118,11 +128,12 @@ impl Analysis {
         if options.proof {
             // The proof stops early enough for what follows it to end by the deadline too.
             let reserve = |d: Instant| d - (d.saturating_duration_since(Instant::now()) / 20).max(PROOF_RESERVE);
-            match runner.phase("proof latches", || proof_latches(desc, net, deadline.map(reserve))) {
+            let prover = options.prover;
+            match runner.phase("proof latches", || proof_latches(desc, net, prover, deadline.map(reserve))) {
                 Some(Ok(mut found)) => {
                     latches.append(&mut found.latches);
-                    if found.ground.is_zero() {
-                        runner.notes.push("proof latches: clingo was still grounding at the deadline".to_owned());
+                    if !found.set_up {
+                        runner.notes.push("proof latches: the prover was still setting up at the deadline".to_owned());
                     } else if found.unknown > 0 {
                         runner
                             .notes

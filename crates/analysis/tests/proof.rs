@@ -1,12 +1,13 @@
 //! The proof method (chapter 16.1): the book's examples on the bundled games, and on every corpus
-//! game agreement with the structural and exact methods, soundness on random games, and the ASP
-//! translation's next state against the net's on random transitions.
+//! game agreement with the structural and exact methods and soundness on random games; with the
+//! `clingo` feature, the two provers' agreement on every corpus game and the ASP translation's
+//! next state against the net's on random transitions.
 
-use analysis::{Latch, LatchKind, ProofLatches};
+use analysis::{Latch, LatchKind, ProofLatches, Prover};
 use machine::{random_trajectory, StateMachine};
 use propnet::{Net, PropnetMachine};
 use rand::rngs::SmallRng;
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
@@ -21,23 +22,39 @@ fn proved(proof: &ProofLatches, name: &str, kind: LatchKind) -> bool {
     proof.latches.iter().any(|l| l.name == name && l.kind == kind)
 }
 
+/// The provers this build has.
+fn provers() -> impl Iterator<Item = Prover> {
+    [Prover::Sat, Prover::Clingo].into_iter().filter(|p| p.available())
+}
+
 #[test]
 fn buttons_and_lights_step_one_latches_negatively_and_no_light_latches() {
     let (desc, net) = bundled("buttonsandlights");
-    let proof = analysis::proof_latches(&desc, &net, None).expect("proves");
-    assert_eq!(proof.unknown, 0, "{proof:?}");
-    assert!(proved(&proof, "(step 1)", LatchKind::Negative), "{proof:?}");
-    // With nothing left unknown, every question not proved was refuted by a counterexample.
-    for light in ["p", "q", "r"] {
-        assert!(!proof.latches.iter().any(|l| l.name == light), "{light} is no latch: {proof:?}");
+    for prover in provers() {
+        let proof = analysis::proof_latches(&desc, &net, prover, None).expect("proves");
+        assert_eq!(proof.unknown, 0, "{proof:?}");
+        assert!(proved(&proof, "(step 1)", LatchKind::Negative), "{proof:?}");
+        // With nothing left unknown, every question not proved was refuted by a counterexample.
+        for light in ["p", "q", "r"] {
+            assert!(!proof.latches.iter().any(|l| l.name == light), "{light} is no latch: {proof:?}");
+        }
     }
 }
 
 #[test]
 fn untwisty_corridor_p_latches_positively() {
     let (desc, net) = bundled("untwistycorridor");
-    let proof = analysis::proof_latches(&desc, &net, None).expect("proves");
-    assert!(proved(&proof, "p", LatchKind::Positive), "{proof:?}");
+    for prover in provers() {
+        let proof = analysis::proof_latches(&desc, &net, prover, None).expect("proves");
+        assert!(proved(&proof, "p", LatchKind::Positive), "{proof:?}");
+    }
+}
+
+#[test]
+fn a_build_without_clingo_says_so() {
+    let (desc, net) = bundled("untwistycorridor");
+    let answer = analysis::proof_latches(&desc, &net, Prover::Clingo, None);
+    assert_eq!(answer.is_ok(), cfg!(feature = "clingo"), "{answer:?}");
 }
 
 /// The latches `latches` that some transition of a random game breaks.
@@ -67,6 +84,7 @@ fn broken(m: &mut PropnetMachine, latches: &[Latch], budget: Duration, checked: 
     out
 }
 
+#[cfg(feature = "clingo")]
 /// The next state by the ASP translation: `state` pinned (every base fixed), `joint` (one move
 /// per role) the only moves, so that each base's verdict says whether it keeps its value.
 fn asp_next(desc: &gdl::Description, net: &Net, state: &HashSet<String>, joint: &[String]) -> HashSet<String> {
@@ -88,8 +106,10 @@ fn asp_next(desc: &gdl::Description, net: &Net, state: &HashSet<String>, joint: 
         .collect()
 }
 
+#[cfg(feature = "clingo")]
 /// Transitions of a random game where the ASP translation's next state differs from the net's.
 fn translation_differences(desc: &gdl::Description, net: &Net, m: &mut PropnetMachine) -> Vec<String> {
+    use rand::Rng;
     let mut rng = SmallRng::seed_from_u64(3);
     let initial = m.initial_state();
     let trajectory = random_trajectory(m, &initial, &mut rng, 60).expect("random game");
@@ -117,10 +137,24 @@ fn translation_differences(desc: &gdl::Description, net: &Net, m: &mut PropnetMa
 }
 
 /// Games whose rules clingo alone takes longer to ground than the whole proof budget (amazons:
-/// 174k legal moves, about 5 s), so that the proof never finishes and there is nothing to
-/// compare; with its 6 s propnet build it would only add a fifth to this test's time. What a
-/// deadline that passes during grounding leaves behind is tested in the asp crate.
-const OUT_OF_REACH: [&str; 1] = ["amazons"];
+/// 174k legal moves, about 5 s), so that its proof never finishes and there is nothing to
+/// compare. What a deadline that passes during grounding leaves behind is tested in the asp crate.
+#[cfg(feature = "clingo")]
+const CLINGO_OUT_OF_REACH: [&str; 1] = ["amazons"];
+
+/// One corpus game's rules and optimised net, for every game whose net builds.
+fn corpus(what: &str) -> Vec<(String, gdl::Description, Net)> {
+    let Some(shared) = machine::shared::locate(env!("CARGO_MANIFEST_DIR"), what) else { return Vec::new() };
+    let mut out = Vec::new();
+    for file in machine::shared::games_with_propnet(&shared) {
+        let text = machine::shared::read_text(&file).expect("readable game");
+        let (desc, _) = gdl::load(&file.display().to_string(), &text).expect("valid game");
+        let limits = propnet::Limits { deadline: Some(Instant::now() + Duration::from_secs(30)), ..Default::default() };
+        let Ok(net) = propnet::build(&desc, &limits) else { continue };
+        out.push((machine::shared::stem(&file), desc, propnet::optimize::optimize(&net).0));
+    }
+    out
+}
 
 /// On every corpus game where the proof finishes within [`analysis::PROOF_BUDGET`], it proves every
 /// latch the structural and exact methods prove, and none of its latches is broken in random play.
@@ -139,37 +173,23 @@ const OUT_OF_REACH: [&str; 1] = ["amazons"];
 /// of the same reachable transitions.
 #[test]
 fn proof_confirms_every_structural_and_exact_latch_and_holds_in_play_on_every_corpus_game() {
-    let Some(shared) = machine::shared::locate(env!("CARGO_MANIFEST_DIR"), "proof latches") else { return };
+    let games = corpus("proof latches");
+    if games.is_empty() {
+        return;
+    }
     let mut missing = Vec::new();
     let mut violations = Vec::new();
     let mut incomplete = Vec::new();
-    let mut disagreements = Vec::new();
-    let (mut completed, mut checked, mut translated) = (0, 0, 0);
-    let mut spent = [Duration::ZERO; 5];
+    let (mut completed, mut checked) = (0, 0);
     let mut table = String::from(
-        "game                        bases   play s  ground s  solve s  total s  models  proved refuted unknown  \
+        "game                        bases   play s  encode s  solve s  total s  models  proved refuted unknown  \
          classic extra\n",
     );
-    for file in machine::shared::files(&shared.join("games"), "kif") {
-        let game = file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-        if OUT_OF_REACH.contains(&game.as_str()) {
-            incomplete.push(game);
-            continue;
-        }
-        let text = machine::shared::read_text(&file).expect("readable game");
-        let (desc, _) = gdl::load(&file.display().to_string(), &text).expect("valid game");
-        let mut clock = Instant::now();
-        let mut lap = |k: usize| spent[k] += std::mem::replace(&mut clock, Instant::now()).elapsed();
-        let limits =
-            propnet::Limits { deadline: Some(Instant::now() + Duration::from_secs(120)), ..Default::default() };
-        let Ok(net) = propnet::build(&desc, &limits) else { continue };
-        let net = propnet::optimize::optimize(&net).0;
-        lap(0);
-        let mut classic = analysis::structural_latches(&net);
-        classic.extend(analysis::exact_latches(&net, 16));
-        lap(1);
+    for (game, desc, net) in &games {
+        let mut classic = analysis::structural_latches(net);
+        classic.extend(analysis::exact_latches(net, 16));
         let start = Instant::now();
-        let proof = analysis::proof_latches(&desc, &net, Some(start + analysis::PROOF_BUDGET))
+        let proof = analysis::proof_latches(desc, net, Prover::Sat, Some(start + analysis::PROOF_BUDGET))
             .unwrap_or_else(|e| panic!("{game}: {e}"));
         let total = start.elapsed();
         let found: HashSet<(usize, LatchKind)> = proof.latches.iter().map(|l| (l.base, l.kind)).collect();
@@ -196,33 +216,69 @@ fn proof_confirms_every_structural_and_exact_latch_and_holds_in_play_on_every_co
                 missing.push(format!("{game}: {l:?} not proved"));
             }
         }
-        lap(2);
-        let mut m = PropnetMachine::new(&net);
-        // Where grounding is cheap, the translation must agree with the net move by move.
-        if proof.ground < Duration::from_millis(50) {
-            translated += 1;
-            disagreements
-                .extend(translation_differences(&desc, &net, &mut m).into_iter().map(|d| format!("{game}: {d}")));
-        }
-        lap(3);
+        let mut m = PropnetMachine::new(net);
         violations.extend(
             broken(&mut m, &proof.latches, Duration::from_millis(40), &mut checked)
                 .into_iter()
                 .map(|v| format!("{game}: {v}")),
         );
-        lap(4);
     }
     eprintln!("{table}not finished within {:?}: {incomplete:?}", analysis::PROOF_BUDGET);
-    // A game whose grounding outlasted the budget left its solver thread behind.
-    analysis::wait_for_abandoned_proofs();
-    let [build, exact, proof, translation, play] = spent.map(|d| d.as_secs_f64());
-    eprintln!(
-        "seconds: nets {build:.1}, exact {exact:.1}, proof {proof:.1}, translation {translation:.1}, play {play:.1}"
+    // Seen unfinished on a quiet machine: amazons, kalaha_2009 and shogi_ctk (thousands of
+    // questions at 0.1 s or more per model on nets of 100k+ gates) and skirmishZeroSum (about 4 s
+    // in all). The margin is for a loaded machine, where a few games near the budget (skirmish,
+    // othello-comp2007) may not finish either.
+    assert!(
+        completed + 6 >= games.len(),
+        "the proof finished on only {completed} of {} games; not finished: {incomplete:?}",
+        games.len()
     );
-    assert!(completed >= 45, "the proof finished on only {completed} games; not finished: {incomplete:?}");
     assert!(checked > 1000, "too few transitions checked: {checked}");
-    assert!(translated >= 40, "the translation was compared with the net on only {translated} games");
-    assert!(disagreements.is_empty(), "{}", disagreements.join("\n"));
     assert!(missing.is_empty(), "{}", missing.join("\n"));
     assert!(violations.is_empty(), "{}", violations.join("\n"));
+}
+
+/// The two provers answer the same question, one over the net and one over the rules: on every
+/// corpus game where both finish they prove exactly the same latches. Where grounding is cheap,
+/// the translation must also agree with the net move by move.
+#[cfg(feature = "clingo")]
+#[test]
+fn sat_and_answer_set_provers_agree_on_every_corpus_game() {
+    let mut disagreements = Vec::new();
+    let (mut compared, mut translated) = (0, 0);
+    for (game, desc, net) in corpus("prover agreement") {
+        if CLINGO_OUT_OF_REACH.contains(&game.as_str()) {
+            continue;
+        }
+        let prove = |prover| {
+            let deadline = Some(Instant::now() + analysis::PROOF_BUDGET);
+            analysis::proof_latches(&desc, &net, prover, deadline).unwrap_or_else(|e| panic!("{game}: {e}"))
+        };
+        let (sat, asp) = (prove(Prover::Sat), prove(Prover::Clingo));
+        if sat.unknown == 0 && asp.unknown == 0 {
+            compared += 1;
+            let set = |p: &ProofLatches| p.latches.iter().map(|l| (l.name.clone(), l.kind)).collect::<HashSet<_>>();
+            let (by_sat, by_asp) = (set(&sat), set(&asp));
+            for l in by_sat.difference(&by_asp) {
+                disagreements.push(format!("{game}: {l:?} proved by SAT only"));
+            }
+            for l in by_asp.difference(&by_sat) {
+                disagreements.push(format!("{game}: {l:?} proved by clingo only"));
+            }
+        }
+        if asp.ground < Duration::from_millis(50) {
+            translated += 1;
+            let mut m = PropnetMachine::new(&net);
+            disagreements
+                .extend(translation_differences(&desc, &net, &mut m).into_iter().map(|d| format!("{game}: {d}")));
+        }
+    }
+    analysis::wait_for_abandoned_proofs();
+    eprintln!("both provers finished on {compared} games; the translation was compared with the net on {translated}");
+    if compared == 0 && machine::shared::locate(env!("CARGO_MANIFEST_DIR"), "prover agreement").is_none() {
+        return;
+    }
+    assert!(compared >= 45, "both provers finished on only {compared} games");
+    assert!(translated >= 40, "the translation was compared with the net on only {translated} games");
+    assert!(disagreements.is_empty(), "{}", disagreements.join("\n"));
 }

@@ -1,4 +1,5 @@
-//! Answer-set programming proofs about GDL games (chapter 16.1 of the GGP book).
+//! The two-step latch question of chapter 16.1 of the GGP book, over the rules: its answers
+//! ([`Verdicts`]), and answer-set programming to find them.
 //!
 //! A game's rules become an ASP program over two time points ([`translate`]): the initial state
 //! is replaced by a generator that makes any set of base propositions true at time 1, every role
@@ -9,13 +10,19 @@
 //! open until none is left.
 //!
 //! The translation is a pure function of the rules and the [`Facts`] (which bases and moves
-//! exist), so it can be tested on its own output; only [`prove_latches`] talks to clingo.
+//! exist), so it can be tested on its own output; only [`prove_latches`] talks to clingo, and
+//! only with the `clingo` feature, since clingo is built from C++ sources with cmake. Without it,
+//! `analysis` answers the same question with a SAT solver over the propnet.
 
+#[cfg(feature = "clingo")]
 mod solve;
 mod translate;
+mod verdict;
 
-pub use solve::{prove_latches, Report, Verdict, Verdicts};
+#[cfg(feature = "clingo")]
+pub use solve::{prove_latches, Report};
 pub use translate::{parse_term, translate, Facts};
+pub use verdict::{Verdict, Verdicts};
 
 use thiserror::Error;
 

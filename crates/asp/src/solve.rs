@@ -16,45 +16,10 @@
 //! grounding cannot be interrupted, so it is the one cost the deadline does not bound.
 
 use crate::translate::{translate, Facts};
-use crate::Error;
+use crate::{Error, Verdict, Verdicts};
 use clingo::{Part, ShowType, Signature, SolveMode, SolveResult, SolverLiteral, Symbol};
 use gdl::Description;
 use std::time::{Duration, Instant};
-
-/// What the proof says about one base proposition in one direction.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Verdict {
-    /// No two-step counterexample exists: a latch.
-    Latch,
-    /// Some state and legal joint move change it: not a latch.
-    NotLatch,
-    /// Not answered (yet): the deadline came first.
-    Unknown,
-}
-
-/// A verdict for every base in both directions, in the order of [`Facts::bases`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Verdicts {
-    /// Whether each base, once true, stays true.
-    pub positive: Vec<Verdict>,
-    /// Whether each base, once false, stays false.
-    pub negative: Vec<Verdict>,
-}
-
-impl Verdicts {
-    /// Nothing known yet about `n` bases.
-    pub fn unknown(n: usize) -> Verdicts {
-        Verdicts { positive: vec![Verdict::Unknown; n], negative: vec![Verdict::Unknown; n] }
-    }
-
-    fn get_mut(&mut self, dir: usize, i: usize) -> Option<&mut Verdict> {
-        if dir == 0 {
-            self.positive.get_mut(i)
-        } else {
-            self.negative.get_mut(i)
-        }
-    }
-}
 
 /// The verdicts and what they cost.
 #[derive(Debug, Clone)]

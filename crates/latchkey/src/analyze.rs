@@ -4,7 +4,7 @@
 
 use crate::engine::build_propnet;
 use crate::game;
-use analysis::{Analysis, Effect, Junction, LatchKind, Method, Options};
+use analysis::{Analysis, Effect, Junction, LatchKind, Method, Options, Prover};
 use anyhow::{Context, Result};
 use clap::ValueEnum;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -21,14 +21,32 @@ pub enum Methods {
     Structural,
     /// Only enumeration of small upstream cones.
     Exact,
-    /// Only the answer-set solver's two-step proofs.
+    /// Only the two-step proofs.
     Proof,
     /// Every method.
     All,
 }
 
+/// Which solver proves latches by the two-step question.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ProverArg {
+    /// A SAT solver over the optimised propnet (always built).
+    Sat,
+    /// The answer-set solver clingo over the rules (builds with the `clingo` feature).
+    Clingo,
+}
+
+impl From<ProverArg> for Prover {
+    fn from(p: ProverArg) -> Prover {
+        match p {
+            ProverArg::Sat => Prover::Sat,
+            ProverArg::Clingo => Prover::Clingo,
+        }
+    }
+}
+
 /// The version of the JSON report's shape.
-const SCHEMA: u32 = 1;
+const SCHEMA: u32 = 2;
 
 /// What `latchkey analyze --json` prints.
 #[derive(Serialize)]
@@ -109,6 +127,7 @@ struct ScoreEntry {
 
 #[derive(Serialize)]
 struct ProofEntry {
+    prover: Prover,
     proved: usize,
     refuted: usize,
     unknown: usize,
@@ -118,7 +137,13 @@ struct ProofEntry {
 
 /// Runs the analysis of `spec` within `secs` seconds, propnet build included (a start clock), and
 /// prints it.
-pub fn run(spec: &str, methods: Methods, secs: f64, json: bool) -> Result<ExitCode> {
+pub fn run(spec: &str, methods: Methods, prover: ProverArg, secs: f64, json: bool) -> Result<ExitCode> {
+    let prover = Prover::from(prover);
+    anyhow::ensure!(
+        prover.available(),
+        "this latchkey was built without the {} prover (cargo feature `clingo`)",
+        prover.name()
+    );
     let game = game::load(spec)?;
     let bar = progress_bar();
     bar.set_message("propnet");
@@ -130,6 +155,7 @@ pub fn run(spec: &str, methods: Methods, secs: f64, json: bool) -> Result<ExitCo
         structural: matches!(methods, Methods::Structural | Methods::All),
         exact: matches!(methods, Methods::Exact | Methods::All),
         proof: matches!(methods, Methods::Proof | Methods::All),
+        prover,
         deadline: Some(start + Duration::from_secs_f64(secs)),
         ..Options::default()
     };
@@ -219,6 +245,7 @@ fn report(net: &Net, a: &Analysis, game: String) -> Report {
             })
             .collect(),
         proof: a.proof.as_ref().map(|p| ProofEntry {
+            prover: p.prover,
             proved: a.latches.iter().filter(|l| l.method == Method::Proof).count(),
             refuted: p.refuted,
             unknown: p.unknown,
@@ -303,8 +330,13 @@ fn print(r: &Report) {
     }
     if let Some(p) = &r.proof {
         println!(
-            "\nproof method: {} latches proved, {} refuted, {} open (ground {:.3} s, solve {:.3} s)",
-            p.proved, p.refuted, p.unknown, p.ground_seconds, p.solve_seconds
+            "\nproof method ({}): {} latches proved, {} refuted, {} open (set-up {:.3} s, solve {:.3} s)",
+            p.prover.name(),
+            p.proved,
+            p.refuted,
+            p.unknown,
+            p.ground_seconds,
+            p.solve_seconds
         );
     }
     println!("\ntime per phase");

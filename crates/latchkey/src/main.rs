@@ -128,6 +128,9 @@ enum Command {
         /// Which methods to run.
         #[arg(long, value_enum, default_value_t = analyze::Methods::All)]
         method: analyze::Methods,
+        /// Which solver proves latches by the two-step question.
+        #[arg(long, value_enum, default_value_t = analyze::ProverArg::Sat)]
+        prover: analyze::ProverArg,
         /// Seconds for the whole analysis, propnet build included, like a start clock; phases
         /// that would start later are skipped, and proofs still open are counted, in the notes.
         #[arg(long, default_value_t = 10.0, value_parser = seconds)]
@@ -302,7 +305,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Bench { games, secs, engine, json } => bench::run(&games, secs, engine, json),
         Command::Propnet { game, dot, json } => propnet_report(&game, dot.as_deref(), json),
-        Command::Analyze { game, method, time, json } => analyze::run(&game, method, time, json),
+        Command::Analyze { game, method, prover, time, json } => analyze::run(&game, method, prover, time, json),
         Command::Solve { game, time, stats, json } => solve::run(&game, time, stats, json),
         Command::Match { game, players, games, startclock, playclock, seed, json, quiet } => {
             matches::run(matches::Args {

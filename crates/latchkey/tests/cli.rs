@@ -149,6 +149,15 @@ fn a_game_too_large_for_a_propnet_falls_back_to_the_reasoner() {
 }
 
 #[test]
+fn analyze_with_a_prover_this_build_lacks_says_which_feature_to_build() {
+    let o = latchkey(&["analyze", "untwistycorridor", "--method", "proof", "--prover", "clingo"]);
+    assert_eq!(o.status.success(), cfg!(feature = "clingo"), "{}", stderr(&o));
+    if !cfg!(feature = "clingo") {
+        assert!(stderr(&o).contains("without the clingo prover (cargo feature `clingo`)"), "{}", stderr(&o));
+    }
+}
+
+#[test]
 fn analyze_prints_every_section_for_a_reader() {
     let o = latchkey(&["analyze", "untwistycorridor", "--method", "structural"]);
     assert!(o.status.success(), "{}", stderr(&o));
