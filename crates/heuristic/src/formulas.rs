@@ -726,7 +726,7 @@ impl<'a> Builder<'a> {
         if relation.matching(mask, &key).is_none() {
             // Joins in progress keep reading their own handle: a relation is copied only if one
             // of them reads it while it gets a new index, which rarely happens.
-            Rc::make_mut(relation).ensure_index(mask);
+            Rc::make_mut(relation).ensure_index(mask, &self.model.pool);
         }
         Ok(Some(Candidates::Matching(mask, key)))
     }

@@ -83,13 +83,76 @@ pub struct Relation {
     /// How many tuples there are.
     pub count: u32,
     ids: FxHashMap<Box<[TermId]>, u32>,
-    /// Indexes by bound-position mask: key terms -> tuple indices.
-    indexes: FxHashMap<u64, FxHashMap<Box<[TermId]>, Vec<u32>>>,
+    /// Indexes, each by what it reads of a tuple (a relation has a handful).
+    indexes: Vec<Index>,
+}
+
+/// An index of a relation's tuples by what `probes` read of them.
+#[derive(Debug, Clone)]
+struct Index {
+    /// [`spec_hash`] of `probes`, so that finding the index hashes nothing.
+    hash: u64,
+    probes: Box<[Probe]>,
+    map: FxHashMap<Box<[u64]>, Vec<u32>>,
+}
+
+/// A hash of a list of probes, computed once per join step rather than per lookup.
+fn spec_hash(probes: &[Probe]) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = rustc_hash::FxHasher::default();
+    probes.hash(&mut h);
+    h.finish()
+}
+
+/// One thing an index reads of a tuple: the term at `path` (an argument position, then argument
+/// positions inside nested function terms), whole (`exact`) or only its functor and arity. A
+/// literal such as `(true (cell ?x ?y b))` binds no argument, yet an index on the functor of
+/// argument 0 and on its third argument finds its few candidates among every state atom.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Probe {
+    path: Box<[u8]>,
+    exact: bool,
+}
+
+impl Probe {
+    /// What the probe reads of `args`; `None` if the tuple has no term of that shape there (so
+    /// no literal needing one can match it).
+    fn value(&self, args: &[TermId], pool: &TermPool) -> Option<u64> {
+        let mut t = *args.get(self.path[0] as usize)?;
+        for &j in &self.path[1..] {
+            if pool.is_constant(t) {
+                return None;
+            }
+            t = *pool.args(t).get(j as usize)?;
+        }
+        if self.exact {
+            Some(u64::from(t.0))
+        } else if pool.is_constant(t) {
+            None
+        } else {
+            Some(functor_code(pool.functor(t), pool.args(t).len()))
+        }
+    }
+}
+
+/// A functor and arity as one key value, apart from every term id (which fit in 32 bits).
+fn functor_code(functor: Sym, arity: usize) -> u64 {
+    1 << 63 | u64::from(functor.index()) << 16 | arity as u64
+}
+
+/// The probes reading the arguments in `mask` (bit i for argument i) whole.
+fn mask_probes(mask: u64) -> Box<[Probe]> {
+    (0..64u8).filter(|i| mask & (1 << i) != 0).map(|i| Probe { path: Box::new([i]), exact: true }).collect()
+}
+
+/// The values `probes` read of `args`, or `None` if some probe finds no term of its shape.
+fn key_of(probes: &[Probe], args: &[TermId], pool: &TermPool) -> Option<Box<[u64]>> {
+    probes.iter().map(|p| p.value(args, pool)).collect()
 }
 
 impl Relation {
     fn new(name: Sym, arity: usize) -> Relation {
-        Relation { name, arity, tuples: Vec::new(), count: 0, ids: FxHashMap::default(), indexes: FxHashMap::default() }
+        Relation { name, arity, tuples: Vec::new(), count: 0, ids: FxHashMap::default(), indexes: Vec::new() }
     }
 
     /// The arguments of tuple `idx`.
@@ -117,7 +180,7 @@ impl Relation {
         self.ids.get(args).copied()
     }
 
-    fn insert(&mut self, args: &[TermId]) -> bool {
+    fn insert(&mut self, args: &[TermId], pool: &TermPool) -> bool {
         if self.ids.contains_key(args) {
             return false;
         }
@@ -125,35 +188,54 @@ impl Relation {
         self.ids.insert(args.into(), idx);
         self.tuples.extend_from_slice(args);
         self.count += 1;
-        for (&mask, index) in &mut self.indexes {
-            index.entry(key_of(mask, args)).or_default().push(idx);
+        for index in &mut self.indexes {
+            if let Some(key) = key_of(&index.probes, args, pool) {
+                index.map.entry(key).or_default().push(idx);
+            }
         }
         true
     }
 
-    /// Builds the index on the argument positions in `mask` (bit i for argument i), if missing,
-    /// for [`matching`](Self::matching).
-    pub fn ensure_index(&mut self, mask: u64) {
-        if mask == 0 || self.indexes.contains_key(&mask) {
+    fn index(&self, hash: u64, probes: &[Probe]) -> Option<&Index> {
+        self.indexes.iter().find(|i| i.hash == hash && *i.probes == *probes)
+    }
+
+    /// Builds the index reading `probes` (whose [`spec_hash`] is `hash`), if missing, for
+    /// [`probe`](Self::probe).
+    fn ensure_probes(&mut self, hash: u64, probes: &[Probe], pool: &TermPool) {
+        if probes.is_empty() || self.index(hash, probes).is_some() {
             return;
         }
-        let mut index: FxHashMap<Box<[TermId]>, Vec<u32>> = FxHashMap::default();
+        let mut map: FxHashMap<Box<[u64]>, Vec<u32>> = FxHashMap::default();
         for idx in 0..self.count {
-            index.entry(key_of(mask, self.tuple(idx))).or_default().push(idx);
+            if let Some(key) = key_of(probes, self.tuple(idx), pool) {
+                map.entry(key).or_default().push(idx);
+            }
         }
-        self.indexes.insert(mask, index);
+        self.indexes.push(Index { hash, probes: probes.into(), map });
+    }
+
+    /// The indices of the tuples in which `probes` (whose [`spec_hash`] is `hash`) read `key`;
+    /// `None` if no such index was built.
+    fn probe(&self, hash: u64, probes: &[Probe], key: &[u64]) -> Option<&[u32]> {
+        let index = self.index(hash, probes)?;
+        Some(index.map.get(key).map_or(&[], Vec::as_slice))
+    }
+
+    /// Builds the index on the argument positions in `mask` (bit i for argument i), if missing,
+    /// for [`matching`](Self::matching).
+    pub fn ensure_index(&mut self, mask: u64, pool: &TermPool) {
+        let probes = mask_probes(mask);
+        self.ensure_probes(spec_hash(&probes), &probes, pool);
     }
 
     /// The indices of the tuples whose arguments at the positions in `mask` are `key` (in position
     /// order); `None` if no index on `mask` was built with [`ensure_index`](Self::ensure_index).
     pub fn matching(&self, mask: u64, key: &[TermId]) -> Option<&[u32]> {
-        let index = self.indexes.get(&mask)?;
-        Some(index.get(key).map_or(&[], Vec::as_slice))
+        let probes = mask_probes(mask);
+        let key: Box<[u64]> = key.iter().map(|t| u64::from(t.0)).collect();
+        self.probe(spec_hash(&probes), &probes, &key)
     }
-}
-
-fn key_of(mask: u64, args: &[TermId]) -> Box<[TermId]> {
-    args.iter().enumerate().filter(|(i, _)| mask & (1 << i) != 0).map(|(_, &t)| t).collect()
 }
 
 /// A literal of a compiled rule.
@@ -243,11 +325,13 @@ impl JoinRule {
     }
 }
 
-/// One step of a join plan: match literal `lit` looking up the positions in `mask`.
+/// One step of a join plan: match literal `lit` through the index reading `probes`.
 #[derive(Debug, Clone)]
 struct Step {
     lit: usize,
-    mask: u64,
+    probes: Box<[Probe]>,
+    /// [`spec_hash`] of `probes`.
+    hash: u64,
     /// Filters whose variables are all bound after this step.
     filters: Vec<usize>,
     /// Whether every head variable is bound after this step (and not before).
@@ -575,7 +659,7 @@ impl Grounder {
             let before: Vec<u32> = self.relations.iter().map(|r| r.count).collect();
             self.pending_set.clear();
             for (rel, args) in std::mem::take(&mut self.pending) {
-                Rc::make_mut(&mut self.relations[rel as usize]).insert(&args);
+                Rc::make_mut(&mut self.relations[rel as usize]).insert(&args, &self.pool);
             }
             let total: usize = self.relations.iter().map(|r| r.count as usize).sum();
             if total > self.limits.max_atoms {
@@ -627,7 +711,8 @@ impl Grounder {
             let rule = self.rules[r].clone();
             let steps = self.plan(&rule, None, true);
             for s in steps.iter().filter(|s| s.lit != usize::MAX) {
-                Rc::make_mut(&mut self.relations[rule.pos[s.lit].rel as usize]).ensure_index(s.mask);
+                Rc::make_mut(&mut self.relations[rule.pos[s.lit].rel as usize])
+                    .ensure_probes(s.hash, &s.probes, &self.pool);
             }
             if rule.emit {
                 by_head[rule.head_rel as usize].push(r);
@@ -732,7 +817,7 @@ impl Grounder {
         let initial = ready_filters(&bound, &mut applied);
         let mut head_was_bound = rule.head.iter().all(|p| is_bound(p, &bound));
         if !initial.is_empty() {
-            steps.push(Step { lit: usize::MAX, mask: 0, filters: initial, head_ready: false });
+            steps.push(Step { lit: usize::MAX, probes: Box::new([]), hash: 0, filters: initial, head_ready: false });
         }
         for k in 0..rule.pos.len() {
             let pick = match (k, first) {
@@ -742,24 +827,23 @@ impl Grounder {
                     .max_by_key(|&i| {
                         let lit = &rule.pos[i];
                         let n = lit.args.iter().filter(|p| is_bound(p, &bound)).count();
-                        (n, std::cmp::Reverse(self.relations[lit.rel as usize].count))
+                        // Among literals with as many bound arguments, what an index can read
+                        // inside them (a functor, a bound nested term) breaks the tie.
+                        let inside = probes_of(&lit.args, &bound).len();
+                        (n, inside, std::cmp::Reverse(self.relations[lit.rel as usize].count))
                     })
                     .expect("an unplanned literal remains"),
             };
             done[pick] = true;
             let lit = &rule.pos[pick];
-            let mut mask = 0u64;
-            for (i, p) in lit.args.iter().enumerate().take(64) {
-                if is_bound(p, &bound) {
-                    mask |= 1 << i;
-                }
-            }
+            let probes: Box<[Probe]> = probes_of(&lit.args, &bound).into();
+            let hash = spec_hash(&probes);
             for p in lit.args.iter() {
                 p.for_each_var(&mut |v| bound[v as usize] = true);
             }
             let filters = ready_filters(&bound, &mut applied);
             let head_bound = rule.head.iter().all(|p| is_bound(p, &bound));
-            steps.push(Step { lit: pick, mask, filters, head_ready: head_bound && !head_was_bound });
+            steps.push(Step { lit: pick, probes, hash, filters, head_ready: head_bound && !head_was_bound });
             head_was_bound = head_bound;
         }
         steps
@@ -772,7 +856,8 @@ impl Grounder {
         let steps = self.plan(&rule, delta.map(|d| d.0), false);
         for s in &steps {
             if s.lit != usize::MAX && Some(s.lit) != delta.map(|d| d.0) {
-                Rc::make_mut(&mut self.relations[rule.pos[s.lit].rel as usize]).ensure_index(s.mask);
+                Rc::make_mut(&mut self.relations[rule.pos[s.lit].rel as usize])
+                    .ensure_probes(s.hash, &s.probes, &self.pool);
             }
         }
         let mut b = Bindings::default();
@@ -818,20 +903,16 @@ impl Grounder {
         let range = if let Some((_, lo, hi)) = delta.filter(|d| d.0 == step.lit) {
             bucket = &[];
             lo..hi
-        } else if step.mask == 0 {
+        } else if step.probes.is_empty() {
             bucket = &[];
             0..relation.count
         } else {
-            let mut key = Vec::with_capacity(lit.args.len());
-            for (i, p) in lit.args.iter().enumerate() {
-                if step.mask & (1 << i) != 0 {
-                    match b.lookup(&self.pool, p) {
-                        Lookup::Found(t) => key.push(t),
-                        _ => return,
-                    }
-                }
+            let mut key = Vec::with_capacity(step.probes.len());
+            for probe in step.probes.iter() {
+                let Some(value) = probe_pattern(&lit.args, probe, b, &self.pool) else { return };
+                key.push(value);
             }
-            match relation.indexes.get(&step.mask).and_then(|ix| ix.get(key.as_slice())) {
+            match relation.probe(step.hash, &step.probes, &key) {
                 Some(found) => bucket = found,
                 None => return,
             }
@@ -867,6 +948,57 @@ impl Grounder {
             let t = b.instantiate(&mut self.pool, t);
             (s != t) == *distinct
         })
+    }
+}
+
+/// How deep into nested terms a join's index reads.
+const PROBE_DEPTH: usize = 3;
+
+/// What the literal with arguments `args` can tell an index under the bindings marked `bound`:
+/// every argument or nested term that is fully bound, read whole, and the functor of every
+/// function term that is not, down to [`PROBE_DEPTH`].
+fn probes_of(args: &[Pat], bound: &[bool]) -> Vec<Probe> {
+    fn walk(p: &Pat, path: &mut Vec<u8>, bound: &[bool], out: &mut Vec<Probe>) {
+        let mut all = true;
+        p.for_each_var(&mut |v| all &= bound[v as usize]);
+        if all {
+            out.push(Probe { path: path.as_slice().into(), exact: true });
+        } else if let Pat::Func(_, subs) = p {
+            out.push(Probe { path: path.as_slice().into(), exact: false });
+            if path.len() < PROBE_DEPTH {
+                for (j, sub) in subs.iter().enumerate().take(256) {
+                    path.push(j as u8);
+                    walk(sub, path, bound, out);
+                    path.pop();
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (i, p) in args.iter().enumerate().take(256) {
+        walk(p, &mut vec![i as u8], bound, &mut out);
+    }
+    out
+}
+
+/// What `probe` reads of the literal with arguments `args` under `b`: the value a matching
+/// tuple's index key holds there; `None` if no tuple can match (a term never interned).
+fn probe_pattern(args: &[Pat], probe: &Probe, b: &Bindings, pool: &TermPool) -> Option<u64> {
+    let mut p = &args[probe.path[0] as usize];
+    for &j in &probe.path[1..] {
+        let Pat::Func(_, subs) = p else { return None };
+        p = &subs[j as usize];
+    }
+    if probe.exact {
+        match b.lookup(pool, p) {
+            Lookup::Found(t) => Some(u64::from(t.0)),
+            _ => None,
+        }
+    } else {
+        match p {
+            Pat::Func(f, subs) => Some(functor_code(*f, subs.len())),
+            _ => None,
+        }
     }
 }
 
