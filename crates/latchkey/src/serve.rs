@@ -93,12 +93,22 @@ impl Handler for Served {
         Ok(())
     }
 
+    /// A joint move the player cannot read (not the game's, not legal, the wrong number) still
+    /// gets a legal answer, guessed from what can be read, so that a confused server or a bug of
+    /// ours costs a move at worst, never the match; the problem goes to standard error.
     fn play(&mut self, moves: Option<&[String]>, deadline: Instant) -> Result<String, String> {
-        match self.playing.as_mut() {
-            Some(Playing::Player(p)) => p.play(moves, deadline).map_err(|e| e.to_string()),
-            Some(Playing::Fallback(f)) => f.play(moves),
-            None => Err("no match has started".to_owned()),
-        }
+        let answer = match self.playing.as_mut() {
+            Some(Playing::Player(p)) => {
+                p.play(moves, deadline).map_err(|e| (e.to_string(), moves.and_then(|m| p.guess(m))))
+            }
+            Some(Playing::Fallback(f)) => f.play(moves).map_err(|e| (e, moves.and_then(|m| f.follower.guess(m).ok()))),
+            None => return Err("no match has started".to_owned()),
+        };
+        answer.or_else(|(e, guess)| {
+            let guess = guess.ok_or(e.clone())?;
+            eprintln!("note: {e}; answering {guess}, legal after the joint move as far as it can be read");
+            Ok(guess)
+        })
     }
 
     fn stop(&mut self, moves: Option<&[String]>) {

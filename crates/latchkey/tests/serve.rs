@@ -1,5 +1,6 @@
 //! `latchkey serve` as a game server meets it: a real process on a loopback port, whole matches
-//! played against it over HTTP by `latchkey match`, and garbage that must not bring it down.
+//! played against it over HTTP by `latchkey match`, garbage that must not bring it down, and joint
+//! moves it cannot read that must not cost the match.
 
 mod common;
 
@@ -63,17 +64,53 @@ fn whole_matches_over_http_through_the_match_runner() {
     assert_eq!(served_player["losses"], 0, "{series}");
 }
 
+/// Sends one raw HTTP request to `served` and returns the whole answer.
+fn ask(served: &Served, request: &[u8]) -> String {
+    let mut s = TcpStream::connect(served.url.trim_start_matches("http://")).expect("connects");
+    s.write_all(request).expect("writes");
+    let mut answer = String::new();
+    let _ = s.read_to_string(&mut answer);
+    answer
+}
+
+/// A GGP message posted as a game server does; the answer's status and body.
+fn post(served: &Served, body: &str) -> (String, String) {
+    let request = format!("POST / HTTP/1.0\r\nContent-Type: text/acl\r\nContent-Length: {}\r\n\r\n{body}", body.len());
+    let answer = ask(served, request.as_bytes());
+    let (head, body) = answer.split_once("\r\n\r\n").unwrap_or((&answer, ""));
+    (head.lines().next().unwrap_or_default().to_owned(), body.trim().to_owned())
+}
+
+#[test]
+fn a_joint_move_it_cannot_read_still_gets_a_legal_move() {
+    let rules = games::find("tictactoe").expect("bundled").text;
+    for player in ["random", "mcts"] {
+        let served = serve(player);
+        let (status, body) = post(&served, &format!("(START m xplayer ({rules}) 5 2)"));
+        assert!(status.ends_with("200 OK"), "{status} {body}");
+        let (_, first) = post(&served, "(PLAY m nil)");
+        assert!(first.starts_with("(mark"), "{first}");
+        // Our own move garbled, then one move short: xplayer's turn is over either way, and
+        // noop is its only legal move whatever o did.
+        for joint in ["((mark 9 9) noop)", "(noop)"] {
+            let (status, answer) = post(&served, &format!("(PLAY m {joint})"));
+            assert!(status.ends_with("200 OK"), "{player}: {joint}: {status} {answer}");
+            assert_eq!(answer, "noop", "{player}: {joint}");
+        }
+        // The true joint move after all: the match goes on from it.
+        let (status, answer) = post(&served, &format!("(PLAY m ({first} noop))"));
+        assert!(status.ends_with("200 OK") && answer == "noop", "{player}: {status} {answer}");
+        let o = if first == "(mark 1 1)" { "(mark 2 2)" } else { "(mark 1 1)" };
+        let (status, answer) = post(&served, &format!("(PLAY m (noop {o}))"));
+        assert!(status.ends_with("200 OK") && answer.starts_with("(mark"), "{player}: {status} {answer}");
+        assert!(answer != first && answer != o, "{player}: {answer} is taken");
+    }
+}
+
 #[test]
 fn garbage_gets_an_http_error_and_the_server_goes_on() {
     let served = serve("random");
-    let addr = served.url.trim_start_matches("http://").to_owned();
-    let ask = |request: &[u8]| {
-        let mut s = TcpStream::connect(&addr).expect("connects");
-        s.write_all(request).expect("writes");
-        let mut answer = String::new();
-        let _ = s.read_to_string(&mut answer);
-        answer
-    };
+    let ask = |request: &[u8]| ask(&served, request);
     let body = "(START m r ((role r) (init (p)) (<= (legal r a) (true (p))) (<= (next (p)) (does r a))";
     let request = format!("POST / HTTP/1.0\r\nContent-Length: {}\r\n\r\n{body}", body.len());
     assert!(ask(request.as_bytes()).starts_with("HTTP/1.0 400"), "an unclosed message");

@@ -111,6 +111,24 @@ impl<M: StateMachine> Follower<M> {
         )))
     }
 
+    /// One of our legal moves, in KIF, in the state that `joint`, which [`step`](Self::step)
+    /// could not read, most likely leads to: our move as [`answer`](Self::answer) recorded it,
+    /// and for every other role its move if it reads as a legal one, else its first legal move.
+    /// The followed state does not change.
+    pub fn guess(&mut self, joint: &[String]) -> Result<String, PlayerError> {
+        let mut guessed = Vec::with_capacity(self.m.roles().len());
+        for r in 0..self.m.roles().len() {
+            let legal = self.m.legal_moves(&self.state, r)?;
+            let written = joint.get(r).and_then(|text| canonical_move(text).ok());
+            let read = legal.iter().find(|mv| Some(self.m.format_move(mv)) == written).cloned();
+            let ours = self.mine.clone().filter(|_| r == self.role);
+            guessed.push(ours.or(read).or_else(|| legal.first().cloned()).ok_or(PlayerError::NoLegalMove)?);
+        }
+        let next = self.m.next_state(&self.state, &guessed)?;
+        let legal = self.m.legal_moves(&next, self.role)?;
+        legal.first().map(|mv| self.m.format_move(mv)).ok_or(PlayerError::NoLegalMove)
+    }
+
     /// Our legal moves in the current state (never none).
     pub fn legal(&mut self) -> Result<Vec<M::Move>, PlayerError> {
         let legal = self.m.legal_moves(&self.state, self.role)?;
@@ -175,6 +193,10 @@ impl Player for Reflex {
     fn start(&mut self, info: &MatchInfo, _deadline: Instant) -> Result<(), PlayerError> {
         self.follower = Some(Follower::new(info)?);
         Ok(())
+    }
+
+    fn guess(&mut self, last: &[String]) -> Option<String> {
+        self.follower.as_mut()?.guess(last).ok()
     }
 
     fn play(&mut self, last: Option<&[String]>, _deadline: Instant) -> Result<String, PlayerError> {
@@ -252,6 +274,10 @@ impl Default for AlphaBeta {
 impl Player for AlphaBeta {
     fn name(&self) -> &str {
         "alphabeta"
+    }
+
+    fn guess(&mut self, last: &[String]) -> Option<String> {
+        self.follower.as_mut()?.guess(last).ok()
     }
 
     fn start(&mut self, info: &MatchInfo, deadline: Instant) -> Result<(), PlayerError> {

@@ -133,6 +133,16 @@ pub trait Player: Send {
 
     /// Ends the match, given the joint move that ended it.
     fn stop(&mut self, last: Option<&[String]>) -> Result<(), PlayerError>;
+
+    /// A legal move to answer with when [`play`](Self::play) could not read the joint move
+    /// `last`: one of ours in the state that our own move and the others' readable moves (any
+    /// legal one where a move cannot be read) lead to. The match as the player follows it does
+    /// not change: the next joint move tells what was really played. `None` if the player keeps
+    /// no state to guess from.
+    fn guess(&mut self, last: &[String]) -> Option<String> {
+        let _ = last;
+        None
+    }
 }
 
 /// The canonical KIF of a move written in any spacing or case, e.g. `( MARK 1  1 )` →

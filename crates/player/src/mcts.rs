@@ -322,6 +322,10 @@ impl Player for MctsPlayer {
         Ok(session.follower.answer(mv))
     }
 
+    fn guess(&mut self, last: &[String]) -> Option<String> {
+        self.session.as_mut()?.follower.guess(last).ok()
+    }
+
     fn stop(&mut self, _last: Option<&[String]>) -> Result<(), PlayerError> {
         self.session = None;
         self.join_late_analysis();
