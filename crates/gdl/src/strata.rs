@@ -126,8 +126,8 @@ pub(crate) fn negative_cycle(
     }
     path.push(from);
     path.reverse();
-    // Only the atoms that are read matter to a reader: a body atom and the head it unifies with
-    // say the same thing, so each hop is shown once, by its head.
+    // One hop per rule on the path: its head and the body atom it reads (which unifies with the
+    // next hop's head).
     let hops = path
         .windows(2)
         .filter(|w| nodes[w[0]].head)

@@ -53,7 +53,8 @@ impl Callbacks for Clock {
     }
 }
 
-/// The direction of a question: a positive latch is refuted by true → false.
+/// One open question: whether base `base` is a positive latch (refuted by true → false) or a
+/// negative one, with the variable that implies its counterexample.
 #[derive(Clone, Copy)]
 struct Question {
     base: usize,
@@ -107,7 +108,7 @@ pub(super) fn prove(net: &Net, fixed: &[(usize, bool)], verdicts: &mut Verdicts,
     let solving = Instant::now();
     let mut answered = vec![false; questions.len()];
     loop {
-        // The solver checks its clock only between conflicts, so an easy call could overrun.
+        // A call that finds its model without a decision never asks the clock; the loop does.
         if deadline.is_some_and(|d| Instant::now() >= d) {
             break;
         }
