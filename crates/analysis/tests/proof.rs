@@ -156,7 +156,11 @@ fn corpus(what: &str) -> Vec<(String, gdl::Description, Net)> {
     out
 }
 
-/// On every corpus game where the proof finishes within [`analysis::PROOF_BUDGET`], it proves every
+/// The time the corpus test gives the proof of each game: more than [`analysis::PROOF_BUDGET`],
+/// so that a loaded machine still finishes the games that take a second or two.
+const BUDGET: Duration = Duration::from_secs(5);
+
+/// On every corpus game where the proof finishes within [`BUDGET`], it proves every
 /// latch the structural and exact methods prove, and none of its latches is broken in random play.
 ///
 /// The proof method may find more, for three reasons, all seen in the corpus (checked by hand):
@@ -189,7 +193,7 @@ fn proof_confirms_every_structural_and_exact_latch_and_holds_in_play_on_every_co
         let mut classic = analysis::structural_latches(net);
         classic.extend(analysis::exact_latches(net, 16));
         let start = Instant::now();
-        let proof = analysis::proof_latches(desc, net, Prover::Sat, Some(start + analysis::PROOF_BUDGET))
+        let proof = analysis::proof_latches(desc, net, Prover::Sat, Some(start + BUDGET))
             .unwrap_or_else(|e| panic!("{game}: {e}"));
         let total = start.elapsed();
         let found: HashSet<(usize, LatchKind)> = proof.latches.iter().map(|l| (l.base, l.kind)).collect();
@@ -223,13 +227,12 @@ fn proof_confirms_every_structural_and_exact_latch_and_holds_in_play_on_every_co
                 .map(|v| format!("{game}: {v}")),
         );
     }
-    eprintln!("{table}not finished within {:?}: {incomplete:?}", analysis::PROOF_BUDGET);
-    // Seen unfinished on a quiet machine: amazons, kalaha_2009 and shogi_ctk (thousands of
-    // questions at 0.1 s or more per model on nets of 100k+ gates) and skirmishZeroSum (about 4 s
-    // in all). The margin is for a loaded machine, where a few games near the budget (skirmish,
-    // othello-comp2007) may not finish either.
+    eprintln!("{table}not finished within {BUDGET:?}: {incomplete:?}");
+    // Seen unfinished in 5 s on a quiet machine: amazons, kalaha_2009, shogi_ctk and crossers3
+    // (thousands of questions at 0.1 s or more per model on nets of 100k+ gates). The rest of the
+    // margin is for a loaded machine, where games needing a few seconds may not finish either.
     assert!(
-        completed + 6 >= games.len(),
+        completed * 10 >= games.len() * 9,
         "the proof finished on only {completed} of {} games; not finished: {incomplete:?}",
         games.len()
     );
