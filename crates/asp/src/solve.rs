@@ -73,7 +73,7 @@ pub fn prove_latches(
     let mut unknown = 0;
     for dir in 0..2 {
         for i in 0..n {
-            let Some(v) = report.verdicts.get_mut(dir, i) else { continue };
+            let Some(v) = report.verdicts.get_mut(dir == 0, i) else { continue };
             if *v == Verdict::Unknown && cex[dir][i].is_none() {
                 *v = Verdict::Latch;
             }
@@ -135,7 +135,7 @@ fn enumerate(
                 (Ok("neg_cex"), Some(i)) => (1, i),
                 _ => continue,
             };
-            if let Some(v @ Verdict::Unknown) = verdicts.get_mut(dir, i) {
+            if let Some(v @ Verdict::Unknown) = verdicts.get_mut(dir == 0, i) {
                 *v = Verdict::NotLatch;
                 refuted += 1;
                 closing.extend(open[dir][i].map(SolverLiteral::negate));

@@ -27,10 +27,9 @@ impl Verdicts {
         Verdicts { positive: vec![Verdict::Unknown; n], negative: vec![Verdict::Unknown; n] }
     }
 
-    /// The verdict of base `i` as a positive (`dir` 0) or negative latch.
-    #[cfg_attr(not(feature = "clingo"), allow(dead_code))]
-    pub(crate) fn get_mut(&mut self, dir: usize, i: usize) -> Option<&mut Verdict> {
-        if dir == 0 {
+    /// The verdict of base `i` as a positive or a negative latch.
+    pub fn get_mut(&mut self, positive: bool, i: usize) -> Option<&mut Verdict> {
+        if positive {
             self.positive.get_mut(i)
         } else {
             self.negative.get_mut(i)

@@ -24,6 +24,8 @@ struct Node<'a> {
     rule: usize,
     /// Whether it is a head.
     head: bool,
+    /// The index of its rule's head among the nodes (its own, for a head).
+    owner: usize,
     /// For a body atom, whether it is read positively.
     positive: bool,
     /// For a body atom, the index of the body literal holding it.
@@ -77,12 +79,13 @@ pub(crate) fn negative_cycle(
         if !suspect.iter().any(|&s| same_component(s, rule.head.rel)) {
             continue;
         }
-        heads.push(nodes.len());
-        nodes.push(Node { atom: &rule.head, rule: r, head: true, positive: true, literal: 0 });
+        let owner = nodes.len();
+        heads.push(owner);
+        nodes.push(Node { atom: &rule.head, rule: r, head: true, owner, positive: true, literal: 0 });
         for (literal, lit) in rule.body.iter().enumerate() {
             lit.for_each_atom(true, &mut |a, positive| {
                 if same_component(rule.head.rel, a.rel) {
-                    nodes.push(Node { atom: a, rule: r, head: false, positive, literal });
+                    nodes.push(Node { atom: a, rule: r, head: false, owner, positive, literal });
                 }
             });
         }
@@ -100,8 +103,8 @@ pub(crate) fn negative_cycle(
     let component = strongly_connected(&edges);
     let (from, to) = nodes.iter().enumerate().find_map(|(i, n)| {
         let c = component.get(&i)?;
-        let back = (!n.head && !n.positive).then(|| heads.iter().rev().find(|&&h| nodes[h].rule == n.rule))??;
-        (component.get(back) == Some(c)).then_some((*back, i))
+        let back = (!n.head && !n.positive).then_some(n.owner)?;
+        (component.get(&back) == Some(c)).then_some((back, i))
     })?;
     // The cycle: the negative edge, then a shortest path from its body atom back to its head.
     let mut parent: FxHashMap<usize, usize> = FxHashMap::default();

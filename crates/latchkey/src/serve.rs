@@ -104,10 +104,12 @@ impl Handler for Served {
             Some(Playing::Fallback(f)) => f.play(moves).map_err(|e| (e, moves.and_then(|m| f.follower.guess(m).ok()))),
             None => return Err("no match has started".to_owned()),
         };
-        answer.or_else(|(e, guess)| {
-            let guess = guess.ok_or(e.clone())?;
-            eprintln!("note: {e}; answering {guess}, legal after the joint move as far as it can be read");
-            Ok(guess)
+        answer.or_else(|(e, guess)| match guess {
+            Some(guess) => {
+                eprintln!("note: {e}; answering {guess}, legal after the joint move as far as it can be read");
+                Ok(guess)
+            }
+            None => Err(e),
         })
     }
 

@@ -56,8 +56,8 @@ pub fn recordings(shared: &Path) -> Vec<(PathBuf, PathBuf)> {
     let mut out = Vec::new();
     for corpus in CORPORA.map(|c| shared.join(c)) {
         for file in files(&corpus.join("reference"), "jsonl") {
-            let stem = file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-            out.push((file, corpus.join("games").join(format!("{stem}.kif"))));
+            let game = corpus.join("games").join(format!("{}.kif", stem(&file)));
+            out.push((file, game));
         }
     }
     out

@@ -92,6 +92,9 @@ pub struct Relation {
 struct Index {
     /// [`spec_hash`] of `probes`, so that finding the index hashes nothing.
     hash: u64,
+    /// The argument positions (bit i for argument i) when the probes read whole arguments and
+    /// nothing else, so that [`Relation::matching`] finds the index without building probes.
+    mask: Option<u64>,
     probes: Box<[Probe]>,
     map: FxHashMap<Box<[u64]>, Vec<u32>>,
 }
@@ -109,7 +112,7 @@ fn spec_hash(probes: &[Probe]) -> u64 {
 /// literal such as `(true (cell ?x ?y b))` binds no argument, yet an index on the functor of
 /// argument 0 and on its third argument finds its few candidates among every state atom.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Probe {
+struct Probe {
     path: Box<[u8]>,
     exact: bool,
 }
@@ -212,7 +215,9 @@ impl Relation {
                 map.entry(key).or_default().push(idx);
             }
         }
-        self.indexes.push(Index { hash, probes: probes.into(), map });
+        let whole = probes.iter().all(|p| p.exact && p.path.len() == 1);
+        let mask = whole.then(|| probes.iter().fold(0u64, |m, p| m | 1 << p.path[0]));
+        self.indexes.push(Index { hash, mask, probes: probes.into(), map });
     }
 
     /// The indices of the tuples in which `probes` (whose [`spec_hash`] is `hash`) read `key`;
@@ -232,9 +237,18 @@ impl Relation {
     /// The indices of the tuples whose arguments at the positions in `mask` are `key` (in position
     /// order); `None` if no index on `mask` was built with [`ensure_index`](Self::ensure_index).
     pub fn matching(&self, mask: u64, key: &[TermId]) -> Option<&[u32]> {
-        let probes = mask_probes(mask);
-        let key: Box<[u64]> = key.iter().map(|t| u64::from(t.0)).collect();
-        self.probe(spec_hash(&probes), &probes, &key)
+        let index = self.indexes.iter().find(|i| i.mask == Some(mask))?;
+        // Joins call this for every candidate lookup: the key goes through the stack.
+        let mut buf = [0u64; 8];
+        let long: Vec<u64>;
+        let key: &[u64] = if key.len() <= buf.len() {
+            buf.iter_mut().zip(key).for_each(|(b, t)| *b = u64::from(t.0));
+            &buf[..key.len()]
+        } else {
+            long = key.iter().map(|t| u64::from(t.0)).collect();
+            &long
+        };
+        Some(index.map.get(key).map_or(&[], Vec::as_slice))
     }
 }
 

@@ -106,7 +106,6 @@ pub(super) fn prove(net: &Net, fixed: &[(usize, bool)], verdicts: &mut Verdicts,
     enc.clause(&[any]);
     effort.encode = start.elapsed();
     let solving = Instant::now();
-    let mut answered = vec![false; questions.len()];
     loop {
         // A call that finds its model without a decision never asks the clock; the loop does.
         if deadline.is_some_and(|d| Instant::now() >= d) {
@@ -115,8 +114,10 @@ pub(super) fn prove(net: &Net, fixed: &[(usize, bool)], verdicts: &mut Verdicts,
         let result = enc.solver.solve_limited(&[]);
         if result == lbool::FALSE {
             // No counterexample left for any open question: all of them are latches.
-            for (q, _) in questions.iter().zip(&answered).filter(|(_, &a)| !a) {
-                *verdict(verdicts, q) = Verdict::Latch;
+            for q in &questions {
+                if let Some(v @ Verdict::Unknown) = verdicts.get_mut(q.positive, q.base) {
+                    *v = Verdict::Latch;
+                }
             }
             effort.finished = true;
             break;
@@ -130,15 +131,14 @@ pub(super) fn prove(net: &Net, fixed: &[(usize, bool)], verdicts: &mut Verdicts,
             continue;
         }
         let mut refuted = 0;
-        for (k, q) in questions.iter().enumerate() {
-            if answered[k] {
+        for q in &questions {
+            let (now, next) = (enc.value(net.bases[q.base].node), enc.value(net.bases[q.base].next));
+            if now != q.positive || next == q.positive {
                 continue;
             }
-            let (now, next) = (enc.value(net.bases[q.base].node), enc.value(net.bases[q.base].next));
-            if now == q.positive && next != q.positive {
-                answered[k] = true;
+            if let Some(v @ Verdict::Unknown) = verdicts.get_mut(q.positive, q.base) {
+                *v = Verdict::NotLatch;
                 refuted += 1;
-                *verdict(verdicts, q) = Verdict::NotLatch;
                 enc.clause(&[!Lit::new(q.var, true)]);
             }
         }
@@ -150,14 +150,6 @@ pub(super) fn prove(net: &Net, fixed: &[(usize, bool)], verdicts: &mut Verdicts,
     }
     effort.solve = solving.elapsed();
     effort
-}
-
-fn verdict<'a>(verdicts: &'a mut Verdicts, q: &Question) -> &'a mut Verdict {
-    if q.positive {
-        &mut verdicts.positive[q.base]
-    } else {
-        &mut verdicts.negative[q.base]
-    }
 }
 
 /// The clauses of a net's cone, and the cycles in it to check models against.
