@@ -17,20 +17,25 @@
 //! and taking those that raise its minimum (`playout`). Without them every playout is
 //! bit-sliced: up to 64 leaves chosen with virtual loss are played out in one pass.
 //!
-//! The tree lives on the calling thread; with more than one thread, workers with machines of
-//! their own play the leaves while the tree thread selects the next ones.
+//! The search runs on any [`SearchMachine`]: on a propnet as described, on the reasoner (for a
+//! game whose net cannot be built) with plain random playouts, one at a time, and no guide.
+//!
+//! The tree lives on the calling thread; with more than one thread (and a machine whose states
+//! other threads can share), workers with machines of their own play the leaves while the tree
+//! thread selects the next ones.
 
+mod engines;
 mod playout;
 mod tree;
 
 #[cfg(test)]
 mod tests;
 
-pub use self::playout::Guide;
-use self::playout::{Outcome, Settings, Worker};
+pub use self::engines::SearchMachine;
+pub use self::playout::{Guide, Lookahead, Outcome, Settings};
 use self::tree::{Edge, Kind, Node, NodeRef, Pool, Proof};
-use machine::{MachineError, StateMachine};
-use propnet::{Program, PropnetMachine, PropnetState};
+use machine::MachineError;
+use propnet::{Program, PropnetMachine};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use serde::Serialize;
@@ -88,18 +93,18 @@ impl Default for Config {
 
 /// A complete line of play of a single-player game from the current root, and its score.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Plan {
+pub struct Plan<Mv = u32> {
     /// The moves, first to last.
-    pub moves: Vec<u32>,
+    pub moves: Vec<Mv>,
     /// The score the line reaches.
     pub score: u32,
 }
 
 /// One root move of one role, for display.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct MoveStats {
+pub struct MoveStats<Mv = u32> {
     /// The move.
-    pub mv: u32,
+    pub mv: Mv,
     /// Iterations that chose it.
     pub visits: u64,
     /// The role's mean score over them (0..=100), if any.
@@ -132,8 +137,7 @@ pub struct SearchStats {
 }
 
 /// A leaf reached by selection and the way there.
-#[derive(Debug, Default)]
-struct Leaf {
+struct Leaf<M: SearchMachine> {
     /// The nodes where moves were chosen, root first.
     path: Vec<NodeRef>,
     /// Per node of `path`, every role's move index.
@@ -141,30 +145,43 @@ struct Leaf {
     /// The node at the end, if it has one (the pool may have had no room).
     node: Option<NodeRef>,
     /// Where its playout starts.
-    state: Option<PropnetState>,
+    state: Option<M::State>,
     /// The moves from the root (single-player games, for plans).
-    moves: Vec<u32>,
+    moves: Vec<M::Move>,
+}
+
+impl<M: SearchMachine> Default for Leaf<M> {
+    fn default() -> Leaf<M> {
+        Leaf { path: Vec::new(), choices: Vec::new(), node: None, state: None, moves: Vec::new() }
+    }
 }
 
 /// What a selection found.
-enum Selected {
+enum Selected<M: SearchMachine> {
     /// A leaf whose scores are proven.
-    Known(Leaf, Box<[u8]>),
+    Known(Leaf<M>, Box<[u8]>),
     /// A leaf to play out.
-    Playout(Leaf),
+    Playout(Leaf<M>),
+}
+
+/// A playing thread's random numbers and scratch (its machine is the tree's, or one of the
+/// search's helpers).
+struct Worker<M: SearchMachine> {
+    rng: SmallRng,
+    scratch: M::Scratch,
 }
 
 /// A Monte Carlo tree search that keeps its tree between moves.
-#[derive(Debug)]
-pub struct Mcts {
-    program: Arc<Program>,
+pub struct Mcts<M: SearchMachine = PropnetMachine> {
     guide: Option<Arc<Guide>>,
     config: Config,
     roles: usize,
-    /// The tree thread's machine (expansion); workers have their own.
-    machine: PropnetMachine,
-    workers: Vec<Worker>,
-    pool: Pool,
+    /// The tree thread's machine (expansion, and the playouts when the search has one thread).
+    machine: M,
+    /// With more than one thread, one machine per worker.
+    helpers: Vec<M>,
+    workers: Vec<Worker<M>>,
+    pool: Pool<M>,
     root: NodeRef,
     rng: SmallRng,
     /// Counts selections; a node remembers the last one through it.
@@ -173,7 +190,13 @@ pub struct Mcts {
     playouts: u64,
     /// Per role, the lowest and highest goal value the game has.
     game_range: Vec<(u8, u8)>,
-    plan: Option<Plan>,
+    plan: Option<Plan<M::Move>>,
+}
+
+impl<M: SearchMachine> std::fmt::Debug for Mcts<M> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Mcts").field("roles", &self.roles).field("stats", &self.stats()).finish_non_exhaustive()
+    }
 }
 
 /// A goal value as a score, 0 where the rules give no single value.
@@ -181,37 +204,44 @@ fn score(goal: &Result<u32, MachineError>) -> u8 {
     goal.as_ref().map_or(0, |&v| v.min(100) as u8)
 }
 
-impl Mcts {
-    /// A search from the initial state of `program`'s game, using the analysis' goal latches in
+impl Mcts<PropnetMachine> {
+    /// A search on `program`'s net from its initial state, using the analysis' goal latches in
     /// `guide` (if any) as the module header describes.
     pub fn new(program: Arc<Program>, guide: Option<Arc<Guide>>, config: Config) -> Result<Mcts, MachineError> {
-        let mut machine = PropnetMachine::from_program(Arc::clone(&program));
+        Mcts::on(PropnetMachine::from_program(program), guide, config)
+    }
+}
+
+impl<M: SearchMachine> Mcts<M> {
+    /// A search on `machine` from the initial state, using the analysis' goal latches in `guide`
+    /// (if any, and if the machine's states are the bitsets they read) as the module header
+    /// describes.
+    pub fn on(mut machine: M, guide: Option<Arc<Guide>>, config: Config) -> Result<Mcts<M>, MachineError> {
         let roles = machine.roles().len();
         let game_range = (0..roles)
-            .map(|r| {
-                let values = program.goal_values(r);
-                match (values.first(), values.last()) {
-                    (Some(&lo), Some(&hi)) => (lo.min(100) as u8, hi.min(100) as u8),
-                    _ => (0, 100),
-                }
-            })
+            .map(|r| machine.goal_range(r).map_or((0, 100), |(lo, hi)| (lo.min(100) as u8, hi.min(100) as u8)))
             .collect();
-        let workers = (0..config.threads.max(1) as u64)
+        let threads = config.threads.max(1);
+        let helpers: Vec<M> = match threads {
+            1 => Vec::new(),
+            _ => (0..threads).map_while(|_| machine.fork()).collect(),
+        };
+        let workers = (0..helpers.len().max(1) as u64)
             .map(|w| Worker {
-                machine: PropnetMachine::from_program(Arc::clone(&program)),
                 rng: SmallRng::seed_from_u64(config.seed.wrapping_add(w + 1)),
-                lookahead: None,
+                scratch: M::Scratch::default(),
             })
             .collect();
         let initial = machine.initial_state();
+        let bits = M::bits(&initial).is_some();
         let mut mcts = Mcts {
-            guide: guide.filter(|g| !g.is_empty()),
+            guide: guide.filter(|g| bits && !g.is_empty()),
             pool: Pool::new(config.max_nodes, config.max_bytes),
             rng: SmallRng::seed_from_u64(config.seed),
-            program,
             config,
             roles,
             machine,
+            helpers,
             workers,
             root: NodeRef::default(),
             tick: 0,
@@ -224,13 +254,13 @@ impl Mcts {
         Ok(mcts)
     }
 
-    /// The compiled game (for machines of its own, e.g. to print moves).
-    pub fn program(&self) -> &Arc<Program> {
-        &self.program
+    /// The machine the tree is built on (to print or find moves).
+    pub fn machine(&self) -> &M {
+        &self.machine
     }
 
     /// The state at the root: the current state of the game.
-    pub fn root_state(&self) -> &PropnetState {
+    pub fn root_state(&self) -> &M::State {
         &self.root_node().state
     }
 
@@ -247,7 +277,7 @@ impl Mcts {
 
     /// Moves the root along the joint move the game took (one move per role): the subtree
     /// below it, and the rest of the table until it is trimmed, stays.
-    pub fn advance(&mut self, joint: &[u32]) -> Result<(), MachineError> {
+    pub fn advance(&mut self, joint: &[M::Move]) -> Result<(), MachineError> {
         if joint.len() != self.roles {
             return Err(MachineError::WrongMoveCount { expected: self.roles, got: joint.len() });
         }
@@ -257,7 +287,7 @@ impl Mcts {
             match (0..root.move_count(r)).find(|&i| root.role_move(r, i) == mv) {
                 Some(i) => choice.push(i as u32),
                 None => {
-                    let (role, mv) = (self.program.roles()[r].clone(), self.machine.format_move(&mv));
+                    let (role, mv) = (self.machine.roles()[r].clone(), self.machine.format_move(&mv));
                     return Err(MachineError::IllegalMove { role, mv });
                 }
             }
@@ -286,7 +316,7 @@ impl Mcts {
     /// the longest loss), else the most visited move among those not proven worse than another;
     /// in a single-player game, the best plan's next move unless a move is proven to do better.
     /// `None` when the role has no legal move (the game is over).
-    pub fn best_move(&self, role: usize) -> Option<u32> {
+    pub fn best_move(&self, role: usize) -> Option<M::Move> {
         let root = self.root_node();
         let count = if role < self.roles { root.move_count(role) } else { 0 };
         if count <= 1 {
@@ -330,7 +360,7 @@ impl Mcts {
     }
 
     /// Every legal root move of `role` with its statistics.
-    pub fn move_stats(&self, role: usize) -> Vec<MoveStats> {
+    pub fn move_stats(&self, role: usize) -> Vec<MoveStats<M::Move>> {
         let root = self.root_node();
         let count = if role < self.roles { root.move_count(role) } else { 0 };
         (0..count)
@@ -344,14 +374,14 @@ impl Mcts {
     }
 
     /// The best complete line found so far (single-player games).
-    pub fn plan(&self) -> Option<&Plan> {
+    pub fn plan(&self) -> Option<&Plan<M::Move>> {
         self.plan.as_ref()
     }
 
     /// Offers a line of play from the root of a single-player game (found by a puzzle solver,
     /// say); it is kept, and [`best_move`](Self::best_move) follows it, if it scores more than
     /// the best line so far.
-    pub fn offer_plan(&mut self, plan: Plan) {
+    pub fn offer_plan(&mut self, plan: Plan<M::Move>) {
         if self.roles == 1 && self.plan.as_ref().is_none_or(|p| plan.score > p.score) {
             self.plan = Some(plan);
         }
@@ -374,12 +404,12 @@ impl Mcts {
         }
     }
 
-    fn root_node(&self) -> &Node {
+    fn root_node(&self) -> &Node<M> {
         self.pool.get(self.root).expect("the root is never trimmed")
     }
 
     /// The proof of the child after `role`'s `i`th move, when `role` alone chooses at `node`.
-    fn child_proof<'a>(&'a self, node: &Node, role: usize, i: usize) -> Option<&'a Proof> {
+    fn child_proof<'a>(&'a self, node: &Node<M>, role: usize, i: usize) -> Option<&'a Proof> {
         // With every other role on its only move, the joint move's key is the mover's index.
         let alone = matches!(node.kind, Kind::Mover(m) if m == role);
         let child = node.child(i as u64).filter(|_| alone)?;
@@ -387,24 +417,25 @@ impl Mcts {
     }
 
     /// The node of `state`, made (and the pool trimmed, sparing the root) if it has none.
-    fn node_for(&mut self, state: PropnetState) -> Result<NodeRef, MachineError> {
+    fn node_for(&mut self, state: M::State) -> Result<NodeRef, MachineError> {
         if let Some(found) = self.pool.find(&state) {
             return Ok(found);
         }
         let node = self.describe(state)?;
         // The pool holds at least two nodes and spares only the root, so this finds room.
-        Ok(self.pool.insert(node, self.root, self.tick).expect("a trimmed pool has room"))
+        Ok(self.pool.insert(node, self.root, self.tick).unwrap_or_else(|_| unreachable!("a trimmed pool has room")))
     }
 
     /// A new node for `state`: its moves, achievable ranges, and a proof if the game is over or
     /// its scores are decided.
-    fn describe(&mut self, state: PropnetState) -> Result<Node, MachineError> {
+    fn describe(&mut self, state: M::State) -> Result<Node<M>, MachineError> {
         let m = &mut self.machine;
         let mut node = Node::new(state);
-        node.range = match self.guide.as_deref().map(Guide::goals) {
-            Some(g) => (0..self.roles)
+        let latched = self.guide.as_deref().map(Guide::goals).zip(M::bits(&node.state));
+        node.range = match latched {
+            Some((g, bits)) => (0..self.roles)
                 .map(|r| {
-                    let range = g.range(node.state.words(), r);
+                    let range = g.range(bits, r);
                     range.map_or(self.game_range[r], |x| (x.min.min(100) as u8, x.max.min(100) as u8))
                 })
                 .collect(),
@@ -422,7 +453,7 @@ impl Mcts {
             node.starts.push(node.moves.len() as u32);
         }
         node.edges = vec![Edge::default(); node.moves.len()];
-        let decided = self.guide.as_ref().and_then(|g| g.goals().determined(node.state.words()));
+        let decided = latched.and_then(|(g, bits)| g.determined(bits));
         if terminal || stuck {
             node.proof = Some(Proof { scores: playout::scores(m, &node.state).into(), depth: 0 });
         } else if let Some(decided) = decided {
@@ -476,7 +507,7 @@ impl Mcts {
     /// The loop on one thread: select a batch, play it, back it up.
     fn run_here(
         &mut self,
-        worker: &mut Worker,
+        worker: &mut Worker<M>,
         settings: &Settings,
         batch: usize,
         target: Option<u64>,
@@ -487,8 +518,8 @@ impl Mcts {
                 return Ok(());
             }
             let leaves = self.select_batch(room)?;
-            let starts: Vec<PropnetState> = leaves.iter().filter_map(|l| l.state.clone()).collect();
-            let outcomes = worker.play(&starts, settings)?;
+            let starts: Vec<M::State> = leaves.iter().filter_map(|l| l.state.clone()).collect();
+            let outcomes = self.machine.play_out(&mut worker.scratch, &starts, &mut worker.rng, settings)?;
             self.finish(leaves, outcomes);
         }
     }
@@ -496,21 +527,23 @@ impl Mcts {
     /// The loop with workers: keep each busy with up to two batches while backing up results.
     fn run_threads(
         &mut self,
-        workers: &mut [Worker],
+        workers: &mut [Worker<M>],
         settings: &Settings,
         batch: usize,
         target: Option<u64>,
     ) -> Result<(), MachineError> {
-        type Done = (usize, usize, Result<Vec<Option<Outcome>>, MachineError>);
-        std::thread::scope(|scope| {
-            let (done_tx, done_rx) = mpsc::channel::<Done>();
+        type Done<Mv> = (usize, usize, Result<Vec<Option<Outcome<Mv>>>, MachineError>);
+        let mut helpers = std::mem::take(&mut self.helpers);
+        let result = std::thread::scope(|scope| {
+            let (done_tx, done_rx) = mpsc::channel::<Done<M::Move>>();
             let mut jobs = Vec::new();
-            for (w, worker) in workers.iter_mut().enumerate() {
-                let (job_tx, job_rx) = mpsc::channel::<(usize, Vec<PropnetState>)>();
+            for (w, (worker, m)) in workers.iter_mut().zip(helpers.iter_mut()).enumerate() {
+                let (job_tx, job_rx) = mpsc::channel::<(usize, Vec<M::State>)>();
                 let done_tx = done_tx.clone();
                 scope.spawn(move || {
                     for (id, starts) in job_rx {
-                        if done_tx.send((w, id, worker.play(&starts, settings))).is_err() {
+                        let played = m.play_out(&mut worker.scratch, &starts, &mut worker.rng, settings);
+                        if done_tx.send((w, id, played)).is_err() {
                             break;
                         }
                     }
@@ -518,7 +551,7 @@ impl Mcts {
                 jobs.push(job_tx);
             }
             let mut busy = vec![0u8; jobs.len()];
-            let mut pending: Vec<Option<Vec<Leaf>>> = Vec::new();
+            let mut pending: Vec<Option<Vec<Leaf<M>>>> = Vec::new();
             let mut in_flight = 0u64;
             loop {
                 while let Some(w) = (0..busy.len()).min_by_key(|&w| busy[w]).filter(|&w| busy[w] < 2) {
@@ -527,7 +560,7 @@ impl Mcts {
                         break;
                     }
                     let leaves = self.select_batch(room)?;
-                    let starts: Vec<PropnetState> = leaves.iter().filter_map(|l| l.state.clone()).collect();
+                    let starts: Vec<M::State> = leaves.iter().filter_map(|l| l.state.clone()).collect();
                     let id = pending.iter().position(Option::is_none).unwrap_or(pending.len());
                     if id == pending.len() {
                         pending.push(None);
@@ -547,12 +580,14 @@ impl Mcts {
                 in_flight -= leaves.iter().filter(|l| l.state.is_some()).count() as u64;
                 self.finish(leaves, outcomes?);
             }
-        })
+        });
+        self.helpers = helpers;
+        result
     }
 
     /// Selects up to `count` leaves, backing up the decided ones at once; returns the rest (the
     /// playouts to run), stopping early once the root is proven.
-    fn select_batch(&mut self, count: usize) -> Result<Vec<Leaf>, MachineError> {
+    fn select_batch(&mut self, count: usize) -> Result<Vec<Leaf<M>>, MachineError> {
         let mut leaves = Vec::with_capacity(count);
         for _ in 0..count {
             match self.select()? {
@@ -570,7 +605,7 @@ impl Mcts {
 
     /// Backs up the playouts of `leaves` (those with a start state, in order, as `outcomes`
     /// lists them); a leaf whose playout was cut short is taken back.
-    fn finish(&mut self, leaves: Vec<Leaf>, outcomes: Vec<Option<Outcome>>) {
+    fn finish(&mut self, leaves: Vec<Leaf<M>>, outcomes: Vec<Option<Outcome<M::Move>>>) {
         let mut outcomes = outcomes.into_iter();
         for mut leaf in leaves.into_iter().filter(|l| l.state.is_some()) {
             match outcomes.next().flatten() {
@@ -586,7 +621,7 @@ impl Mcts {
 
     /// Descends from the root choosing every role's move at each node, expands the first joint
     /// move that has no node yet, and passes through nodes where nobody has a choice.
-    fn select(&mut self) -> Result<Selected, MachineError> {
+    fn select(&mut self) -> Result<Selected<M>, MachineError> {
         self.tick += 1;
         let now = self.tick;
         let mut leaf = Leaf::default();
@@ -614,7 +649,7 @@ impl Mcts {
             }
             let key = node.key(&choice);
             let next = node.child(key).filter(|&c| self.pool.get(c).is_some());
-            let joint: Vec<u32> = choice.iter().enumerate().map(|(r, &c)| node.role_move(r, c as usize)).collect();
+            let joint: Vec<M::Move> = choice.iter().enumerate().map(|(r, &c)| node.role_move(r, c as usize)).collect();
             let node = self.pool.get_mut(at).expect("just visited");
             for (r, &c) in choice.iter().enumerate() {
                 node.edges[node.starts[r] as usize + c as usize].visits += 1;
@@ -660,7 +695,7 @@ impl Mcts {
     /// Propagates proofs up from a proven leaf, then adds `scores` to the statistics along
     /// `leaf`'s path (above a node whose mover has a better proven move, that move's scores
     /// instead), and keeps a better single-player plan.
-    fn backup(&mut self, leaf: &Leaf, scores: &[u8], complete: bool) {
+    fn backup(&mut self, leaf: &Leaf<M>, scores: &[u8], complete: bool) {
         self.iterations += 1;
         let proven = leaf.node.and_then(|n| self.pool.get(n)).is_some_and(|n| n.proof.is_some());
         if proven {
@@ -689,7 +724,7 @@ impl Mcts {
     }
 
     /// Undoes the visits of a leaf whose playout never finished.
-    fn take_back(&mut self, leaf: &Leaf) {
+    fn take_back(&mut self, leaf: &Leaf<M>) {
         let roles = self.roles;
         for (k, &at) in leaf.path.iter().enumerate() {
             if let Some(node) = self.pool.get_mut(at) {
@@ -754,7 +789,7 @@ impl Mcts {
 /// proven are left alone while any other is open: playing them again teaches nothing, and the
 /// open ones are what stands between the node and its proof (their value reaches the ancestors
 /// through the node's floor instead).
-fn choose(pool: &Pool, rng: &mut SmallRng, config: &Config, node: &Node, role: usize) -> usize {
+fn choose<M: SearchMachine>(pool: &Pool<M>, rng: &mut SmallRng, config: &Config, node: &Node<M>, role: usize) -> usize {
     let count = node.move_count(role);
     if count <= 1 {
         return 0;

@@ -1,5 +1,6 @@
-//! Playouts from the leaves of the tree, on workers that each own a machine: bit-sliced, up to
-//! 64 leaves in one pass, or one at a time steered by the goal latches.
+//! Playouts from the leaves of the tree: on a propnet bit-sliced, up to 64 leaves in one pass,
+//! or one at a time steered by the goal latches; on any other machine one uniformly random
+//! playout at a time.
 
 use super::score;
 use analysis::{GoalLatches, ScoreRange};
@@ -16,14 +17,14 @@ const CLOCK_EVERY: u32 = 16;
 
 /// What a playout from one leaf found.
 #[derive(Debug, Clone)]
-pub(super) struct Outcome {
+pub struct Outcome<Mv> {
     /// Every role's score where it stopped, 0..=100.
     pub scores: Vec<u8>,
     /// Whether the game was over (or its scores decided by latches) there: only such playouts
     /// make plans.
     pub complete: bool,
     /// The moves played, when asked for (single-player plans).
-    pub moves: Vec<u32>,
+    pub moves: Vec<Mv>,
 }
 
 /// What the search uses of the analysis: the goal latches, and cut-down copies of the game's
@@ -69,9 +70,10 @@ impl Guide {
     }
 }
 
-/// How workers play, the same for every batch of a search.
+/// How playouts run, the same for every batch of a search.
 #[derive(Debug, Clone)]
-pub(super) struct Settings {
+pub struct Settings {
+    /// Joint moves after which a playout is cut off.
     pub max_steps: u32,
     /// Record the moves of every playout.
     pub trace: bool,
@@ -88,132 +90,171 @@ impl Settings {
     }
 }
 
-/// A playing thread's own machine and random numbers.
-#[derive(Debug)]
-pub(super) struct Worker {
-    pub machine: PropnetMachine,
-    pub rng: SmallRng,
-    /// Machines over the guide's cut nets, made at the first guided playout.
-    pub lookahead: Option<(PropnetMachine, Option<PropnetMachine>)>,
+/// Machines over the guide's cut nets, made by a playing thread at its first guided playout.
+#[derive(Debug, Default)]
+pub struct Lookahead(Option<(PropnetMachine, Option<PropnetMachine>)>);
+
+/// One uniformly random playout from `start` on any machine; `None` if the deadline passed.
+pub(super) fn random<M: StateMachine>(
+    m: &mut M,
+    start: &M::State,
+    rng: &mut SmallRng,
+    s: &Settings,
+) -> Result<Option<Outcome<M::Move>>, MachineError> {
+    let roles = m.roles().len();
+    let mut state = start.clone();
+    let mut moves = Vec::new();
+    let mut steps = 0u32;
+    let ended = |m: &mut M, state: &M::State, complete: bool, moves: Vec<M::Move>| {
+        let scores = (0..roles).map(|r| score(&m.goal(state, r))).collect();
+        Ok(Some(Outcome { scores, complete, moves }))
+    };
+    loop {
+        if m.is_terminal(&state)? {
+            return ended(m, &state, true, moves);
+        }
+        if steps >= s.max_steps {
+            return ended(m, &state, false, moves);
+        }
+        // A step of a machine without a fast path can take milliseconds: look at every one.
+        if s.out_of_time() {
+            return Ok(None);
+        }
+        let mut joint = Vec::with_capacity(roles);
+        for r in 0..roles {
+            let mut legal = m.legal_moves(&state, r)?;
+            if legal.is_empty() {
+                return ended(m, &state, false, moves);
+            }
+            joint.push(legal.swap_remove(rng.random_range(0..legal.len())));
+        }
+        state = m.next_state(&state, &joint)?;
+        if s.trace {
+            moves.extend_from_slice(&joint);
+        }
+        steps += 1;
+    }
 }
 
-impl Worker {
-    /// One playout from each of `starts`, in order; `None` where the deadline cut it short.
-    pub fn play(&mut self, starts: &[PropnetState], s: &Settings) -> Result<Vec<Option<Outcome>>, MachineError> {
-        match &s.guide {
-            Some(guide) => starts.iter().map(|start| self.guided(start, guide, s)).collect(),
-            None => Ok(self.bit_sliced(starts, s)),
-        }
-    }
-
-    fn bit_sliced(&mut self, starts: &[PropnetState], s: &Settings) -> Vec<Option<Outcome>> {
-        let mut out = vec![None; starts.len()];
-        for (k, chunk) in starts.chunks(64).enumerate() {
-            let refs: Vec<&PropnetState> = chunk.iter().collect();
-            let mut steps = 0u32;
-            let mut go_on = || {
-                steps += 1;
-                steps & (CLOCK_EVERY - 1) != 0 || !s.out_of_time()
-            };
-            let results = &mut out[k * 64..];
-            self.machine.playout_each(&refs, &mut self.rng, s.max_steps, s.trace, &mut go_on, &mut |e| {
-                results[e.origin] = Some(Outcome {
-                    scores: e.goals.iter().map(score).collect(),
-                    complete: e.end == PlayoutEnd::Terminal,
-                    moves: e.trace.to_vec(),
-                });
-            });
-        }
-        out
-    }
-
-    /// Random play from `start` where each role, given the others' random moves, looks one move
-    /// ahead at the goal latches and, where that is cheap, the game's end: it never plays a move
-    /// that lowers its highest achievable score while it has another, and always plays one that
-    /// raises its lowest when it can (Sancho's crude but effective weighting: a king that can be
-    /// captured is captured), best of all one that secures its highest (a winning move). A state
-    /// whose scores the latches decide ends the playout.
-    fn guided(&mut self, start: &PropnetState, guide: &Guide, s: &Settings) -> Result<Option<Outcome>, MachineError> {
-        let m = &mut self.machine;
-        let (look, judge) = self.lookahead.get_or_insert_with(|| {
-            let machine = |p: &Arc<Program>| PropnetMachine::from_program(Arc::clone(p));
-            (machine(&guide.next), guide.outcome.as_ref().map(machine))
-        });
-        let goals = &guide.goals;
-        let roles = m.roles().len();
-        let mut state = start.clone();
-        let mut moves = Vec::new();
-        let mut joint = vec![0u32; roles];
-        let mut legal: Vec<Vec<u32>> = vec![Vec::new(); roles];
-        let mut bits = Vec::new();
-        // A candidate's next state as far as the ranking reads it: the latch bases and, with a
-        // judge, the bases the end reads, all watched and all set for every candidate ranked,
-        // so the other bits need not follow the playout.
-        let mut after = start.clone();
-        let w = guide.watch.len().div_ceil(64);
+/// One random playout from each of `starts`, 64 at a time bit-sliced.
+pub(super) fn bit_sliced(
+    m: &mut PropnetMachine,
+    starts: &[PropnetState],
+    rng: &mut SmallRng,
+    s: &Settings,
+) -> Vec<Option<Outcome<u32>>> {
+    let mut out = vec![None; starts.len()];
+    for (k, chunk) in starts.chunks(64).enumerate() {
+        let refs: Vec<&PropnetState> = chunk.iter().collect();
         let mut steps = 0u32;
-        loop {
-            if m.is_terminal(&state)? {
-                return Ok(Some(Outcome { scores: scores(m, &state), complete: true, moves }));
-            }
-            if let Some(decided) = goals.determined(state.words()) {
-                let scores = decided.iter().map(|&v| v.min(100) as u8).collect();
-                return Ok(Some(Outcome { scores, complete: true, moves }));
-            }
-            if steps >= s.max_steps {
+        let mut go_on = || {
+            steps += 1;
+            steps & (CLOCK_EVERY - 1) != 0 || !s.out_of_time()
+        };
+        let results = &mut out[k * 64..];
+        m.playout_each(&refs, rng, s.max_steps, s.trace, &mut go_on, &mut |e| {
+            results[e.origin] = Some(Outcome {
+                scores: e.goals.iter().map(score).collect(),
+                complete: e.end == PlayoutEnd::Terminal,
+                moves: e.trace.to_vec(),
+            });
+        });
+    }
+    out
+}
+
+/// Random play from `start` where each role, given the others' random moves, looks one move
+/// ahead at the goal latches and, where that is cheap, the game's end: it never plays a move
+/// that lowers its highest achievable score while it has another, and always plays one that
+/// raises its lowest when it can (Sancho's crude but effective weighting: a king that can be
+/// captured is captured), best of all one that secures its highest (a winning move). A state
+/// whose scores the latches decide ends the playout.
+pub(super) fn guided(
+    m: &mut PropnetMachine,
+    lookahead: &mut Lookahead,
+    start: &PropnetState,
+    guide: &Guide,
+    rng: &mut SmallRng,
+    s: &Settings,
+) -> Result<Option<Outcome<u32>>, MachineError> {
+    let (look, judge) = lookahead.0.get_or_insert_with(|| {
+        let machine = |p: &Arc<Program>| PropnetMachine::from_program(Arc::clone(p));
+        (machine(&guide.next), guide.outcome.as_ref().map(machine))
+    });
+    let goals = &guide.goals;
+    let roles = m.roles().len();
+    let mut state = start.clone();
+    let mut moves = Vec::new();
+    let mut joint = vec![0u32; roles];
+    let mut legal: Vec<Vec<u32>> = vec![Vec::new(); roles];
+    let mut bits = Vec::new();
+    // A candidate's next state as far as the ranking reads it: the latch bases and, with a
+    // judge, the bases the end reads, all watched and all set for every candidate ranked,
+    // so the other bits need not follow the playout.
+    let mut after = start.clone();
+    let w = guide.watch.len().div_ceil(64);
+    let mut steps = 0u32;
+    loop {
+        if m.is_terminal(&state)? {
+            return Ok(Some(Outcome { scores: scores(m, &state), complete: true, moves }));
+        }
+        if let Some(decided) = goals.determined(state.words()) {
+            let scores = decided.iter().map(|&v| v.min(100) as u8).collect();
+            return Ok(Some(Outcome { scores, complete: true, moves }));
+        }
+        if steps >= s.max_steps {
+            return Ok(Some(Outcome { scores: scores(m, &state), complete: false, moves }));
+        }
+        if steps & (CLOCK_EVERY - 1) == 0 && s.out_of_time() {
+            return Ok(None);
+        }
+        for (r, l) in legal.iter_mut().enumerate() {
+            *l = m.legal_moves(&state, r)?;
+            if l.is_empty() {
                 return Ok(Some(Outcome { scores: scores(m, &state), complete: false, moves }));
             }
-            if steps & (CLOCK_EVERY - 1) == 0 && s.out_of_time() {
-                return Ok(None);
-            }
-            for (r, l) in legal.iter_mut().enumerate() {
-                *l = m.legal_moves(&state, r)?;
-                if l.is_empty() {
-                    return Ok(Some(Outcome { scores: scores(m, &state), complete: false, moves }));
-                }
-                joint[r] = l[self.rng.random_range(0..l.len())];
-            }
-            for (r, l) in legal.iter().enumerate().filter(|(_, l)| l.len() > 1) {
-                let now = goals.range(state.words(), r);
-                look.lookahead(&state, &joint, r, l, &guide.watch, &mut bits);
-                let (mut best, mut ties, mut last) = (i8::MIN, 0u32, 0);
-                for (k, &mv) in l.iter().enumerate() {
-                    let seen = &bits[k * w..(k + 1) * w];
-                    // Most moves change no watched base: rank only a pattern not seen just before.
-                    let tier = if k > 0 && seen == &bits[(k - 1) * w..k * w] {
-                        last
-                    } else {
-                        for (j, &b) in guide.watch.iter().enumerate() {
-                            after.set(b, seen[j / 64] >> (j % 64) & 1 == 1);
-                        }
-                        let mut ended = None;
-                        if let Some(j) = judge.as_mut() {
-                            if j.is_terminal(&after)? {
-                                ended = Some(score(&j.goal(&after, r)) as u32);
-                            }
-                        }
-                        let then = ended
-                            .map_or_else(|| goals.range(after.words(), r), |v| Some(ScoreRange { min: v, max: v }));
-                        tier(now, then)
-                    };
-                    last = tier;
-                    if tier > best {
-                        (best, ties) = (tier, 0);
-                    }
-                    if tier == best {
-                        ties += 1;
-                        if self.rng.random_range(0..ties) == 0 {
-                            joint[r] = mv;
-                        }
-                    }
-                }
-            }
-            state = m.next_state(&state, &joint)?;
-            if s.trace {
-                moves.extend_from_slice(&joint);
-            }
-            steps += 1;
+            joint[r] = l[rng.random_range(0..l.len())];
         }
+        for (r, l) in legal.iter().enumerate().filter(|(_, l)| l.len() > 1) {
+            let now = goals.range(state.words(), r);
+            look.lookahead(&state, &joint, r, l, &guide.watch, &mut bits);
+            let (mut best, mut ties, mut last) = (i8::MIN, 0u32, 0);
+            for (k, &mv) in l.iter().enumerate() {
+                let seen = &bits[k * w..(k + 1) * w];
+                // Most moves change no watched base: rank only a pattern not seen just before.
+                let tier = if k > 0 && seen == &bits[(k - 1) * w..k * w] {
+                    last
+                } else {
+                    for (j, &b) in guide.watch.iter().enumerate() {
+                        after.set(b, seen[j / 64] >> (j % 64) & 1 == 1);
+                    }
+                    let mut ended = None;
+                    if let Some(j) = judge.as_mut() {
+                        if j.is_terminal(&after)? {
+                            ended = Some(score(&j.goal(&after, r)) as u32);
+                        }
+                    }
+                    let then =
+                        ended.map_or_else(|| goals.range(after.words(), r), |v| Some(ScoreRange { min: v, max: v }));
+                    tier(now, then)
+                };
+                last = tier;
+                if tier > best {
+                    (best, ties) = (tier, 0);
+                }
+                if tier == best {
+                    ties += 1;
+                    if rng.random_range(0..ties) == 0 {
+                        joint[r] = mv;
+                    }
+                }
+            }
+        }
+        state = m.next_state(&state, &joint)?;
+        if s.trace {
+            moves.extend_from_slice(&joint);
+        }
+        steps += 1;
     }
 }
 
@@ -234,7 +275,7 @@ fn tier(now: Option<ScoreRange>, after: Option<ScoreRange>) -> i8 {
 }
 
 /// Every role's score in `state` (0 where the rules give no single value).
-pub(super) fn scores(m: &mut PropnetMachine, state: &PropnetState) -> Vec<u8> {
+pub(super) fn scores<M: StateMachine>(m: &mut M, state: &M::State) -> Vec<u8> {
     (0..m.roles().len()).map(|r| score(&m.goal(state, r))).collect()
 }
 

@@ -2,7 +2,8 @@
 
 use super::*;
 use analysis::GoalLatches;
-use propnet::Net;
+use machine::StateMachine;
+use propnet::{Net, PropnetState};
 use std::time::Duration;
 
 /// The optimised net of a bundled game.
@@ -59,6 +60,31 @@ fn tictactoe_takes_the_immediate_win_and_proves_it() {
     assert_eq!(stats.proven, Some(vec![100, 0]));
     assert_eq!(stats.proven_depth, Some(1));
     assert!(stats.iterations < 2_000, "a proven root ends the search early");
+}
+
+/// The root move of `role` that `mcts`'s machine prints as `name`.
+fn root_move<M: SearchMachine>(mcts: &Mcts<M>, role: usize, name: &str) -> M::Move {
+    let stats = mcts.move_stats(role);
+    stats.iter().map(|s| s.mv).find(|mv| mcts.machine().format_move(mv) == name).expect("a legal move")
+}
+
+#[test]
+fn the_reasoner_searches_like_the_propnet() {
+    let game = games::find("tictactoe").expect("bundled game");
+    let (desc, _) = gdl::load(game.file, game.text).expect("valid");
+    // Two threads asked for: the reasoner's states are its own, so it searches on one.
+    let config = Config { threads: 2, ..config(10_000) };
+    let mut mcts = Mcts::on(reasoner::Reasoner::new(&desc), None, config).expect("starts");
+    let moves = [["(mark 1 1)", "noop"], ["noop", "(mark 2 1)"], ["(mark 1 2)", "noop"], ["noop", "(mark 2 2)"]];
+    for step in moves {
+        let joint: Vec<_> = step.iter().enumerate().map(|(r, name)| root_move(&mcts, r, name)).collect();
+        mcts.advance(&joint).expect("legal");
+    }
+    let stats = mcts.search_iterations(2_000).expect("searches");
+    let best = mcts.best_move(0).expect("a move");
+    assert_eq!(mcts.machine().format_move(&best), "(mark 1 3)");
+    assert_eq!(stats.proven, Some(vec![100, 0]));
+    assert!(stats.playouts > 0);
 }
 
 #[test]

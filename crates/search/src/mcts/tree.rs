@@ -9,7 +9,7 @@
 //! the old node goes stale at once and reads as "not expanded": trimming never has to find and
 //! fix the parents of what it frees (with transpositions there can be many).
 
-use propnet::PropnetState;
+use super::SearchMachine;
 use rustc_hash::FxHashMap;
 
 /// Bytes a heap allocation costs beyond what it holds (glibc's chunk header and rounding).
@@ -61,19 +61,16 @@ impl Edge {
 }
 
 /// A state in the search graph.
-#[derive(Debug)]
-pub(super) struct Node {
-    serial: u32,
-    live: bool,
+pub(super) struct Node<M: SearchMachine> {
     /// The bytes counted for the node when it was put in the pool.
     bytes: usize,
-    pub state: PropnetState,
+    pub state: M::State,
     pub kind: Kind,
     /// The tick of the last iteration that went through the node.
     pub last_visit: u64,
     pub visits: u32,
     /// Every role's legal moves, role after role: role r's are `moves[starts[r]..starts[r + 1]]`.
-    pub moves: Vec<u32>,
+    pub moves: Vec<M::Move>,
     pub starts: Vec<u32>,
     /// Per entry of `moves`, its statistics.
     pub edges: Vec<Edge>,
@@ -90,12 +87,10 @@ pub(super) struct Node {
     pub floor: Option<Box<[u8]>>,
 }
 
-impl Node {
+impl<M: SearchMachine> Node<M> {
     /// A node for `state` with no moves, statistics or children yet (the caller fills them in).
-    pub fn new(state: PropnetState) -> Node {
+    pub fn new(state: M::State) -> Node<M> {
         Node {
-            serial: 0,
-            live: false,
             bytes: 0,
             state,
             kind: Kind::End,
@@ -118,21 +113,16 @@ impl Node {
     /// doubling), and the allocator's overhead on each of its seven allocations.
     fn footprint(&self) -> usize {
         use std::mem::size_of;
-        let state = std::mem::size_of_val(self.state.words());
-        size_of::<Node>()
+        let state = M::state_bytes(&self.state);
+        size_of::<Slot<M>>()
             + 2 * state
-            + self.moves.capacity() * size_of::<u32>()
+            + self.moves.capacity() * size_of::<M::Move>()
             + self.starts.capacity() * size_of::<u32>()
             + self.edges.capacity() * size_of::<Edge>()
             + self.range.capacity() * size_of::<(u8, u8)>()
-            + size_of::<(PropnetState, u32)>()
+            + size_of::<(M::State, u32)>()
             + 2 * size_of::<(u64, NodeRef)>()
             + 7 * ALLOCATION_OVERHEAD
-    }
-
-    /// The placeholder of a free slot.
-    fn empty() -> Node {
-        Node::new(PropnetState::from_bases(0, []))
     }
 
     /// How many legal moves `role` has.
@@ -141,7 +131,7 @@ impl Node {
     }
 
     /// Role `role`'s `i`th legal move.
-    pub fn role_move(&self, role: usize, i: usize) -> u32 {
+    pub fn role_move(&self, role: usize, i: usize) -> M::Move {
         self.moves[self.starts[role] as usize + i]
     }
 
@@ -175,12 +165,18 @@ impl Node {
     }
 }
 
+/// A place for a node, and the serial number of what it holds (bumped when the node is freed,
+/// so that references to it go stale).
+struct Slot<M: SearchMachine> {
+    serial: u32,
+    node: Option<Node<M>>,
+}
+
 /// The nodes, the free slots and the index from states to nodes.
-#[derive(Debug)]
-pub(super) struct Pool {
-    nodes: Vec<Node>,
+pub(super) struct Pool<M: SearchMachine> {
+    slots: Vec<Slot<M>>,
     free: Vec<u32>,
-    table: FxHashMap<PropnetState, u32>,
+    table: FxHashMap<M::State, u32>,
     max: usize,
     /// The byte budget, and the estimated bytes of the nodes in use.
     max_bytes: usize,
@@ -189,12 +185,12 @@ pub(super) struct Pool {
     pub trims: u64,
 }
 
-impl Pool {
+impl<M: SearchMachine> Pool<M> {
     /// An empty pool that holds at most `max` nodes (at least two: a root and a child) and
     /// about `max_bytes` bytes of them.
-    pub fn new(max: usize, max_bytes: usize) -> Pool {
+    pub fn new(max: usize, max_bytes: usize) -> Pool<M> {
         let max = max.clamp(2, u32::MAX as usize);
-        Pool { nodes: Vec::new(), free: Vec::new(), table: FxHashMap::default(), max, max_bytes, bytes: 0, trims: 0 }
+        Pool { slots: Vec::new(), free: Vec::new(), table: FxHashMap::default(), max, max_bytes, bytes: 0, trims: 0 }
     }
 
     /// Nodes in use.
@@ -213,58 +209,56 @@ impl Pool {
     }
 
     /// The node `r` refers to, unless it has been trimmed.
-    pub fn get(&self, r: NodeRef) -> Option<&Node> {
-        self.nodes.get(r.index as usize).filter(|n| n.live && n.serial == r.serial)
+    pub fn get(&self, r: NodeRef) -> Option<&Node<M>> {
+        self.slots.get(r.index as usize).filter(|s| s.serial == r.serial)?.node.as_ref()
     }
 
     /// The node `r` refers to, mutably, unless it has been trimmed.
-    pub fn get_mut(&mut self, r: NodeRef) -> Option<&mut Node> {
-        self.nodes.get_mut(r.index as usize).filter(|n| n.live && n.serial == r.serial)
+    pub fn get_mut(&mut self, r: NodeRef) -> Option<&mut Node<M>> {
+        self.slots.get_mut(r.index as usize).filter(|s| s.serial == r.serial)?.node.as_mut()
     }
 
     /// The node of `state`, if there is one.
-    pub fn find(&self, state: &PropnetState) -> Option<NodeRef> {
+    pub fn find(&self, state: &M::State) -> Option<NodeRef> {
         let &index = self.table.get(state)?;
-        Some(NodeRef { index, serial: self.nodes[index as usize].serial })
+        Some(NodeRef { index, serial: self.slots[index as usize].serial })
     }
 
     /// Puts `node` into the pool, unless its state already has a node. When the pool is full it
     /// is trimmed first, sparing `root` and every node visited at tick `now` or later; if that
     /// frees nothing, the node is handed back.
-    pub fn insert(&mut self, mut node: Node, root: NodeRef, now: u64) -> Result<NodeRef, Box<Node>> {
+    pub fn insert(&mut self, mut node: Node<M>, root: NodeRef, now: u64) -> Result<NodeRef, Box<Node<M>>> {
         if let Some(found) = self.find(&node.state) {
             return Ok(found);
         }
         let bytes = node.footprint();
-        if (self.free.is_empty() && self.nodes.len() >= self.max) || self.bytes + bytes > self.max_bytes {
+        if (self.free.is_empty() && self.slots.len() >= self.max) || self.bytes + bytes > self.max_bytes {
             self.trim(root, now);
         }
         let index = match self.free.pop() {
             Some(index) => index,
-            None if self.nodes.len() < self.max => {
-                self.nodes.push(Node::empty());
-                (self.nodes.len() - 1) as u32
+            None if self.slots.len() < self.max => {
+                self.slots.push(Slot { serial: 0, node: None });
+                (self.slots.len() - 1) as u32
             }
             None => return Err(Box::new(node)),
         };
-        let slot = &mut self.nodes[index as usize];
-        node.live = true;
+        let slot = &mut self.slots[index as usize];
         node.bytes = bytes;
         self.bytes += bytes;
-        node.serial = slot.serial;
         node.last_visit = now;
         self.table.insert(node.state.clone(), index);
-        *slot = node;
+        slot.node = Some(node);
         Ok(NodeRef { index, serial: slot.serial })
     }
 
     /// Frees the least recently visited eighth of the nodes, sparing `root` and the nodes
     /// visited at tick `now` or later (the iteration under way).
     fn trim(&mut self, root: NodeRef, now: u64) {
-        let mut old: Vec<(u64, u32)> = (0..self.nodes.len() as u32)
+        let mut old: Vec<(u64, u32)> = (0..self.slots.len() as u32)
             .filter(|&i| i != root.index)
-            .map(|i| (self.nodes[i as usize].last_visit, i))
-            .filter(|&(t, i)| self.nodes[i as usize].live && t < now)
+            .filter_map(|i| Some((self.slots[i as usize].node.as_ref()?.last_visit, i)))
+            .filter(|&(t, _)| t < now)
             .collect();
         let count = (self.table.len() / 8).max(1).min(old.len());
         if count == 0 {
@@ -272,12 +266,13 @@ impl Pool {
         }
         old.select_nth_unstable(count - 1);
         for &(_, i) in &old[..count] {
-            let node = &mut self.nodes[i as usize];
-            self.table.remove(&node.state);
-            self.bytes -= node.bytes;
-            // Only the serial survives: the next node in this slot must not look like this one.
-            let serial = node.serial.wrapping_add(1);
-            *node = Node { serial, ..Node::empty() };
+            let slot = &mut self.slots[i as usize];
+            if let Some(node) = slot.node.take() {
+                self.table.remove(&node.state);
+                self.bytes -= node.bytes;
+            }
+            // The next node in this slot must not look like this one.
+            slot.serial = slot.serial.wrapping_add(1);
             self.free.push(i);
         }
         self.trims += 1;

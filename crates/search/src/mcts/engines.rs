@@ -1,0 +1,108 @@
+//! The engines the tree search runs on. The search itself needs only a [`StateMachine`]; what
+//! an engine adds is how it plays out leaves and whether other threads can share its states.
+//! The propnet plays 64 leaves at once, bit-sliced, or steers playouts by the goal latches, and
+//! its states mean the same to every machine of the net, so workers on other threads play
+//! leaves while the tree thread selects. The reasoner plays one leaf at a time, and its states
+//! are ids in its own term store, so it searches on one thread.
+
+use super::playout::{self, Outcome, Settings};
+use machine::{MachineError, StateMachine};
+use propnet::{PropnetMachine, PropnetState};
+use rand::rngs::SmallRng;
+use reasoner::Reasoner;
+
+/// A state machine the tree search can run on.
+pub trait SearchMachine: StateMachine<State: Send, Move: Copy + Send> + Send + Sized {
+    /// What a playing thread keeps between batches of playouts.
+    type Scratch: Default + Send;
+
+    /// A machine whose states and moves mean the same as this one's, for another thread; `None`
+    /// when they mean something only to this machine (the search then runs on one thread).
+    fn fork(&self) -> Option<Self>;
+
+    /// The state as the bitset over the net's base propositions that goal latches read, where
+    /// the machine's states are such bitsets.
+    fn bits(state: &Self::State) -> Option<&[u64]>;
+
+    /// The heap bytes a state takes, for the pool's memory budget.
+    fn state_bytes(state: &Self::State) -> usize;
+
+    /// The lowest and highest goal value the game can give `role`, if the machine knows them.
+    fn goal_range(&self, role: usize) -> Option<(u32, u32)>;
+
+    /// One playout from each of `starts`, in order, as `settings` say; `None` where the
+    /// deadline cut it short.
+    fn play_out(
+        &mut self,
+        scratch: &mut Self::Scratch,
+        starts: &[Self::State],
+        rng: &mut SmallRng,
+        settings: &Settings,
+    ) -> Result<Vec<Option<Outcome<Self::Move>>>, MachineError>;
+}
+
+impl SearchMachine for PropnetMachine {
+    type Scratch = playout::Lookahead;
+
+    fn fork(&self) -> Option<PropnetMachine> {
+        Some(PropnetMachine::from_program(std::sync::Arc::clone(self.program())))
+    }
+
+    fn bits(state: &PropnetState) -> Option<&[u64]> {
+        Some(state.words())
+    }
+
+    fn state_bytes(state: &PropnetState) -> usize {
+        std::mem::size_of_val(state.words())
+    }
+
+    fn goal_range(&self, role: usize) -> Option<(u32, u32)> {
+        let values = self.program().goal_values(role);
+        Some((*values.first()?, *values.last()?))
+    }
+
+    fn play_out(
+        &mut self,
+        scratch: &mut playout::Lookahead,
+        starts: &[PropnetState],
+        rng: &mut SmallRng,
+        settings: &Settings,
+    ) -> Result<Vec<Option<Outcome<u32>>>, MachineError> {
+        match &settings.guide {
+            Some(guide) => {
+                starts.iter().map(|start| playout::guided(self, scratch, start, guide, rng, settings)).collect()
+            }
+            None => Ok(playout::bit_sliced(self, starts, rng, settings)),
+        }
+    }
+}
+
+impl SearchMachine for Reasoner {
+    type Scratch = ();
+
+    fn fork(&self) -> Option<Reasoner> {
+        None
+    }
+
+    fn bits(_: &reasoner::State) -> Option<&[u64]> {
+        None
+    }
+
+    fn state_bytes(state: &reasoner::State) -> usize {
+        std::mem::size_of_val(state.props())
+    }
+
+    fn goal_range(&self, _role: usize) -> Option<(u32, u32)> {
+        None
+    }
+
+    fn play_out(
+        &mut self,
+        _: &mut (),
+        starts: &[reasoner::State],
+        rng: &mut SmallRng,
+        settings: &Settings,
+    ) -> Result<Vec<Option<Outcome<reasoner::TermId>>>, MachineError> {
+        starts.iter().map(|start| playout::random(self, start, rng, settings)).collect()
+    }
+}
