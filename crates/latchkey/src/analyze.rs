@@ -2,10 +2,9 @@
 //! the rules. The JSON form is documented in docs/analyze.md; its `schema` number changes
 //! whenever a field changes meaning or goes away.
 
-use crate::engine::build_propnet;
 use crate::game;
 use analysis::{Analysis, Effect, Junction, LatchKind, Method, Options, Prover};
-use anyhow::{Context, Result};
+use anyhow::{bail, Result};
 use clap::ValueEnum;
 use indicatif::{ProgressBar, ProgressStyle};
 use propnet::{Net, PropnetState};
@@ -144,12 +143,16 @@ pub fn run(spec: &str, methods: Methods, prover: ProverArg, secs: f64, json: boo
         "this latchkey was built without the {} prover (cargo feature `clingo`)",
         prover.name()
     );
-    let game = game::load(spec)?;
     let bar = progress_bar();
     bar.set_message("propnet");
     let start = Instant::now();
-    let net = build_propnet(&game).with_context(|| format!("cannot analyse {spec} without a propnet"))?;
+    let game = game::prepare(spec, start + Duration::from_secs_f64(secs))?;
     let built = start.elapsed().as_secs_f64();
+    let Some(propnet) = game.net() else {
+        bar.finish_and_clear();
+        bail!("cannot analyse {spec} without a propnet, and none was built in {built:.1} s");
+    };
+    let net = &propnet.net;
 
     let options = Options {
         structural: matches!(methods, Methods::Structural | Methods::All),
@@ -159,12 +162,12 @@ pub fn run(spec: &str, methods: Methods, prover: ProverArg, secs: f64, json: boo
         deadline: Some(start + Duration::from_secs_f64(secs)),
         ..Options::default()
     };
-    let result = Analysis::run(&net, &game.desc, &options, &mut |phase| {
+    let result = Analysis::run(net, &game.desc, &options, &mut |phase| {
         bar.inc(1);
         bar.set_message(phase.to_owned());
     });
     bar.finish_and_clear();
-    let mut report = report(&net, &result, game.name);
+    let mut report = report(net, &result, game.name.clone());
     report.timings.insert(0, analysis::Phase { phase: "propnet".to_owned(), seconds: built });
     if json {
         println!("{}", serde_json::to_string_pretty(&report)?);

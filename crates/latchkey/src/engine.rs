@@ -18,7 +18,8 @@ pub enum Engine {
     Propnet,
 }
 
-/// How long building a propnet may take before the game falls back to the reasoner.
+/// How long building a propnet may take, for the commands that measure or inspect an engine
+/// rather than play under a clock, before the game falls back to the reasoner.
 const PROPNET_BUILD_LIMIT: Duration = Duration::from_secs(20);
 
 /// A command that runs on whichever engine the user chose.
@@ -35,15 +36,9 @@ pub fn build_raw_propnet(game: &Game) -> Result<Net, propnet::Error> {
     propnet::build(&game.desc, &limits)
 }
 
-/// Grounds, builds and optimises the propnet of `desc`, giving up at `deadline`.
-pub fn build_propnet_by(desc: &gdl::Description, deadline: Instant) -> Result<Net, propnet::Error> {
-    let limits = propnet::Limits { deadline: Some(deadline), ..propnet::Limits::default() };
-    Ok(propnet::optimize::optimize(&propnet::build(desc, &limits)?).0)
-}
-
 /// Grounds, builds and optimises the game's propnet within [`PROPNET_BUILD_LIMIT`].
 pub fn build_propnet(game: &Game) -> Result<Net, propnet::Error> {
-    build_propnet_by(&game.desc, Instant::now() + PROPNET_BUILD_LIMIT)
+    player::build_propnet(&game.desc, Instant::now() + PROPNET_BUILD_LIMIT)
 }
 
 /// Runs `task` on the chosen engine for `game`. A propnet that cannot be built is reported on

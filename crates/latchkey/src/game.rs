@@ -3,6 +3,7 @@
 use anyhow::{bail, Context, Result};
 use gdl::Description;
 use std::path::Path;
+use std::time::Instant;
 
 /// A game whose rules were read, parsed and validated.
 pub struct Game {
@@ -10,8 +11,6 @@ pub struct Game {
     pub name: String,
     /// The rules.
     pub desc: Description,
-    /// The rules as the text they were read from.
-    pub text: String,
 }
 
 /// The GDL text of `spec` (a path to an existing file, else a bundled game's name) and a label
@@ -40,5 +39,20 @@ pub fn load(spec: &str) -> Result<Game> {
     for w in &warnings {
         eprintln!("{w}");
     }
-    Ok(Game { name, desc, text })
+    Ok(Game { name, desc })
+}
+
+/// Reads the game `spec` and prepares a match of it whose start clock ends at `deadline`, as
+/// [`player::Game::prepare`] does (the propnet if it is built in time, else the reasoner);
+/// prints the warnings, and a note on standard error when there is no propnet.
+pub fn prepare(spec: &str, deadline: Instant) -> Result<player::Game> {
+    let (name, label, text) = read(spec)?;
+    let (game, warnings) = player::Game::prepare(&name, &label, &text, deadline)?;
+    for w in &warnings {
+        eprintln!("{w}");
+    }
+    if let Err(why) = &game.propnet {
+        eprintln!("note: no propnet for {name} ({why}); the reasoner plays instead");
+    }
+    Ok(game)
 }

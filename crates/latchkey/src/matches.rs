@@ -1,14 +1,13 @@
 //! `latchkey match`: a series of local matches between players, with the seats rotating, the
 //! moves shown as they are played and a table of results at the end.
 
-use crate::engine::build_propnet;
 use crate::game;
-use anyhow::{anyhow, Context, Result};
+use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
-use player::{Clocks, Event, FaultRecord, Game, Player, Series, SeriesOptions};
+use player::{Clocks, Event, FaultRecord, Player, Series, SeriesOptions};
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// What `latchkey match` was asked to do.
 pub struct Args {
@@ -36,10 +35,21 @@ pub fn run(args: Args) -> Result<ExitCode> {
         Duration::try_from_secs_f64(secs).with_context(|| format!("the {what} must be a number of seconds, not {secs}"))
     };
     let clocks = Clocks { start: clock(args.start_clock, "start clock")?, play: clock(args.play_clock, "play clock")? };
-    let loaded = game::load(&args.game)?;
-    // The propnet's error already says why; a context would repeat its source.
-    let net = build_propnet(&loaded).map_err(|e| anyhow!("cannot play {} without a propnet: {e}", loaded.name))?;
-    let game = Arc::new(Game::new(loaded.name, loaded.text, loaded.desc, net));
+    // The game is prepared as a player behind a game server prepares it, within the start
+    // clock, and the players get what is left of it: a local match measures what a server sees.
+    let begun = Instant::now();
+    let game = Arc::new(game::prepare(&args.game, begun + clocks.start)?);
+    let built = begun.elapsed();
+    let clocks = Clocks { start: clocks.start.saturating_sub(built), ..clocks };
+    if !args.json {
+        let engine = if game.net().is_some() { "propnet" } else { "reasoner" };
+        eprintln!(
+            "{} prepared on the {engine} in {:.2} s; the players get the remaining {:.2} s of the start clock",
+            game.name,
+            built.as_secs_f64(),
+            clocks.start.as_secs_f64()
+        );
+    }
     let mut players = args
         .players
         .iter()
@@ -58,7 +68,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
             bar.println(line);
         }
     };
-    let roles = game.net.roles.clone();
+    let roles = game.roles();
     let mut seated = Vec::new();
     let mut events = |e: Event<'_>| match e {
         Event::Started { game, seats } => {
@@ -107,14 +117,22 @@ fn describe(f: &FaultRecord) -> String {
     }
 }
 
+/// A clock in seconds, to the hundredth where it is not whole.
+fn seconds(d: Duration) -> String {
+    match d.subsec_nanos() {
+        0 => d.as_secs().to_string(),
+        _ => format!("{:.2}", d.as_secs_f64()),
+    }
+}
+
 fn print_table(s: &Series) {
     println!(
         "\n{} game{} of {}, start clock {} s, play clock {} s",
         s.matches.len(),
         if s.matches.len() == 1 { "" } else { "s" },
         s.game,
-        s.options.clocks.start.as_secs_f64(),
-        s.options.clocks.play.as_secs_f64()
+        seconds(s.options.clocks.start),
+        seconds(s.options.clocks.play)
     );
     let w = s.standings.iter().map(|st| st.player.len()).max().unwrap_or(0).max(14);
     println!(

@@ -1,15 +1,11 @@
 //! `latchkey serve`: a player behind the GGP protocol, for game servers to play against. Each
-//! `START` builds the game's propnet within the start clock and hands the match to the chosen
-//! player; a game whose propnet cannot be built is still played, by random legal moves on the
-//! reasoner, so that no match is lost to a build failure.
+//! `START` prepares the game within the start clock (its propnet, or the reasoner where the net
+//! cannot be built in time) and hands the match to the chosen player; should that player be
+//! unable to play the game, MCTS plays it instead, so that no match is lost before it begins.
 
-use crate::engine::build_propnet_by;
 use anyhow::{bail, Context, Result};
 use ggp::{Handler, Server, ServerOptions, Start};
-use player::{Follower, Game, MatchInfo, Player};
-use rand::rngs::SmallRng;
-use rand::{Rng, SeedableRng};
-use reasoner::Reasoner;
+use player::{Game, MatchInfo, Player};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -36,7 +32,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     player::create(&args.player, args.seed)?;
     let margin = Duration::try_from_secs_f64(args.margin)
         .with_context(|| format!("the margin must be a number of seconds, not {}", args.margin))?;
-    let handler = Served { spec: args.player.clone(), seed: args.seed, matches: 0, playing: None };
+    let handler = Served { spec: args.player.clone(), seed: args.seed, matches: 0, player: None };
     let options = ServerOptions { margin, log: !args.quiet, ..ServerOptions::default() };
     let addr = format!("{}:{}", args.host, args.port);
     let server = Server::bind(&addr, Box::new(handler), options).with_context(|| format!("cannot listen on {addr}"))?;
@@ -47,49 +43,45 @@ pub fn run(args: Args) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The match in progress.
-enum Playing {
-    /// The chosen player, on the game's propnet.
-    Player(Box<dyn Player>),
-    /// Random legal moves on the reasoner, for a game without a propnet.
-    Fallback(Box<Fallback>),
-}
+/// The player to fall back on when the chosen one cannot play a game: it plays any game the
+/// reasoner can.
+const FALLBACK: &str = "mcts";
 
 /// The protocol's view of the player: one match at a time, a fresh player for each.
 struct Served {
     spec: String,
     seed: u64,
     matches: u64,
-    playing: Option<Playing>,
+    /// The player of the match in progress.
+    player: Option<Box<dyn Player>>,
 }
 
 impl Handler for Served {
     fn start(&mut self, start: &Start, deadline: Instant) -> Result<(), String> {
         let label = format!("match {}", start.id);
-        let (desc, _) = gdl::load(&label, &start.rules).map_err(|e| e.to_string())?;
+        let (game, _) = Game::prepare(&label, &label, &start.rules, deadline).map_err(|e| e.to_string())?;
+        if let Err(why) = &game.propnet {
+            eprintln!("note: no propnet for {label} ({why}); playing on the reasoner");
+        }
         self.matches += 1;
         let seed = self.seed.wrapping_add(self.matches);
-        // The build gets most of the start clock; the player's own preparation the rest.
-        let build_by = Instant::now() + deadline.saturating_duration_since(Instant::now()).mul_f64(0.6);
-        self.playing = Some(match build_propnet_by(&desc, build_by) {
-            Ok(net) => {
-                let game = Arc::new(Game::new(label, start.rules.clone(), desc, net));
-                let info = MatchInfo {
-                    id: start.id.clone(),
-                    game,
-                    role: start.role.clone(),
-                    start_clock: Duration::from_secs(start.start_clock),
-                    play_clock: Duration::from_secs(start.play_clock),
-                };
-                let mut player = player::create(&self.spec, seed).map_err(|e| e.to_string())?;
-                player.start(&info, deadline).map_err(|e| e.to_string())?;
-                Playing::Player(player)
+        let info = MatchInfo {
+            id: start.id.clone(),
+            game: Arc::new(game),
+            role: start.role.clone(),
+            start_clock: Duration::from_secs(start.start_clock),
+            play_clock: Duration::from_secs(start.play_clock),
+        };
+        let mut player = player::create(&self.spec, seed).map_err(|e| e.to_string())?;
+        if let Err(e) = player.start(&info, deadline) {
+            if self.spec == FALLBACK {
+                return Err(e.to_string());
             }
-            Err(e) => {
-                eprintln!("note: no propnet for match {} ({e}); playing random legal moves", start.id);
-                Playing::Fallback(Box::new(Fallback::new(&desc, &start.role, seed)?))
-            }
-        });
+            eprintln!("note: {} cannot play {label} ({e}); {FALLBACK} plays it", self.spec);
+            player = player::create(FALLBACK, seed).map_err(|e| e.to_string())?;
+            player.start(&info, deadline).map_err(|e| e.to_string())?;
+        }
+        self.player = Some(player);
         Ok(())
     }
 
@@ -97,24 +89,18 @@ impl Handler for Served {
     /// gets a legal answer, guessed from what can be read, so that a confused server or a bug of
     /// ours costs a move at worst, never the match; the problem goes to standard error.
     fn play(&mut self, moves: Option<&[String]>, deadline: Instant) -> Result<String, String> {
-        let answer = match self.playing.as_mut() {
-            Some(Playing::Player(p)) => {
-                p.play(moves, deadline).map_err(|e| (e.to_string(), moves.and_then(|m| p.guess(m))))
-            }
-            Some(Playing::Fallback(f)) => f.play(moves).map_err(|e| (e, moves.and_then(|m| f.follower.guess(m).ok()))),
-            None => return Err("no match has started".to_owned()),
-        };
-        answer.or_else(|(e, guess)| match guess {
+        let p = self.player.as_mut().ok_or("no match has started")?;
+        p.play(moves, deadline).or_else(|e| match moves.and_then(|m| p.guess(m)) {
             Some(guess) => {
                 eprintln!("note: {e}; answering {guess}, legal after the joint move as far as it can be read");
                 Ok(guess)
             }
-            None => Err(e),
+            None => Err(e.to_string()),
         })
     }
 
     fn stop(&mut self, moves: Option<&[String]>) {
-        if let Some(Playing::Player(mut p)) = self.playing.take() {
+        if let Some(mut p) = self.player.take() {
             if let Err(e) = p.stop(moves) {
                 eprintln!("note: the player failed to stop cleanly: {e}");
             }
@@ -126,23 +112,4 @@ impl Handler for Served {
     }
 
     fn preview(&mut self, _rules: &str, _deadline: Instant) {}
-}
-
-/// Follows a match on the reasoner and plays random legal moves.
-struct Fallback {
-    follower: Follower<Reasoner>,
-    rng: SmallRng,
-}
-
-impl Fallback {
-    fn new(desc: &gdl::Description, role: &str, seed: u64) -> Result<Fallback, String> {
-        let follower = Follower::on(Reasoner::new(desc), role).map_err(|e| e.to_string())?;
-        Ok(Fallback { follower, rng: SmallRng::seed_from_u64(seed) })
-    }
-
-    fn play(&mut self, moves: Option<&[String]>) -> Result<String, String> {
-        let mut legal = self.follower.advance(moves).map_err(|e| e.to_string())?;
-        let pick = self.rng.random_range(0..legal.len());
-        Ok(self.follower.answer(legal.swap_remove(pick)))
-    }
 }

@@ -3,10 +3,9 @@
 //! dead-state removal; with `--stats`, chapter 12's comparison too: the exhaustive solver with
 //! and without the removal.
 
-use crate::engine::build_propnet;
 use crate::game;
 use analysis::{Analysis, Options};
-use anyhow::{Context, Result};
+use anyhow::{bail, Result};
 use propnet::PropnetMachine;
 use search::Solution;
 use serde::Serialize;
@@ -45,28 +44,31 @@ struct Report {
     exhaustive: Vec<Run>,
 }
 
-/// Solves `spec` within `secs` seconds (analysis and search together; each `stats` comparison
+/// Solves `spec` within `secs` seconds (propnet build, analysis and search together; each `stats` comparison
 /// run gets as long again) and prints the plan.
 pub fn run(spec: &str, secs: f64, stats: bool, json: bool) -> Result<ExitCode> {
-    let game = game::load(spec)?;
-    let net = build_propnet(&game).with_context(|| format!("cannot solve {spec} without a propnet"))?;
     let budget = Duration::from_secs_f64(secs);
     let start = Instant::now();
     let deadline = start + budget;
+    let game = game::prepare(spec, deadline)?;
+    let Some(propnet) = game.net() else {
+        bail!("cannot solve {spec} without a propnet, and none was built within {secs} s");
+    };
+    let net = &*propnet.net;
     let analysis =
-        Analysis::run(&net, &game.desc, &Options { deadline: Some(deadline), ..Options::default() }, &mut |_| {});
+        Analysis::run(net, &game.desc, &Options { deadline: Some(deadline), ..Options::default() }, &mut |_| {});
     let analysis_seconds = start.elapsed().as_secs_f64();
 
     let begun = Instant::now();
     // The fuzzy goal heuristic orders siblings the bound cannot tell apart; without one (rules it
     // cannot instantiate) the search goes on unguided.
-    let mut fuzzy = heuristic::FuzzyGoals::new(&game.desc, &net, &heuristic::Params::default())
+    let mut fuzzy = heuristic::FuzzyGoals::new(&game.desc, net, &heuristic::Params::default())
         .ok()
-        .map(|f| f.with_latches(&net, &analysis));
+        .map(|f| f.with_latches(net, &analysis));
     let mut guide = |state: &propnet::PropnetState| fuzzy.as_mut().map_or(0.0, |f| f.value(state, 0));
     let options =
         search::Options { goals: Some(&analysis.goals), guidance: Some(&mut guide), deadline: Some(deadline) };
-    let solution = search::solve(&net, options)?;
+    let solution = search::solve(net, options)?;
     let search = Search { seconds: begun.elapsed().as_secs_f64(), moves: solution.plan.len(), solution };
 
     let mut exhaustive = Vec::new();
@@ -74,7 +76,7 @@ pub fn run(spec: &str, secs: f64, stats: bool, json: bool) -> Result<ExitCode> {
         let values: Vec<u32> = net.goals[0].iter().map(|&(v, _)| v).collect();
         for removal in [true, false] {
             let begun = Instant::now();
-            let mut m = PropnetMachine::new(&net);
+            let mut m = PropnetMachine::new(net);
             let goals = removal.then_some(&analysis.goals);
             let solution = search::exhaustive(&mut m, goals, &values, Some(begun + budget))?;
             exhaustive.push(Run { dead_state_removal: removal, seconds: begun.elapsed().as_secs_f64(), solution });

@@ -64,6 +64,63 @@ fn whole_matches_over_http_through_the_match_runner() {
     assert_eq!(served_player["losses"], 0, "{series}");
 }
 
+/// Tic-tac-toe with a move counter in Peano numerals: its relaxed grounding never ends, so no
+/// propnet is built, while the reasoner plays it as easily as tic-tac-toe.
+const WITHOUT_PROPNET: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/games/peano_tictactoe.kif");
+
+#[test]
+fn a_game_without_a_propnet_is_searched_on_the_reasoner_locally_and_over_http() {
+    // Locally: the build fails within the start clock and MCTS plays on the reasoner.
+    let local = common::latchkey(&[
+        "match",
+        WITHOUT_PROPNET,
+        "--players",
+        "mcts,random",
+        "--games",
+        "2",
+        "--startclock",
+        "2",
+        "--playclock",
+        "1",
+        "--json",
+    ]);
+    assert!(local.status.success(), "{}", common::stderr(&local));
+    assert!(common::stderr(&local).contains("no propnet"), "{}", common::stderr(&local));
+    let series: serde_json::Value = serde_json::from_slice(&local.stdout).expect("JSON");
+    let mcts = &series["standings"][0];
+    assert_eq!(
+        (&mcts["losses"], &mcts["late"], &mcts["illegal"], &mcts["errors"]),
+        (&0.into(), &0.into(), &0.into(), &0.into()),
+        "{series}"
+    );
+    // The start clock the players got is what the failed build left of it.
+    assert!(series["options"]["clocks"]["start"].as_f64().expect("seconds") < 1.0, "{series}");
+
+    // Over HTTP, served by alpha-beta, which needs a propnet: MCTS plays the match instead.
+    let served = serve("alphabeta");
+    let players = format!("{},random", served.url);
+    let series = common::json(&[
+        "match",
+        WITHOUT_PROPNET,
+        "--players",
+        &players,
+        "--games",
+        "2",
+        "--startclock",
+        "2",
+        "--playclock",
+        "1",
+        "--json",
+    ]);
+    let served_player = &series["standings"][0];
+    assert_eq!(served_player["games"], 2);
+    assert_eq!(
+        (&served_player["losses"], &served_player["late"], &served_player["illegal"], &served_player["errors"]),
+        (&0.into(), &0.into(), &0.into(), &0.into()),
+        "{series}"
+    );
+}
+
 /// Sends one raw HTTP request to `served` and returns the whole answer.
 fn ask(served: &Served, request: &[u8]) -> String {
     let mut s = TcpStream::connect(served.url.trim_start_matches("http://")).expect("connects");

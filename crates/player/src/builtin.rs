@@ -1,14 +1,15 @@
 //! The built-in players: random, legal (the first legal move, like GGP-Base's legal player) and
-//! alpha-beta search. Each follows the match on a propnet of its own, from the joint moves it is
-//! told.
+//! alpha-beta search. Each follows the match on a machine of its own (the game's propnet, or the
+//! reasoner where it has none), from the joint moves it is told.
 
-use crate::{canonical_move, Game, MatchInfo, Player, PlayerError};
+use crate::{canonical_move, MatchInfo, Player, PlayerError, Propnet};
 use machine::StateMachine;
 use propnet::{PropnetMachine, PropnetState};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use search::adversarial::Options;
 use search::{Evaluator, GoalEvaluator, Model, Searcher};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Joint moves tried, at most, when the follower looks for the one it could not read.
@@ -30,10 +31,71 @@ pub struct Follower<M: StateMachine = PropnetMachine> {
 }
 
 impl Follower {
-    /// Follows `info`'s match on a machine over its game's propnet.
+    /// Follows `info`'s match on a machine over its game's propnet (an error if it has none).
     pub fn new(info: &MatchInfo) -> Result<Follower, PlayerError> {
-        Follower::on(info.game.machine(), &info.role)
+        let m = info.game.machine().ok_or_else(|| {
+            let why = info.game.propnet.as_ref().err().map_or("", String::as_str);
+            PlayerError::Failed(format!("this player needs a propnet, and the game has none ({why})"))
+        })?;
+        Follower::on(m, &info.role)
     }
+}
+
+/// A [`Follower`] on whatever machine, with moves as KIF text: what players that only need to
+/// know the state and the legal moves use, so that they play on the propnet or the reasoner
+/// alike.
+pub trait Track: Send {
+    /// Our role's index.
+    fn role(&self) -> usize;
+
+    /// Plays the joint move `last` (if any), as [`Follower::step`] does, and returns the joint
+    /// moves played, printed.
+    fn step(&mut self, last: Option<&[String]>) -> Result<Vec<Vec<String>>, PlayerError>;
+
+    /// Our legal moves in the current state, printed (never none).
+    fn legal(&mut self) -> Result<Vec<String>, PlayerError>;
+
+    /// Our move `mv` (one of [`legal`](Self::legal)'s) as the answer to send, recorded as
+    /// [`Follower::answer`] does.
+    fn answer(&mut self, mv: &str) -> Result<String, PlayerError>;
+
+    /// A legal move for the state after a joint move [`step`](Self::step) could not read, as
+    /// [`Follower::guess`] finds it.
+    fn guess(&mut self, joint: &[String]) -> Result<String, PlayerError>;
+}
+
+impl<M: StateMachine + Send> Track for Follower<M>
+where
+    M::State: Send,
+    M::Move: Send,
+{
+    fn role(&self) -> usize {
+        self.role
+    }
+
+    fn step(&mut self, last: Option<&[String]>) -> Result<Vec<Vec<String>>, PlayerError> {
+        let joints = Follower::step(self, last)?;
+        Ok(joints.iter().map(|joint| joint.iter().map(|mv| self.m.format_move(mv)).collect()).collect())
+    }
+
+    fn legal(&mut self) -> Result<Vec<String>, PlayerError> {
+        Ok(Follower::legal(self)?.iter().map(|mv| self.m.format_move(mv)).collect())
+    }
+
+    fn answer(&mut self, mv: &str) -> Result<String, PlayerError> {
+        let legal = Follower::legal(self)?;
+        let found = find(&self.m, legal, mv).ok_or_else(|| PlayerError::BadMove(mv.to_owned()))?;
+        Ok(Follower::answer(self, found))
+    }
+
+    fn guess(&mut self, joint: &[String]) -> Result<String, PlayerError> {
+        Follower::guess(self, joint)
+    }
+}
+
+/// The move among `moves` that `m` prints as `name` (canonical KIF).
+pub(crate) fn find<M: StateMachine>(m: &M, moves: Vec<M::Move>, name: &str) -> Option<M::Move> {
+    moves.into_iter().find(|mv| m.format_move(mv) == name)
 }
 
 impl<M: StateMachine> Follower<M> {
@@ -155,18 +217,17 @@ fn read<M: StateMachine>(m: &mut M, state: &M::State, joint: &[String]) -> Resul
     for (r, text) in joint.iter().enumerate() {
         let name = canonical_move(text)?;
         let legal = m.legal_moves(state, r)?;
-        let mv = legal.into_iter().find(|mv| m.format_move(mv) == name);
-        moves.push(mv.ok_or(PlayerError::BadMove(text.clone()))?);
+        moves.push(find(m, legal, &name).ok_or(PlayerError::BadMove(text.clone()))?);
     }
     Ok(moves)
 }
 
 /// Answers at once, without searching: a uniformly random legal move (`random`), or the first
-/// legal move in the propnet's order of moves (`legal`, like GGP-Base's legal player).
+/// legal move in the engine's order of moves (`legal`, like GGP-Base's legal player).
 pub struct Reflex {
     /// The random choice; none for the legal player.
     rng: Option<SmallRng>,
-    follower: Option<Follower>,
+    follower: Option<Box<dyn Track>>,
 }
 
 impl Reflex {
@@ -191,7 +252,7 @@ impl Player for Reflex {
     }
 
     fn start(&mut self, info: &MatchInfo, _deadline: Instant) -> Result<(), PlayerError> {
-        self.follower = Some(Follower::new(info)?);
+        self.follower = Some(info.game.follow(&info.role)?);
         Ok(())
     }
 
@@ -201,9 +262,10 @@ impl Player for Reflex {
 
     fn play(&mut self, last: Option<&[String]>, _deadline: Instant) -> Result<String, PlayerError> {
         let f = self.follower.as_mut().ok_or(PlayerError::NotStarted)?;
-        let legal = f.advance(last)?;
+        f.step(last)?;
+        let legal = f.legal()?;
         let pick = self.rng.as_mut().map_or(0, |rng| rng.random_range(0..legal.len()));
-        Ok(f.answer(legal[pick]))
+        f.answer(&legal[pick])
     }
 
     fn stop(&mut self, _last: Option<&[String]>) -> Result<(), PlayerError> {
@@ -212,24 +274,25 @@ impl Player for Reflex {
     }
 }
 
-/// Builds the leaf evaluator for a game, by the deadline given (the start clock's).
-pub type MakeEvaluator = fn(&Game, Instant) -> Box<dyn Evaluator + Send>;
+/// Builds the leaf evaluator for a game (its rules and its propnet), by the deadline given (the
+/// start clock's).
+pub type MakeEvaluator = fn(&gdl::Description, &Propnet, Instant) -> Box<dyn Evaluator + Send>;
 
 /// The goal values of the state itself: the leaf evaluator when no heuristic can be built.
-fn goal_evaluator(game: &Game, _deadline: Instant) -> Box<dyn Evaluator + Send> {
-    Box::new(GoalEvaluator::new(game.machine()))
+fn goal_evaluator(_desc: &gdl::Description, net: &Propnet, _deadline: Instant) -> Box<dyn Evaluator + Send> {
+    Box::new(GoalEvaluator::new(PropnetMachine::from_program(Arc::clone(&net.program))))
 }
 
 /// Chapter 16's fuzzy goal heuristic as a leaf evaluator (τ = 0.9, product t-norm), or the goal
 /// values where the goal formulas cannot be instantiated by the deadline.
-fn fuzzy_evaluator(game: &Game, deadline: Instant) -> Box<dyn Evaluator + Send> {
+fn fuzzy_evaluator(desc: &gdl::Description, net: &Propnet, deadline: Instant) -> Box<dyn Evaluator + Send> {
     let limits = propnet::Limits { deadline: Some(deadline), ..propnet::Limits::default() };
-    let fuzzy = heuristic::Formulas::new(&game.desc, &game.net, &limits)
+    let fuzzy = heuristic::Formulas::new(desc, &net.net, &limits)
         .ok()
         .and_then(|formulas| heuristic::FuzzyGoals::compile(&formulas, &heuristic::Params::default()).ok());
     match fuzzy {
         Some(fuzzy) => Box::new(Fuzzy(fuzzy)),
-        None => goal_evaluator(game, deadline),
+        None => goal_evaluator(desc, net, deadline),
     }
 }
 
@@ -282,9 +345,11 @@ impl Player for AlphaBeta {
 
     fn start(&mut self, info: &MatchInfo, deadline: Instant) -> Result<(), PlayerError> {
         let follower = Follower::new(info)?;
-        let model = Model::of(&info.game.net);
-        let evaluator = (self.make_evaluator)(&info.game, deadline);
-        let searcher = Searcher::new(info.game.machine(), follower.role, model, evaluator, Options::default())
+        let net = info.game.net().ok_or(PlayerError::NotStarted)?;
+        let model = Model::of(&net.net);
+        let evaluator = (self.make_evaluator)(&info.game.desc, net, deadline);
+        let m = PropnetMachine::from_program(Arc::clone(&net.program));
+        let searcher = Searcher::new(m, follower.role, model, evaluator, Options::default())
             .map_err(|e| PlayerError::Failed(e.to_string()))?;
         self.follower = Some(follower);
         self.searcher = Some(searcher);

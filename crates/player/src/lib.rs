@@ -10,19 +10,21 @@ pub mod referee;
 mod remote;
 pub mod series;
 
-pub use builtin::{AlphaBeta, Follower, MakeEvaluator, Reflex};
+pub use builtin::{AlphaBeta, Follower, MakeEvaluator, Reflex, Track};
 pub use mcts::{MctsOptions, MctsPlayer};
 pub use referee::{play_match, Clocks, End, Event, Fault, FaultRecord, MatchRecord};
 pub use remote::Remote;
 pub use series::{run_series, Series, SeriesOptions, Standing};
 
 use propnet::{Net, Program, PropnetMachine};
+use reasoner::Reasoner;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use thiserror::Error;
 
-/// A game ready to play: its rules as text (what a remote player is sent) and its propnet,
-/// built once and shared by every local player and the referee.
+/// A game ready to play: its rules as text (what a remote player is sent), parsed, and its
+/// propnet if one was built in time, shared by every local player and the referee. Without a
+/// propnet the game is played on the reasoner.
 #[derive(Debug)]
 pub struct Game {
     /// A short name for reports.
@@ -31,23 +33,89 @@ pub struct Game {
     pub rules: String,
     /// The rules parsed and validated.
     pub desc: gdl::Description,
-    /// The optimised propnet.
+    /// The propnet, or why there is none.
+    pub propnet: Result<Propnet, String>,
+}
+
+/// A game's optimised propnet and the program compiled from it.
+#[derive(Debug, Clone)]
+pub struct Propnet {
+    /// The optimised net.
     pub net: Arc<Net>,
     /// The net compiled for the runtime.
     pub program: Arc<Program>,
 }
 
+/// The share of the time to a start deadline that [`Game::prepare`] may spend building the
+/// propnet; the rest is the player's own preparation (analysis, search from the initial state).
+pub const BUILD_SHARE: f64 = 0.6;
+
+/// Grounds, builds and optimises the propnet of `desc`, giving up at `deadline`.
+pub fn build_propnet(desc: &gdl::Description, deadline: Instant) -> Result<Net, propnet::Error> {
+    let limits = propnet::Limits { deadline: Some(deadline), ..propnet::Limits::default() };
+    Ok(propnet::optimize::optimize(&propnet::build(desc, &limits)?).0)
+}
+
 impl Game {
+    /// Prepares a match of the game `name` with the rules `rules` (read from `label`, which
+    /// problems name) whose start clock ends at `deadline`: parses and validates them, then builds the propnet within
+    /// [`BUILD_SHARE`] of the time left, or leaves the game to the reasoner if it cannot. This
+    /// is how every command prepares a game, so that a local match spends its start clock as a
+    /// game server's would. The validator's warnings come back with the game.
+    pub fn prepare(
+        name: &str,
+        label: &str,
+        rules: &str,
+        deadline: Instant,
+    ) -> Result<(Game, Vec<gdl::Problem>), gdl::GdlError> {
+        let (desc, warnings) = gdl::load(label, rules)?;
+        let now = Instant::now();
+        let build_by = now + deadline.saturating_duration_since(now).mul_f64(BUILD_SHARE);
+        let propnet = build_propnet(&desc, build_by).map(Propnet::new).map_err(|e| e.to_string());
+        Ok((Game { name: name.to_owned(), rules: rules.to_owned(), desc, propnet }, warnings))
+    }
+
     /// A game named `name` with the GDL text `rules`, parsed as `desc`, whose optimised propnet
     /// is `net`.
     pub fn new(name: String, rules: String, desc: gdl::Description, net: Net) -> Game {
-        let program = Arc::new(Program::new(&net));
-        Game { name, rules, desc, net: Arc::new(net), program }
+        Game { name, rules, desc, propnet: Ok(Propnet::new(net)) }
     }
 
-    /// A fresh state machine over the shared program.
-    pub fn machine(&self) -> PropnetMachine {
-        PropnetMachine::from_program(Arc::clone(&self.program))
+    /// A game played on the reasoner, for the reason `why` there is no propnet.
+    pub fn on_reasoner(name: String, rules: String, desc: gdl::Description, why: String) -> Game {
+        Game { name, rules, desc, propnet: Err(why) }
+    }
+
+    /// The roles, in the order of the rules.
+    pub fn roles(&self) -> Vec<String> {
+        self.desc.roles().iter().map(|r| r.as_str().to_owned()).collect()
+    }
+
+    /// The propnet, if the game has one.
+    pub fn net(&self) -> Option<&Propnet> {
+        self.propnet.as_ref().ok()
+    }
+
+    /// A fresh state machine over the shared program, if the game has a propnet.
+    pub fn machine(&self) -> Option<PropnetMachine> {
+        self.net().map(|p| PropnetMachine::from_program(Arc::clone(&p.program)))
+    }
+
+    /// A follower of a match of this game as `role`: on the propnet if there is one, else on a
+    /// reasoner of its own.
+    pub fn follow(&self, role: &str) -> Result<Box<dyn Track>, PlayerError> {
+        Ok(match self.machine() {
+            Some(m) => Box::new(Follower::on(m, role)?),
+            None => Box::new(Follower::on(Reasoner::new(&self.desc), role)?),
+        })
+    }
+}
+
+impl Propnet {
+    /// The net `net` and its compiled program.
+    pub fn new(net: Net) -> Propnet {
+        let program = Arc::new(Program::new(&net));
+        Propnet { net: Arc::new(net), program }
     }
 }
 

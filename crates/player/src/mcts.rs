@@ -7,12 +7,16 @@
 //! answer does not come in time, the player falls back on a legal move of its own rather than
 //! be late. Single-player games keep the best complete line found, and the puzzle solver is
 //! called in when the playouts have not found the game's best score by the time the start clock
-//! is partly used.
+//! is partly used. A game without a propnet is searched on the reasoner, without the analysis
+//! (which reads the net), the puzzle solver or worker threads. Moves cross between the player
+//! and its thread as KIF text, since the reasoner's moves mean something only to the machine
+//! that made them.
 
-use crate::{Follower, MatchInfo, Player, PlayerError};
+use crate::{MatchInfo, Player, PlayerError, Track};
 use analysis::{Analysis, GoalLatches};
-use machine::StateMachine;
-use search::mcts::{Config, Guide, Mcts, Plan};
+use propnet::PropnetMachine;
+use reasoner::Reasoner;
+use search::mcts::{Config, Guide, Mcts, Plan, SearchMachine};
 use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -105,14 +109,14 @@ impl MctsPlayer {
 /// two when the follower recovered from one it could not read), search until `until` and
 /// answer with our move.
 struct Command {
-    joints: Vec<Vec<u32>>,
+    joints: Vec<Vec<String>>,
     until: Instant,
-    reply: Sender<Result<u32, PlayerError>>,
+    reply: Sender<Result<String, PlayerError>>,
 }
 
 /// One match: the player's own view of the state, and the thread that owns the search.
 struct Session {
-    follower: Follower,
+    follower: Box<dyn Track>,
     commands: Option<Sender<Command>>,
     thread: Option<JoinHandle<()>>,
 }
@@ -120,7 +124,12 @@ struct Session {
 impl Session {
     /// Sends the thinking thread a move request and waits for its answer until `wait_until`;
     /// `None` if it does not answer by then or is gone.
-    fn ask(&self, joints: Vec<Vec<u32>>, until: Instant, wait_until: Instant) -> Option<Result<u32, PlayerError>> {
+    fn ask(
+        &self,
+        joints: Vec<Vec<String>>,
+        until: Instant,
+        wait_until: Instant,
+    ) -> Option<Result<String, PlayerError>> {
         let (reply, answer) = mpsc::channel();
         self.commands.as_ref()?.send(Command { joints, until, reply }).ok()?;
         answer.recv_timeout(wait_until.saturating_duration_since(Instant::now())).ok()
@@ -139,8 +148,8 @@ impl Drop for Session {
 }
 
 /// The thinking thread's state: the search and what it needs to answer.
-struct Thinker {
-    mcts: Mcts,
+struct Thinker<M: SearchMachine> {
+    mcts: Mcts<M>,
     role: usize,
     ponder: bool,
     /// The single-player plan the search holds is proven optimal: follow it without searching.
@@ -151,7 +160,15 @@ struct Thinker {
     idle: Option<Sender<()>>,
 }
 
-impl Thinker {
+impl<M: SearchMachine + 'static> Thinker<M> {
+    /// Starts the thread that owns the search, named `name`, serving `commands`.
+    fn spawn(self, name: String, commands: Receiver<Command>) -> Result<JoinHandle<()>, PlayerError> {
+        std::thread::Builder::new()
+            .name(name)
+            .spawn(move || self.run(commands))
+            .map_err(|e| PlayerError::Failed(format!("cannot start the search thread: {e}")))
+    }
+
     /// Whether a search could still change the answer.
     fn worth_searching(&self) -> bool {
         let settled = self.settled && self.mcts.plan().is_some_and(|p| !p.moves.is_empty());
@@ -192,25 +209,32 @@ impl Thinker {
 
     /// Advances the tree along `joints` and chooses our move, searching until `until` unless
     /// the move is forced or already decided.
-    fn answer(&mut self, joints: &[Vec<u32>], until: Instant) -> Result<u32, PlayerError> {
+    fn answer(&mut self, joints: &[Vec<String>], until: Instant) -> Result<String, PlayerError> {
         for joint in joints {
-            self.mcts.advance(joint)?;
+            let moves = joint
+                .iter()
+                .enumerate()
+                .map(|(r, name)| self.mcts.root_move(r, name).ok_or_else(|| PlayerError::BadMove(name.clone())));
+            let moves = moves.collect::<Result<Vec<_>, _>>()?;
+            self.mcts.advance(&moves)?;
         }
         self.stalled = false;
         let choices = self.mcts.move_stats(self.role).len();
         if choices > 1 && self.worth_searching() {
             self.mcts.search(until)?;
         }
-        self.mcts.best_move(self.role).ok_or(PlayerError::NoLegalMove)
+        let best = self.mcts.best_move(self.role).ok_or(PlayerError::NoLegalMove)?;
+        Ok(self.mcts.machine().format_move(&best))
     }
 }
 
 /// The search's guide from the analysis' goal latches for `info`'s game, searched for until
 /// `deadline`; none if no latch decides a goal (the search then runs without them).
 fn guide(info: &MatchInfo, deadline: Instant) -> Option<Arc<Guide>> {
+    let net = &info.game.net()?.net;
     let options = analysis::Options { deadline: Some(deadline), ..analysis::Options::default() };
-    let goals = Analysis::run(&info.game.net, &info.game.desc, &options, &mut |_| {}).goals;
-    (!goals.is_empty()).then(|| Arc::new(Guide::new(&info.game.net, goals)))
+    let goals = Analysis::run(net, &info.game.desc, &options, &mut |_| {}).goals;
+    (!goals.is_empty()).then(|| Arc::new(Guide::new(net, goals)))
 }
 
 /// An analysis running on a thread of its own, so that the start can give up waiting for it.
@@ -245,20 +269,19 @@ impl Analyst {
 /// plan is offered to the search. Whether the plan held is proven optimal.
 fn prepare_puzzle(
     mcts: &mut Mcts,
-    info: &MatchInfo,
+    net: &propnet::Net,
     goals: Option<&GoalLatches>,
-    follower: &Follower,
     end: Instant,
 ) -> Result<bool, PlayerError> {
-    let best = info.game.program.goal_values(0).into_iter().max().unwrap_or(100);
+    let best = mcts.machine().program().goal_values(0).into_iter().max().unwrap_or(100);
     let now = Instant::now();
     mcts.search(now + end.saturating_duration_since(now).mul_f64(PUZZLE_SEARCH_SHARE))?;
     if mcts.plan().is_some_and(|p| p.score >= best) {
         return Ok(true);
     }
     let options = search::Options { goals, deadline: Some(end), ..search::Options::default() };
-    let solution = search::solve(&info.game.net, options).map_err(|e| PlayerError::Failed(e.to_string()))?;
-    let moves: Option<Vec<u32>> = solution.plan.iter().map(|mv| follower.m.find_move(0, mv)).collect();
+    let solution = search::solve(net, options).map_err(|e| PlayerError::Failed(e.to_string()))?;
+    let moves: Option<Vec<u32>> = solution.plan.iter().map(|mv| mcts.machine().find_move(0, mv)).collect();
     let (Some(score), Some(moves)) = (solution.score, moves) else { return Ok(false) };
     mcts.offer_plan(Plan { moves, score });
     Ok(solution.optimal && mcts.plan().is_some_and(|p| p.score >= score))
@@ -272,30 +295,37 @@ impl Player for MctsPlayer {
     fn start(&mut self, info: &MatchInfo, deadline: Instant) -> Result<(), PlayerError> {
         self.session = None;
         self.join_late_analysis();
-        let follower = Follower::new(info)?;
+        let follower = info.game.follow(&info.role)?;
+        let role = follower.role();
         let now = Instant::now();
         let end = before(deadline, margin(deadline.saturating_duration_since(now)));
         let share = |f: f64| now + end.saturating_duration_since(now).mul_f64(f);
-        let mut guide = None;
-        if self.options.analysis {
-            match Analyst::spawn(info, share(ANALYSIS_SHARE))?.wait(share(ANALYSIS_WAIT)) {
-                Ok(found) => guide = found,
-                Err(late) => self.late_analysis = Some(late),
-            }
-        }
-        let mut mcts = Mcts::new(Arc::clone(&info.game.program), guide.clone(), self.options.search.clone())?;
-        let settled = match follower.m.roles().len() {
-            1 => prepare_puzzle(&mut mcts, info, guide.as_deref().map(Guide::goals), &follower, end)?,
-            _ => false,
-        };
         let (idle, done) = mpsc::channel();
-        let ponder = self.options.ponder;
-        let thinker = Thinker { mcts, role: follower.role, ponder, settled, stalled: false, idle: Some(idle) };
         let (commands, inbox) = mpsc::channel();
-        let thread = std::thread::Builder::new()
-            .name(format!("{} {}", self.name, info.role))
-            .spawn(move || thinker.run(inbox))
-            .map_err(|e| PlayerError::Failed(format!("cannot start the search thread: {e}")))?;
+        let ponder = self.options.ponder;
+        let name = format!("{} {}", self.name, info.role);
+        let thread = match info.game.net() {
+            Some(net) => {
+                let mut guide = None;
+                if self.options.analysis {
+                    match Analyst::spawn(info, share(ANALYSIS_SHARE))?.wait(share(ANALYSIS_WAIT)) {
+                        Ok(found) => guide = found,
+                        Err(late) => self.late_analysis = Some(late),
+                    }
+                }
+                let m = PropnetMachine::from_program(Arc::clone(&net.program));
+                let mut mcts = Mcts::on(m, guide.clone(), self.options.search.clone())?;
+                let settled = match info.game.roles().len() {
+                    1 => prepare_puzzle(&mut mcts, &net.net, guide.as_deref().map(Guide::goals), end)?,
+                    _ => false,
+                };
+                Thinker { mcts, role, ponder, settled, stalled: false, idle: Some(idle) }.spawn(name, inbox)?
+            }
+            None => {
+                let mcts = Mcts::on(Reasoner::new(&info.game.desc), None, self.options.search.clone())?;
+                Thinker { mcts, role, ponder, settled: false, stalled: false, idle: Some(idle) }.spawn(name, inbox)?
+            }
+        };
         self.session = Some(Session { follower, commands: Some(commands), thread: Some(thread) });
         // The start clock is free thinking time: the thread searches from the initial state
         // until it runs out or the game is solved.
@@ -308,18 +338,14 @@ impl Player for MctsPlayer {
     fn play(&mut self, last: Option<&[String]>, deadline: Instant) -> Result<String, PlayerError> {
         let session = self.session.as_mut().ok_or(PlayerError::NotStarted)?;
         let joints = session.follower.step(last)?;
-        let legal = session.follower.legal()?;
+        let mut legal = session.follower.legal()?;
         let keep = margin(deadline.saturating_duration_since(Instant::now()));
-        let found = session.ask(joints, before(deadline, keep), before(deadline, keep / 2));
+        let found = session.ask(joints, before(deadline, keep), before(deadline, keep / 2)).transpose()?;
         // Without an answer in time (or a thread to give one), any legal move beats a late one.
-        let mv = match found {
-            Some(found) => found?,
-            None => legal[0],
-        };
-        // The thread follows the same joint moves as the follower, so this only guards against
-        // the two disagreeing.
-        let mv = if legal.contains(&mv) { mv } else { legal[0] };
-        Ok(session.follower.answer(mv))
+        // The thread follows the same joint moves as the follower, so an answer that is not
+        // legal only guards against the two disagreeing.
+        let mv = found.filter(|mv| legal.contains(mv)).unwrap_or_else(|| legal.swap_remove(0));
+        session.follower.answer(&mv)
     }
 
     fn guess(&mut self, last: &[String]) -> Option<String> {

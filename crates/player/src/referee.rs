@@ -3,10 +3,12 @@
 //! going whatever a player does. A move that comes late, is not a legal move, or never comes
 //! because the player failed is recorded as a fault and replaced by a random legal move.
 
+use crate::builtin::find;
 use crate::{canonical_move, Game, MatchInfo, Player, PlayerError};
 use machine::StateMachine;
 use rand::rngs::SmallRng;
 use rand::Rng;
+use reasoner::Reasoner;
 use serde::Serialize;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -148,7 +150,24 @@ pub fn play_match(
     rng: &mut SmallRng,
     events: &mut dyn FnMut(Event<'_>),
 ) -> Result<MatchRecord, PlayerError> {
-    let mut m = game.machine();
+    match game.machine() {
+        Some(m) => referee(m, game, players, seats, clocks, number, rng, events),
+        None => referee(Reasoner::new(&game.desc), game, players, seats, clocks, number, rng, events),
+    }
+}
+
+/// [`play_match`] on the machine `m`.
+#[allow(clippy::too_many_arguments)]
+fn referee<M: StateMachine>(
+    mut m: M,
+    game: &Arc<Game>,
+    players: &mut [Box<dyn Player>],
+    seats: &[usize],
+    clocks: Clocks,
+    number: usize,
+    rng: &mut SmallRng,
+    events: &mut dyn FnMut(Event<'_>),
+) -> Result<MatchRecord, PlayerError> {
     let roles = m.roles().to_vec();
     let players_count = players.len();
     let mut slots: Vec<Option<&mut Box<dyn Player>>> = players.iter_mut().map(Some).collect();
@@ -216,12 +235,11 @@ pub fn play_match(
                 Ok(_) if at > deadline => Err(Fault::Late),
                 Ok(text) => canonical_move(&text)
                     .ok()
-                    .and_then(|name| m.find_move(role, &name))
-                    .filter(|mv| legal[role].contains(mv))
+                    .and_then(|name| find(&m, legal[role].clone(), &name))
                     .ok_or(Fault::Illegal(text)),
             };
             joint.push(chosen.unwrap_or_else(|fault| {
-                let mv = legal[role][rng.random_range(0..legal[role].len())];
+                let mv = legal[role][rng.random_range(0..legal[role].len())].clone();
                 record.faults.push(FaultRecord { step, role, fault, replacement: Some(m.format_move(&mv)) });
                 mv
             }));

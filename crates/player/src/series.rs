@@ -67,7 +67,7 @@ pub fn run_series(
     options: SeriesOptions,
     events: &mut dyn FnMut(Event<'_>),
 ) -> Result<Series, PlayerError> {
-    let roles = game.net.roles.clone();
+    let roles = game.roles();
     if players.len() != roles.len() {
         return Err(PlayerError::Seats { players: players.len(), roles: roles.len() });
     }

@@ -36,7 +36,7 @@ fn alpha_beta_never_loses_a_hundred_tictactoe_games_to_random() {
     assert_eq!((ab.late, ab.illegal, ab.errors), (0, 0, 0));
     assert!(series.matches.iter().all(|m| m.end == End::Terminal));
     // Every match ended with the goals the moves lead to.
-    let mut m = game.machine();
+    let mut m = game.machine().expect("a propnet");
     for record in &series.matches {
         let mut state = m.initial_state();
         for joint in &record.moves {
@@ -136,9 +136,9 @@ fn alpha_beta_opens_every_corpus_game_with_a_legal_move() {
         let text = machine::shared::read_text(&path).unwrap();
         let Ok(game) = game_of(&name, &text, Some(Instant::now() + Duration::from_secs(20))) else { continue };
         let game = Arc::new(game);
-        let mut m = game.machine();
+        let mut m = game.machine().expect("a propnet");
         let initial = m.initial_state();
-        for (r, role) in game.net.roles.iter().enumerate() {
+        for (r, role) in game.roles().iter().enumerate() {
             let info = MatchInfo {
                 id: name.clone(),
                 game: Arc::clone(&game),

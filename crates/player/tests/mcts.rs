@@ -47,6 +47,22 @@ fn mcts_never_loses_twenty_tictactoe_games_to_random() {
 }
 
 #[test]
+fn without_a_propnet_mcts_searches_on_the_reasoner() {
+    let g = games::find("tictactoe").expect("bundled");
+    let (desc, _) = gdl::load(g.name, g.text).expect("valid rules");
+    let game = Arc::new(Game::on_reasoner(g.name.into(), g.text.into(), desc, "not built, for the test".into()));
+    // Both seats: the referee, the random player and the search all run on reasoners.
+    let mut players = vec![create("mcts", 1).unwrap(), create("random", 2).unwrap()];
+    let options = SeriesOptions { games: 6, clocks: clocks(300, 200), seed: 9 };
+    let series = run_series(&game, &mut players, options, &mut |_| {}).expect("plays");
+    let mcts = &series.standings[0];
+    assert_eq!(mcts.losses, Some(0), "{mcts:?}");
+    assert!(mcts.wins.unwrap() >= 3, "a search beats random play: {mcts:?}");
+    let faults: Vec<_> = series.matches.iter().flat_map(|m| &m.faults).collect();
+    assert!(faults.is_empty(), "{faults:?}");
+}
+
+#[test]
 fn mcts_is_never_late_nor_illegal_under_short_clocks() {
     let Some(shared) = machine::shared::locate(env!("CARGO_MANIFEST_DIR"), "MCTS on corpus games") else {
         return;
@@ -95,7 +111,7 @@ fn a_joint_move_it_cannot_read_is_an_error_and_the_match_goes_on() {
     let info = as_x(&game);
     let mut p = create("mcts", 4).unwrap();
     p.start(&info, Instant::now() + info.start_clock).expect("starts");
-    let mut m = game.machine();
+    let mut m = game.machine().expect("a propnet");
     let mut state = m.initial_state();
     let first = p.play(None, Instant::now() + info.play_clock).expect("plays");
     // Not a move of the game, not KIF, one move short, and a move that is not legal.
@@ -131,7 +147,7 @@ fn a_joint_move_it_cannot_read_is_worked_out_from_the_next_one() {
         let info = as_x(&game);
         let mut p = create(spec, 4).unwrap();
         p.start(&info, Instant::now() + info.start_clock).expect("starts");
-        let mut m = game.machine();
+        let mut m = game.machine().expect("a propnet");
         let mut state = m.initial_state();
         let mut mine = p.play(None, Instant::now() + info.play_clock).expect("plays");
         for turn in 0..4 {

@@ -19,10 +19,10 @@ use thiserror::Error;
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum Error {
     /// Grounding gave up (too large or too slow).
-    #[error("{0}")]
+    #[error(transparent)]
     Ground(#[from] GroundError),
     /// The ground rules do not make a playable net.
-    #[error("{0}")]
+    #[error(transparent)]
     Build(#[from] BuildError),
 }
 

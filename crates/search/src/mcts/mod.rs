@@ -359,6 +359,13 @@ impl<M: SearchMachine> Mcts<M> {
         Some(root.role_move(role, pick))
     }
 
+    /// The legal root move of `role` that the machine prints as `name` (canonical KIF).
+    pub fn root_move(&self, role: usize, name: &str) -> Option<M::Move> {
+        let root = self.root_node();
+        let count = if role < self.roles { root.move_count(role) } else { 0 };
+        (0..count).map(|i| root.role_move(role, i)).find(|mv| self.machine.format_move(mv) == name)
+    }
+
     /// Every legal root move of `role` with its statistics.
     pub fn move_stats(&self, role: usize) -> Vec<MoveStats<M::Move>> {
         let root = self.root_node();

@@ -62,12 +62,6 @@ fn tictactoe_takes_the_immediate_win_and_proves_it() {
     assert!(stats.iterations < 2_000, "a proven root ends the search early");
 }
 
-/// The root move of `role` that `mcts`'s machine prints as `name`.
-fn root_move<M: SearchMachine>(mcts: &Mcts<M>, role: usize, name: &str) -> M::Move {
-    let stats = mcts.move_stats(role);
-    stats.iter().map(|s| s.mv).find(|mv| mcts.machine().format_move(mv) == name).expect("a legal move")
-}
-
 #[test]
 fn the_reasoner_searches_like_the_propnet() {
     let game = games::find("tictactoe").expect("bundled game");
@@ -77,7 +71,7 @@ fn the_reasoner_searches_like_the_propnet() {
     let mut mcts = Mcts::on(reasoner::Reasoner::new(&desc), None, config).expect("starts");
     let moves = [["(mark 1 1)", "noop"], ["noop", "(mark 2 1)"], ["(mark 1 2)", "noop"], ["noop", "(mark 2 2)"]];
     for step in moves {
-        let joint: Vec<_> = step.iter().enumerate().map(|(r, name)| root_move(&mcts, r, name)).collect();
+        let joint: Vec<_> = step.iter().enumerate().map(|(r, name)| mcts.root_move(r, name).expect("legal")).collect();
         mcts.advance(&joint).expect("legal");
     }
     let stats = mcts.search_iterations(2_000).expect("searches");
