@@ -96,7 +96,7 @@ fn a_game_without_a_propnet_is_searched_on_the_reasoner_locally_and_over_http() 
     // The start clock the players got is what the failed build left of it.
     assert!(series["options"]["clocks"]["start"].as_f64().expect("seconds") < 1.0, "{series}");
 
-    // Over HTTP, served by alpha-beta, which needs a propnet: MCTS plays the match instead.
+    // Over HTTP, served by alpha-beta, which searches on the reasoner as well.
     let served = serve("alphabeta");
     let players = format!("{},random", served.url);
     let series = common::json(&[

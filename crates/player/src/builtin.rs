@@ -7,6 +7,7 @@ use machine::StateMachine;
 use propnet::{PropnetMachine, PropnetState};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
+use reasoner::Reasoner;
 use search::adversarial::Options;
 use search::{Evaluator, GoalEvaluator, Model, Searcher};
 use std::sync::Arc;
@@ -16,7 +17,7 @@ use std::time::{Duration, Instant};
 const MAX_GUESSES: u64 = 100_000;
 
 /// A player's view of the match: the state reached so far and its role, on any state machine
-/// (the built-in players use the game's propnet; a server without one, the reasoner).
+/// (the game's propnet, or the reasoner where it has none).
 pub struct Follower<M: StateMachine = PropnetMachine> {
     /// The machine the match is followed on.
     pub m: M,
@@ -28,17 +29,6 @@ pub struct Follower<M: StateMachine = PropnetMachine> {
     unread: bool,
     /// Our move in the current state, once the player has chosen it.
     mine: Option<M::Move>,
-}
-
-impl Follower {
-    /// Follows `info`'s match on a machine over its game's propnet (an error if it has none).
-    pub fn new(info: &MatchInfo) -> Result<Follower, PlayerError> {
-        let m = info.game.machine().ok_or_else(|| {
-            let why = info.game.propnet.as_ref().err().map_or("", String::as_str);
-            PlayerError::Failed(format!("this player needs a propnet, and the game has none ({why})"))
-        })?;
-        Follower::on(m, &info.role)
-    }
 }
 
 /// A [`Follower`] on whatever machine, with moves as KIF text: what players that only need to
@@ -279,8 +269,8 @@ impl Player for Reflex {
 pub type MakeEvaluator = fn(&gdl::Description, &Propnet, Instant) -> Box<dyn Evaluator + Send>;
 
 /// The goal values of the state itself: the leaf evaluator when no heuristic can be built.
-fn goal_evaluator(_desc: &gdl::Description, net: &Propnet, _deadline: Instant) -> Box<dyn Evaluator + Send> {
-    Box::new(GoalEvaluator::new(PropnetMachine::from_program(Arc::clone(&net.program))))
+fn goal_evaluator(_desc: &gdl::Description, _net: &Propnet, _deadline: Instant) -> Box<dyn Evaluator + Send> {
+    Box::new(GoalEvaluator)
 }
 
 /// Chapter 16's fuzzy goal heuristic as a leaf evaluator (τ = 0.9, product t-norm), or the goal
@@ -300,16 +290,76 @@ fn fuzzy_evaluator(desc: &gdl::Description, net: &Propnet, deadline: Instant) ->
 struct Fuzzy(heuristic::FuzzyGoals);
 
 impl Evaluator for Fuzzy {
-    fn evaluate(&mut self, state: &PropnetState) -> Vec<f64> {
+    fn evaluate(&mut self, _: &mut PropnetMachine, state: &PropnetState) -> Vec<f64> {
         self.0.values(state)
     }
 }
 
-/// Chooses its move by iterative-deepening alpha-beta search until shortly before the deadline.
+/// Chooses its move by iterative-deepening alpha-beta search until shortly before the deadline:
+/// on the propnet with the evaluator it is given and minimax where the game is proved zero-sum;
+/// on the reasoner (a game without a propnet) with the goal values at the leaves and the
+/// paranoid model, the proofs and heuristics reading the net.
 pub struct AlphaBeta {
     make_evaluator: MakeEvaluator,
-    follower: Option<Follower>,
-    searcher: Option<Searcher<Box<dyn Evaluator + Send>>>,
+    follower: Option<Box<dyn Track>>,
+    line: Option<Box<dyn Deliberate>>,
+}
+
+/// The searcher and the match's state on the searcher's own machine (whose states and moves may
+/// mean nothing to the follower's), moved along by the joint moves as text.
+struct Line<M: StateMachine> {
+    searcher: Searcher<Box<dyn Evaluator<M> + Send>, M>,
+    state: M::State,
+}
+
+/// What the alpha-beta player asks of its [`Line`], whatever the machine.
+trait Deliberate: Send {
+    /// Plays the joint move `joint`, printed.
+    fn advance(&mut self, joint: &[String]) -> Result<(), PlayerError>;
+    /// Our best move, printed, as far as a search until `until` sees.
+    fn decide(&mut self, until: Instant) -> Result<String, PlayerError>;
+}
+
+impl<M: StateMachine + Send + 'static> Line<M>
+where
+    M::State: Send,
+    M::Move: Send,
+{
+    /// A line from the initial state of `m`'s game, searched for `role` as `model` and
+    /// `evaluator` say.
+    fn start(
+        mut m: M,
+        role: usize,
+        model: Model,
+        evaluator: Box<dyn Evaluator<M> + Send>,
+    ) -> Result<Box<dyn Deliberate>, PlayerError> {
+        let state = m.initial_state();
+        let searcher = Searcher::new(m, role, model, evaluator, Options::default())
+            .map_err(|e| PlayerError::Failed(e.to_string()))?;
+        Ok(Box::new(Line { searcher, state }))
+    }
+}
+
+impl<M: StateMachine + Send> Deliberate for Line<M>
+where
+    M::State: Send,
+    M::Move: Send,
+{
+    fn advance(&mut self, joint: &[String]) -> Result<(), PlayerError> {
+        let m = self.searcher.machine();
+        let mut moves = Vec::with_capacity(joint.len());
+        for (r, name) in joint.iter().enumerate() {
+            let legal = m.legal_moves(&self.state, r)?;
+            moves.push(find(m, legal, name).ok_or_else(|| PlayerError::BadMove(name.clone()))?);
+        }
+        self.state = m.next_state(&self.state, &moves)?;
+        Ok(())
+    }
+
+    fn decide(&mut self, until: Instant) -> Result<String, PlayerError> {
+        let found = self.searcher.search(&self.state, until).map_err(|e| PlayerError::Failed(e.to_string()))?;
+        Ok(self.searcher.machine().format_move(&found.best))
+    }
 }
 
 /// The part of the time left for a move that the search leaves unused, so that the move arrives
@@ -324,7 +374,7 @@ impl AlphaBeta {
 
     /// An alpha-beta player whose leaves are scored by the evaluator `make` builds for each game.
     pub fn with_evaluator(make: MakeEvaluator) -> AlphaBeta {
-        AlphaBeta { make_evaluator: make, follower: None, searcher: None }
+        AlphaBeta { make_evaluator: make, follower: None, line: None }
     }
 }
 
@@ -344,35 +394,41 @@ impl Player for AlphaBeta {
     }
 
     fn start(&mut self, info: &MatchInfo, deadline: Instant) -> Result<(), PlayerError> {
-        let follower = Follower::new(info)?;
-        let net = info.game.net().ok_or(PlayerError::NotStarted)?;
-        let model = Model::of(&net.net);
-        let evaluator = (self.make_evaluator)(&info.game.desc, net, deadline);
-        let m = PropnetMachine::from_program(Arc::clone(&net.program));
-        let searcher = Searcher::new(m, follower.role, model, evaluator, Options::default())
-            .map_err(|e| PlayerError::Failed(e.to_string()))?;
+        let follower = info.game.follow(&info.role)?;
+        let role = follower.role();
+        let line = match info.game.net() {
+            Some(net) => {
+                let evaluator = (self.make_evaluator)(&info.game.desc, net, deadline);
+                let m = PropnetMachine::from_program(Arc::clone(&net.program));
+                Line::start(m, role, Model::of(&net.net), evaluator)?
+            }
+            None => Line::start(Reasoner::new(&info.game.desc), role, Model::Paranoid, Box::new(GoalEvaluator))?,
+        };
         self.follower = Some(follower);
-        self.searcher = Some(searcher);
+        self.line = Some(line);
         Ok(())
     }
 
     fn play(&mut self, last: Option<&[String]>, deadline: Instant) -> Result<String, PlayerError> {
-        let (Some(f), Some(searcher)) = (self.follower.as_mut(), self.searcher.as_mut()) else {
+        let (Some(f), Some(line)) = (self.follower.as_mut(), self.line.as_mut()) else {
             return Err(PlayerError::NotStarted);
         };
-        let legal = f.advance(last)?;
+        for joint in f.step(last)? {
+            line.advance(&joint)?;
+        }
+        let legal = f.legal()?;
         // Nothing to think about (the other side's turn in a turn-taking game).
         if legal.len() == 1 {
-            return Ok(f.answer(legal[0]));
+            return f.answer(&legal[0]);
         }
         let margin = (deadline.saturating_duration_since(Instant::now()) / 10).min(MAX_MARGIN);
-        let found = searcher.search(&f.state, deadline - margin).map_err(|e| PlayerError::Failed(e.to_string()))?;
-        Ok(f.answer(found.best))
+        let mv = line.decide(deadline - margin)?;
+        f.answer(&mv)
     }
 
     fn stop(&mut self, _last: Option<&[String]>) -> Result<(), PlayerError> {
         self.follower = None;
-        self.searcher = None;
+        self.line = None;
         Ok(())
     }
 }

@@ -48,6 +48,21 @@ fn alpha_beta_never_loses_a_hundred_tictactoe_games_to_random() {
     }
 }
 
+#[test]
+fn without_a_propnet_alpha_beta_searches_on_the_reasoner() {
+    let g = games::find("tictactoe").expect("bundled");
+    let (desc, _) = gdl::load(g.name, g.text).expect("valid");
+    let game = Arc::new(Game::on_reasoner(g.name.into(), g.text.into(), desc, "not built, for the test".into()));
+    let mut players = players(&["alphabeta", "random"]);
+    let clocks = Clocks { start: Duration::from_millis(500), play: Duration::from_millis(300) };
+    let options = SeriesOptions { games: 6, clocks, seed: 4 };
+    let series = run_series(&game, &mut players, options, &mut |_| {}).expect("plays");
+    let ab = &series.standings[0];
+    assert_eq!(ab.losses, Some(0), "{ab:?}");
+    assert!(ab.wins.unwrap() >= 3, "a search beats random play: {ab:?}");
+    assert_eq!((ab.late, ab.illegal, ab.errors), (0, 0, 0), "{ab:?}");
+}
+
 /// Plays badly on purpose: fails at the start, then answers with garbage, an illegal move, a
 /// failure and a late move, in turn.
 struct Unruly {

@@ -2,13 +2,14 @@
 //! stops above the terminal states.
 
 use machine::StateMachine;
-use propnet::{PropnetMachine, PropnetState};
+use propnet::PropnetMachine;
 
-/// Estimates how good a non-terminal state is for each role.
-pub trait Evaluator {
+/// Estimates how good a non-terminal state of a game played on the machine `M` is for each role.
+pub trait Evaluator<M: StateMachine = PropnetMachine> {
     /// One estimate per role (indexed like the game's roles), in goal units: 0 to 100, where
-    /// the role's actual goal value is the ideal answer.
-    fn evaluate(&mut self, state: &PropnetState) -> Vec<f64>;
+    /// the role's actual goal value is the ideal answer; `m` is the search's machine, which
+    /// made `state`.
+    fn evaluate(&mut self, m: &mut M, state: &M::State) -> Vec<f64>;
 }
 
 /// The score a role is given when the rules say nothing about it in a state: neither hope nor
@@ -18,23 +19,13 @@ pub const UNKNOWN: f64 = 50.0;
 /// The simplest useful evaluator: the goal values the rules derive in the state itself (GDL
 /// defines `goal` in every state, not only terminal ones), [`UNKNOWN`] where they derive none,
 /// and the mean where they derive several.
-#[derive(Debug, Clone)]
-pub struct GoalEvaluator {
-    m: PropnetMachine,
-}
+#[derive(Debug, Clone, Copy, Default)]
+pub struct GoalEvaluator;
 
-impl GoalEvaluator {
-    /// An evaluator reading goals with `m` (a machine of its own, so the search's marking is not
-    /// disturbed).
-    pub fn new(m: PropnetMachine) -> GoalEvaluator {
-        GoalEvaluator { m }
-    }
-}
-
-impl Evaluator for GoalEvaluator {
-    fn evaluate(&mut self, state: &PropnetState) -> Vec<f64> {
-        (0..self.m.roles().len())
-            .map(|role| match self.m.goal_values(state, role) {
+impl<M: StateMachine> Evaluator<M> for GoalEvaluator {
+    fn evaluate(&mut self, m: &mut M, state: &M::State) -> Vec<f64> {
+        (0..m.roles().len())
+            .map(|role| match m.goal_values(state, role) {
                 Ok(values) if !values.is_empty() => {
                     values.iter().map(|&v| f64::from(v)).sum::<f64>() / values.len() as f64
                 }
@@ -45,8 +36,8 @@ impl Evaluator for GoalEvaluator {
 }
 
 /// Lets a searcher take an evaluator chosen at run time.
-impl<E: Evaluator + ?Sized> Evaluator for Box<E> {
-    fn evaluate(&mut self, state: &PropnetState) -> Vec<f64> {
-        (**self).evaluate(state)
+impl<M: StateMachine, E: Evaluator<M> + ?Sized> Evaluator<M> for Box<E> {
+    fn evaluate(&mut self, m: &mut M, state: &M::State) -> Vec<f64> {
+        (**self).evaluate(m, state)
     }
 }

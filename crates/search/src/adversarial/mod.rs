@@ -25,7 +25,8 @@ pub use model::Model;
 
 use crate::Stop;
 use machine::{MachineError, StateMachine};
-use propnet::{PropnetMachine, PropnetState};
+use propnet::PropnetMachine;
+use rustc_hash::FxHashMap;
 use serde::Serialize;
 use std::cmp::{Ordering, Reverse};
 use std::time::Instant;
@@ -39,7 +40,7 @@ const NEUTRAL: i32 = 50_000;
 const INF: i32 = 1_000_000_000;
 /// A state with more joint replies than this is evaluated rather than expanded.
 const MAX_REPLIES: usize = 1 << 16;
-/// Marks "no move" in results of leaves.
+/// Marks "no move" in results of leaves (moves are kept as their index among our legal moves).
 const NO_MOVE: u32 = u32::MAX;
 
 /// Limits and switches of a search.
@@ -61,9 +62,9 @@ impl Default for Options {
 
 /// What a search found.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct SearchResult {
-    /// Our best move (an input of the net).
-    pub best: u32,
+pub struct SearchResult<Mv = u32> {
+    /// Our best move (on a propnet, an input of the net).
+    pub best: Mv,
     /// Its value for us in goal points, as the deepest completed iteration saw it.
     pub value: f64,
     /// Joint moves searched ahead by the deepest completed iteration (0: none completed).
@@ -91,7 +92,8 @@ pub enum SearchError {
     Machine(#[from] MachineError),
 }
 
-/// A state's value as one node of the search returns it.
+/// A state's value as one node of the search returns it, with our best move's index among our
+/// legal moves there.
 #[derive(Debug, Clone, Copy)]
 struct Outcome {
     value: i32,
@@ -101,37 +103,32 @@ struct Outcome {
 
 /// The choices in a state: our legal moves, and the others' joint replies (full joint moves
 /// whose slot for our role is still to be filled in).
-struct Choices {
-    mine: Vec<u32>,
-    replies: Vec<Vec<u32>>,
+struct Choices<Mv> {
+    mine: Vec<Mv>,
+    replies: Vec<Vec<Mv>>,
 }
 
-/// A reusable adversarial searcher for one role of one game.
-pub struct Searcher<E> {
-    m: PropnetMachine,
+/// A reusable adversarial searcher for one role of one game, on any machine (the game's
+/// propnet, or the reasoner where it has none).
+pub struct Searcher<E, M: StateMachine = PropnetMachine> {
+    m: M,
     role: usize,
     model: Model,
     evaluator: E,
     options: Options,
     table: Table,
-    /// Per move (input index), how much cutting off with it has been worth.
-    history: Vec<u64>,
+    /// Per move, how much cutting off with it has been worth.
+    history: FxHashMap<M::Move, u64>,
     /// Per ply, the two moves that cut off most recently there.
-    killers: Vec<[u32; 2]>,
+    killers: Vec<[Option<M::Move>; 2]>,
     nodes: u64,
     deadline: Instant,
 }
 
-impl<E: Evaluator> Searcher<E> {
+impl<M: StateMachine, E: Evaluator<M>> Searcher<E, M> {
     /// A searcher choosing moves for `role` on the machine `m`, modelling the others by `model`
     /// (see [`Model::of`]) and scoring depth-limited leaves with `evaluator`.
-    pub fn new(
-        m: PropnetMachine,
-        role: usize,
-        model: Model,
-        evaluator: E,
-        options: Options,
-    ) -> Result<Searcher<E>, SearchError> {
+    pub fn new(m: M, role: usize, model: Model, evaluator: E, options: Options) -> Result<Searcher<E, M>, SearchError> {
         if role >= m.roles().len() {
             return Err(SearchError::NoSuchRole(role));
         }
@@ -143,11 +140,16 @@ impl<E: Evaluator> Searcher<E> {
             evaluator,
             options,
             table,
-            history: Vec::new(),
+            history: FxHashMap::default(),
             killers: Vec::new(),
             nodes: 0,
             deadline: Instant::now(),
         })
+    }
+
+    /// The machine the search runs on (its states and moves are the ones to search with).
+    pub fn machine(&mut self) -> &mut M {
+        &mut self.m
     }
 
     /// How the other roles are modelled.
@@ -158,23 +160,24 @@ impl<E: Evaluator> Searcher<E> {
     /// Searches `state` by iterative deepening until `deadline`, the depth limit, or a solved
     /// value, and returns the best move of the deepest completed iteration (before the first
     /// completes, our first legal move, so there is always a move to play).
-    pub fn search(&mut self, state: &PropnetState, deadline: Instant) -> Result<SearchResult, SearchError> {
+    pub fn search(&mut self, state: &M::State, deadline: Instant) -> Result<SearchResult<M::Move>, SearchError> {
         if self.m.is_terminal(state)? {
             return Err(SearchError::Terminal);
         }
-        let first = *self.m.legal_moves(state, self.role)?.first().ok_or(SearchError::NoLegalMove)?;
+        let legal = self.m.legal_moves(state, self.role)?;
+        let first = legal.first().cloned().ok_or(SearchError::NoLegalMove)?;
         self.deadline = deadline;
         self.nodes = 0;
         self.table.next_generation();
         let value = f64::from(self.estimate(state)) / SCALE;
-        let mut result = SearchResult { best: first, value, depth: 0, nodes: 0, solved: false };
+        let mut result = SearchResult { best: first.clone(), value, depth: 0, nodes: 0, solved: false };
         for depth in 1..=self.options.max_depth {
             if Instant::now() >= deadline {
                 break;
             }
             match self.node(state, depth, 0, -INF, INF) {
                 Ok(o) => {
-                    let best = if o.best == NO_MOVE { first } else { o.best };
+                    let best = legal.get(o.best as usize).unwrap_or(&first).clone();
                     result =
                         SearchResult { best, value: f64::from(o.value) / SCALE, depth, nodes: 0, solved: o.solved };
                     if o.solved {
@@ -190,7 +193,7 @@ impl<E: Evaluator> Searcher<E> {
     }
 
     /// Fail-soft alpha-beta below `state` with `depth` joint moves to go, `ply` below the root.
-    fn node(&mut self, state: &PropnetState, depth: u32, ply: u32, mut alpha: i32, beta: i32) -> Result<Outcome, Stop> {
+    fn node(&mut self, state: &M::State, depth: u32, ply: u32, mut alpha: i32, beta: i32) -> Result<Outcome, Stop> {
         self.nodes += 1;
         // A node costs microseconds (milliseconds on the largest nets), the clock tens of
         // nanoseconds: look at it every time.
@@ -220,20 +223,20 @@ impl<E: Evaluator> Searcher<E> {
             }
             hint = (e.best, e.reply);
         }
-        let hinted = choices.mine.iter().position(|&m| m == hint.0);
-        let mine = self.order(choices.mine.len(), |i| vec![choices.mine[i]], hinted, ply);
+        let hinted = Some(hint.0 as usize).filter(|&i| i < choices.mine.len());
+        let mine = self.order(choices.mine.len(), |i| vec![choices.mine[i].clone()], hinted, ply);
         let replies =
             self.order(choices.replies.len(), |j| self.others(&choices.replies[j]), Some(hint.1 as usize), ply);
         let alpha0 = alpha;
         let mut best = Outcome { value: -INF, solved: true, best: NO_MOVE };
         let mut best_reply = 0;
-        let mut joint = vec![0; choices.replies[0].len()];
+        let mut joint = choices.replies[0].clone();
         for &i in &mine {
-            let mv = choices.mine[i];
+            let mv = &choices.mine[i];
             let (mut worst, mut worst_reply) = (INF, 0);
             for &j in &replies {
-                joint.copy_from_slice(&choices.replies[j]);
-                joint[self.role] = mv;
+                joint.clone_from_slice(&choices.replies[j]);
+                joint[self.role] = mv.clone();
                 let child = self.m.next_state(state, &joint)?;
                 let window = (child_alpha(alpha), child_beta(beta.min(worst)));
                 let c = self.node(&child, depth - 1, ply + 1, window.0, window.1)?;
@@ -251,12 +254,12 @@ impl<E: Evaluator> Searcher<E> {
                 }
             }
             if worst > best.value {
-                (best.value, best.best, best_reply) = (worst, mv, worst_reply);
+                (best.value, best.best, best_reply) = (worst, i as u32, worst_reply);
             }
             alpha = alpha.max(best.value);
             if alpha >= beta {
                 if mine.len() > 1 {
-                    self.reward(&[mv], depth, ply);
+                    self.reward(std::slice::from_ref(mv), depth, ply);
                 }
                 break;
             }
@@ -275,7 +278,7 @@ impl<E: Evaluator> Searcher<E> {
 
     /// Our legal moves and the others' joint replies in `state`; `None` when a role has no
     /// legal move or the replies are too many to expand.
-    fn choices(&mut self, state: &PropnetState) -> Result<Option<Choices>, MachineError> {
+    fn choices(&mut self, state: &M::State) -> Result<Option<Choices<M::Move>>, MachineError> {
         let roles = self.m.roles().len();
         let mut legal = Vec::with_capacity(roles);
         for r in 0..roles {
@@ -291,9 +294,9 @@ impl<E: Evaluator> Searcher<E> {
         };
         let replies = (0..count)
             .map(|mut k| {
-                let mut joint = vec![0; roles];
+                let mut joint: Vec<M::Move> = legal.iter().map(|moves| moves[0].clone()).collect();
                 for (r, moves) in legal.iter().enumerate().filter(|&(r, _)| r != self.role) {
-                    joint[r] = moves[k % moves.len()];
+                    joint[r] = moves[k % moves.len()].clone();
                     k /= moves.len();
                 }
                 joint
@@ -303,60 +306,56 @@ impl<E: Evaluator> Searcher<E> {
     }
 
     /// The moves of the other roles in a joint reply.
-    fn others(&self, reply: &[u32]) -> Vec<u32> {
-        reply.iter().enumerate().filter(|&(r, _)| r != self.role).map(|(_, &m)| m).collect()
+    fn others(&self, reply: &[M::Move]) -> Vec<M::Move> {
+        reply.iter().enumerate().filter(|&(r, _)| r != self.role).map(|(_, m)| m.clone()).collect()
     }
 
     /// The indices `0..n` of choices in the order to try them: the table's choice `hinted` first,
     /// then choices playing a killer move of this ply, then by history (`moves` gives a choice's
     /// moves); with ordering off, as given.
-    fn order(&self, n: usize, moves: impl Fn(usize) -> Vec<u32>, hinted: Option<usize>, ply: u32) -> Vec<usize> {
+    fn order(&self, n: usize, moves: impl Fn(usize) -> Vec<M::Move>, hinted: Option<usize>, ply: u32) -> Vec<usize> {
         let mut order: Vec<usize> = (0..n).collect();
         if !self.options.ordering || n < 2 {
             return order;
         }
-        let killers = self.killers.get(ply as usize).copied().unwrap_or([NO_MOVE; 2]);
+        let killers = self.killers.get(ply as usize);
         order.sort_by_cached_key(|&i| {
             let moves = moves(i);
             let table = hinted == Some(i);
-            let killer = moves.iter().any(|m| killers.contains(m));
-            let history: u64 = moves.iter().map(|&m| self.history.get(m as usize).copied().unwrap_or(0)).sum();
+            let killer = killers.is_some_and(|k| moves.iter().any(|m| k.contains(&Some(m.clone()))));
+            let history: u64 = moves.iter().map(|m| self.history.get(m).copied().unwrap_or(0)).sum();
             Reverse((table, killer, history))
         });
         order
     }
 
     /// Remembers that `moves` cut the search off at `ply` with `depth` to go.
-    fn reward(&mut self, moves: &[u32], depth: u32, ply: u32) {
-        for &m in moves {
-            let m = m as usize;
-            if m >= self.history.len() {
-                self.history.resize(m + 1, 0);
-            }
-            self.history[m] += u64::from(depth) * u64::from(depth);
+    fn reward(&mut self, moves: &[M::Move], depth: u32, ply: u32) {
+        for m in moves {
+            *self.history.entry(m.clone()).or_default() += u64::from(depth) * u64::from(depth);
         }
         let ply = ply as usize;
         if ply >= self.killers.len() {
-            self.killers.resize(ply + 1, [NO_MOVE; 2]);
+            self.killers.resize(ply + 1, [None, None]);
         }
-        let first = moves[0];
+        let first = Some(moves[0].clone());
         let k = &mut self.killers[ply];
         if k[0] != first {
-            *k = [first, k[0]];
+            *k = [first, k[0].take()];
         }
     }
 
     /// Our score in a terminal state, as the rules give it: no goal counts as 0, and several
     /// (broken rules) as the lowest.
-    fn terminal_value(&mut self, state: &PropnetState) -> Result<i32, MachineError> {
+    fn terminal_value(&mut self, state: &M::State) -> Result<i32, MachineError> {
         let values = self.m.goal_values(state, self.role)?;
         Ok(values.first().map_or(0, |&v| scaled(f64::from(v))))
     }
 
     /// The evaluator's estimate of a state for us; under [`Model::Minimax`] it averages our
     /// estimate with what the opponent's estimate leaves us.
-    fn estimate(&mut self, state: &PropnetState) -> i32 {
-        let values = self.evaluator.evaluate(state);
+    fn estimate(&mut self, state: &M::State) -> i32 {
+        let values = self.evaluator.evaluate(&mut self.m, state);
         let of = |r: usize| values.get(r).copied().filter(|v| v.is_finite()).unwrap_or(UNKNOWN);
         let v = match self.model {
             Model::Minimax { sum } => (of(self.role) + f64::from(sum) - of(1 - self.role)) / 2.0,

@@ -6,7 +6,6 @@
 //! mean less now), or when the new one was searched at least as deeply, so the expensive
 //! results of this search survive the flood of shallow ones.
 
-use propnet::PropnetState;
 use rustc_hash::FxHasher;
 use std::hash::{Hash, Hasher};
 
@@ -34,7 +33,7 @@ pub(super) struct Entry {
     pub depth: u32,
     pub value: i32,
     pub bound: Bound,
-    /// Our best move there, and the index of the others' best reply to it among the joint
+    /// Our best move there (its index among our legal moves), and the index of the others' best reply to it among the joint
     /// replies in the order they are enumerated (to try them first next time).
     pub best: u32,
     pub reply: u32,
@@ -60,9 +59,9 @@ impl Table {
     }
 
     /// The hash key of a state.
-    pub fn key(state: &PropnetState) -> u64 {
+    pub fn key<S: Hash>(state: &S) -> u64 {
         let mut h = FxHasher::default();
-        state.words().hash(&mut h);
+        state.hash(&mut h);
         // Fx leaves the low bits (the slot index) poorly mixed; finish with a multiply-xorshift.
         let x = h.finish();
         let x = (x ^ (x >> 31)).wrapping_mul(0x9e37_79b9_7f4a_7c15);

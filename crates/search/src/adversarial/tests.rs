@@ -3,7 +3,7 @@
 //! are not zero-sum, and the move it must always have ready.
 
 use super::*;
-use propnet::Net;
+use propnet::{Net, PropnetState};
 use proptest::prelude::*;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -47,7 +47,7 @@ struct Scrambled {
 }
 
 impl Evaluator for Scrambled {
-    fn evaluate(&mut self, state: &PropnetState) -> Vec<f64> {
+    fn evaluate(&mut self, _: &mut PropnetMachine, state: &PropnetState) -> Vec<f64> {
         let key = table::Table::key(state);
         (0..self.roles).map(|r| f64::from(((key >> (8 * r)) % 11) as u32 * 10)).collect()
     }
@@ -58,9 +58,7 @@ fn options(table: bool, ordering: bool, max_depth: u32) -> Options {
 }
 
 fn searcher(net: &Net, role: usize, options: Options) -> Searcher<GoalEvaluator> {
-    let m = PropnetMachine::new(net);
-    let evaluator = GoalEvaluator::new(PropnetMachine::from_program(m.program().clone()));
-    Searcher::new(m, role, Model::of(net), evaluator, options).expect("role exists")
+    Searcher::new(PropnetMachine::new(net), role, Model::of(net), GoalEvaluator, options).expect("role exists")
 }
 
 fn scrambled(net: &Net, role: usize, options: Options) -> Searcher<Scrambled> {
@@ -98,7 +96,7 @@ fn minimax(m: &mut PropnetMachine, model: Model, role: usize, state: &PropnetSta
     }
     let legal: Vec<Vec<u32>> = (0..m.roles().len()).map(|r| m.legal_moves(state, r).unwrap()).collect();
     if depth == 0 || legal.iter().any(Vec::is_empty) {
-        let values = Scrambled { roles: legal.len() }.evaluate(state);
+        let values = Scrambled { roles: legal.len() }.evaluate(m, state);
         let v = match model {
             Model::Minimax { sum } => (values[role] + f64::from(sum) - values[1 - role]) / 2.0,
             Model::Paranoid => values[role],
@@ -224,6 +222,25 @@ fn the_nearest_win_is_preferred() {
 fn an_unknown_role_is_an_error() {
     let net = bundled("tictactoe");
     let m = PropnetMachine::new(&net);
-    let ev = GoalEvaluator::new(m.clone());
+    let ev = GoalEvaluator;
     assert!(matches!(Searcher::new(m, 2, Model::Paranoid, ev, Options::default()), Err(SearchError::NoSuchRole(2))));
+}
+
+#[test]
+fn the_reasoner_is_searched_like_the_propnet() {
+    let game = games::find("tictactoe").expect("bundled");
+    let (desc, _) = gdl::load(game.file, game.text).expect("valid");
+    // x to move with (1 1) and (1 2) taken, o having (2 1) and (2 2): (1 3) wins at once.
+    let mut m = reasoner::Reasoner::new(&desc);
+    let mut state = m.initial_state();
+    for step in [["(mark 1 1)", "noop"], ["noop", "(mark 2 1)"], ["(mark 1 2)", "noop"], ["noop", "(mark 2 2)"]] {
+        let joint: Vec<_> = (0..2)
+            .map(|r| m.legal_moves(&state, r).unwrap().into_iter().find(|mv| m.format_move(mv) == step[r]).unwrap())
+            .collect();
+        state = m.next_state(&state, &joint).unwrap();
+    }
+    let mut s = Searcher::new(m, 0, Model::Paranoid, GoalEvaluator, Options::default()).expect("role exists");
+    let found = s.search(&state, Instant::now() + Duration::from_secs(600)).unwrap();
+    assert_eq!(s.m.format_move(&found.best), "(mark 1 3)");
+    assert!(found.solved, "{found:?}");
 }
