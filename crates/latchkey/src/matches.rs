@@ -5,6 +5,7 @@ use crate::game;
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use player::{Clocks, Event, FaultRecord, Player, Series, SeriesOptions};
+use serde::Serialize;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -29,6 +30,25 @@ pub struct Args {
     pub quiet: bool,
 }
 
+/// How the game was prepared before the series: the players' start clock is what was left.
+#[derive(Serialize)]
+struct Prepared {
+    /// `propnet`, or `reasoner` when the net was not built in time.
+    engine: &'static str,
+    /// Seconds the preparation took.
+    seconds: f64,
+    /// The start clock as given, in seconds.
+    start_clock: f64,
+}
+
+/// What `latchkey match --json` prints: the series, and how the game was prepared.
+#[derive(Serialize)]
+struct Report<'a> {
+    #[serde(flatten)]
+    series: &'a Series,
+    prepared: Prepared,
+}
+
 /// Plays the series and prints the results.
 pub fn run(args: Args) -> Result<ExitCode> {
     let clock = |secs: f64, what: &str| {
@@ -39,17 +59,12 @@ pub fn run(args: Args) -> Result<ExitCode> {
     // clock, and the players get what is left of it: a local match measures what a server sees.
     let begun = Instant::now();
     let game = Arc::new(game::prepare(&args.game, begun + clocks.start)?);
-    let built = begun.elapsed();
-    let clocks = Clocks { start: clocks.start.saturating_sub(built), ..clocks };
-    if !args.json {
-        let engine = if game.net().is_some() { "propnet" } else { "reasoner" };
-        eprintln!(
-            "{} prepared on the {engine} in {:.2} s; the players get the remaining {:.2} s of the start clock",
-            game.name,
-            built.as_secs_f64(),
-            clocks.start.as_secs_f64()
-        );
-    }
+    let prepared = Prepared {
+        engine: if game.net().is_some() { "propnet" } else { "reasoner" },
+        seconds: begun.elapsed().as_secs_f64(),
+        start_clock: clocks.start.as_secs_f64(),
+    };
+    let clocks = Clocks { start: clocks.start.saturating_sub(begun.elapsed()), ..clocks };
     let mut players = args
         .players
         .iter()
@@ -97,9 +112,10 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let series = player::run_series(&game, &mut players, options, &mut events)?;
     bar.finish_and_clear();
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&series).context("cannot print JSON")?);
+        let report = Report { series: &series, prepared };
+        println!("{}", serde_json::to_string_pretty(&report).context("cannot print JSON")?);
     } else {
-        print_table(&series);
+        print_table(&series, &prepared);
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -125,13 +141,15 @@ fn seconds(d: Duration) -> String {
     }
 }
 
-fn print_table(s: &Series) {
+fn print_table(s: &Series, prepared: &Prepared) {
     println!(
-        "\n{} game{} of {}, start clock {} s, play clock {} s",
+        "\n{} game{} of {}, start clock {} s (prepared on the {} in {:.2} s), play clock {} s",
         s.matches.len(),
         if s.matches.len() == 1 { "" } else { "s" },
         s.game,
-        seconds(s.options.clocks.start),
+        seconds(Duration::from_secs_f64(prepared.start_clock)),
+        prepared.engine,
+        prepared.seconds,
         seconds(s.options.clocks.play)
     );
     let w = s.standings.iter().map(|st| st.player.len()).max().unwrap_or(0).max(14);
