@@ -50,6 +50,10 @@ pub struct Propnet {
 /// propnet; the rest is the player's own preparation (analysis, search from the initial state).
 pub const BUILD_SHARE: f64 = 0.6;
 
+/// How long past its deadline [`Game::prepare`] waits for a propnet build to report (and say why
+/// it failed) before giving up on it.
+const BUILD_GRACE: Duration = Duration::from_millis(50);
+
 /// Grounds, builds and optimises the propnet of `desc`, giving up at `deadline`.
 pub fn build_propnet(desc: &gdl::Description, deadline: Instant) -> Result<Net, propnet::Error> {
     let limits = propnet::Limits { deadline: Some(deadline), ..propnet::Limits::default() };
@@ -70,8 +74,22 @@ impl Game {
     ) -> Result<(Game, Vec<gdl::Problem>), gdl::GdlError> {
         let (desc, warnings) = gdl::load(label, rules)?;
         let now = Instant::now();
-        let build_by = now + deadline.saturating_duration_since(now).mul_f64(BUILD_SHARE);
-        let propnet = build_propnet(&desc, build_by).map(Propnet::new).map_err(|e| e.to_string());
+        let window = deadline.saturating_duration_since(now).mul_f64(BUILD_SHARE);
+        let build = move |desc: &gdl::Description| build_propnet(desc, now + window).map(Propnet::new);
+        // The build runs on a thread of its own so that waiting for it stops on time: a grounding
+        // that gives up at its deadline still has to free what it built (a second for a
+        // gigabyte), which the abandoned thread does while the match goes on.
+        let (done, result) = std::sync::mpsc::channel();
+        let copy = desc.clone();
+        let spawned = std::thread::Builder::new().name("propnet build".to_owned()).spawn(move || {
+            let _ = done.send(build(&copy).map_err(|e| e.to_string()));
+        });
+        let propnet = match spawned {
+            Ok(_) => result.recv_timeout(window + BUILD_GRACE).unwrap_or_else(|_| {
+                Err(format!("grounding and building the propnet took more than {:.2} s", window.as_secs_f64()))
+            }),
+            Err(_) => build(&desc).map_err(|e| e.to_string()),
+        };
         Ok((Game { name: name.to_owned(), rules: rules.to_owned(), desc, propnet }, warnings))
     }
 
