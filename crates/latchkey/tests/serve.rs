@@ -68,57 +68,36 @@ fn whole_matches_over_http_through_the_match_runner() {
 /// propnet is built, while the reasoner plays it as easily as tic-tac-toe.
 const WITHOUT_PROPNET: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/games/peano_tictactoe.kif");
 
-#[test]
-fn a_game_without_a_propnet_is_searched_on_the_reasoner_locally_and_over_http() {
-    // Locally: the build fails within the start clock and MCTS plays on the reasoner.
-    let local = common::latchkey(&[
-        "match",
-        WITHOUT_PROPNET,
-        "--players",
-        "mcts,random",
-        "--games",
-        "2",
-        "--startclock",
-        "2",
-        "--playclock",
-        "1",
-        "--json",
-    ]);
-    assert!(local.status.success(), "{}", common::stderr(&local));
-    assert!(common::stderr(&local).contains("no propnet"), "{}", common::stderr(&local));
-    let series: serde_json::Value = serde_json::from_slice(&local.stdout).expect("JSON");
-    let mcts = &series["standings"][0];
+/// Two matches of the game without a propnet between `players`, 2 s start and 1 s play clocks:
+/// the series' JSON, after checking that the first player never lost nor faulted, and what the
+/// command wrote on standard error.
+fn two_matches_without_a_propnet(players: &str) -> (serde_json::Value, String) {
+    let args = ["match", WITHOUT_PROPNET, "--players", players, "--games", "2"];
+    let o = common::latchkey(&[&args[..], &["--startclock", "2", "--playclock", "1", "--json"]].concat());
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    let series: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    let first = &series["standings"][0];
+    assert_eq!(first["games"], 2);
     assert_eq!(
-        (&mcts["losses"], &mcts["late"], &mcts["illegal"], &mcts["errors"]),
+        (&first["losses"], &first["late"], &first["illegal"], &first["errors"]),
         (&0.into(), &0.into(), &0.into(), &0.into()),
         "{series}"
     );
+    (series, common::stderr(&o))
+}
+
+#[test]
+fn a_game_without_a_propnet_is_searched_on_the_reasoner_locally_and_over_http() {
+    // Locally: the build fails within the start clock and MCTS plays on the reasoner.
+    let (series, stderr) = two_matches_without_a_propnet("mcts,random");
+    assert!(stderr.contains("no propnet"), "{stderr}");
+    assert_eq!(series["prepared"]["engine"], "reasoner", "{series}");
     // The start clock the players got is what the failed build left of it.
     assert!(series["options"]["clocks"]["start"].as_f64().expect("seconds") < 1.0, "{series}");
 
     // Over HTTP, served by alpha-beta, which searches on the reasoner as well.
     let served = serve("alphabeta");
-    let players = format!("{},random", served.url);
-    let series = common::json(&[
-        "match",
-        WITHOUT_PROPNET,
-        "--players",
-        &players,
-        "--games",
-        "2",
-        "--startclock",
-        "2",
-        "--playclock",
-        "1",
-        "--json",
-    ]);
-    let served_player = &series["standings"][0];
-    assert_eq!(served_player["games"], 2);
-    assert_eq!(
-        (&served_player["losses"], &served_player["late"], &served_player["illegal"], &served_player["errors"]),
-        (&0.into(), &0.into(), &0.into(), &0.into()),
-        "{series}"
-    );
+    two_matches_without_a_propnet(&format!("{},random", served.url));
 }
 
 /// Sends one raw HTTP request to `served` and returns the whole answer.

@@ -150,115 +150,120 @@ pub fn play_match(
     rng: &mut SmallRng,
     events: &mut dyn FnMut(Event<'_>),
 ) -> Result<MatchRecord, PlayerError> {
+    let table = Table { game, players, seats, clocks, number, rng, events };
     match game.machine() {
-        Some(m) => referee(m, game, players, seats, clocks, number, rng, events),
-        None => referee(Reasoner::new(&game.desc), game, players, seats, clocks, number, rng, events),
+        Some(m) => table.referee(m),
+        None => table.referee(Reasoner::new(&game.desc)),
     }
 }
 
-/// [`play_match`] on the machine `m`.
-#[allow(clippy::too_many_arguments)]
-fn referee<M: StateMachine>(
-    mut m: M,
-    game: &Arc<Game>,
-    players: &mut [Box<dyn Player>],
-    seats: &[usize],
+/// What [`play_match`] was given, for the engine it referees on.
+struct Table<'a> {
+    game: &'a Arc<Game>,
+    players: &'a mut [Box<dyn Player>],
+    seats: &'a [usize],
     clocks: Clocks,
     number: usize,
-    rng: &mut SmallRng,
-    events: &mut dyn FnMut(Event<'_>),
-) -> Result<MatchRecord, PlayerError> {
-    let roles = m.roles().to_vec();
-    let players_count = players.len();
-    let mut slots: Vec<Option<&mut Box<dyn Player>>> = players.iter_mut().map(Some).collect();
-    let mut seated: Vec<&mut Box<dyn Player>> = seats
-        .iter()
-        .map(|&p| slots.get_mut(p).and_then(Option::take))
-        .collect::<Option<_>>()
-        .filter(|s: &Vec<_>| s.len() == roles.len())
-        .ok_or(PlayerError::Seats { players: players_count, roles: roles.len() })?;
-    events(Event::Started { game: number, seats });
+    rng: &'a mut SmallRng,
+    events: &'a mut dyn FnMut(Event<'_>),
+}
 
-    let mut record = MatchRecord {
-        seats: seats.to_vec(),
-        moves: Vec::new(),
-        goals: Vec::new(),
-        faults: Vec::new(),
-        end: End::Terminal,
-    };
-    let deadline = Instant::now() + clocks.start;
-    let started = ask_all(&mut seated, |r, p| {
-        let info = MatchInfo {
-            id: format!("{}-{number}", game.name),
-            game: Arc::clone(game),
-            role: roles[r].clone(),
-            start_clock: clocks.start,
-            play_clock: clocks.play,
-        };
-        p.start(&info, deadline)
-    });
-    for (role, (result, at)) in started.into_iter().enumerate() {
-        let fault = match result {
-            Err(e) => Some(Fault::Error(e.to_string())),
-            Ok(()) if at > deadline => Some(Fault::Late),
-            Ok(()) => None,
-        };
-        record.faults.extend(fault.map(|fault| FaultRecord { step: 0, role, fault, replacement: None }));
-    }
+impl Table<'_> {
+    /// Plays the match on the machine `m`.
+    fn referee<M: StateMachine>(self, mut m: M) -> Result<MatchRecord, PlayerError> {
+        let Table { game, players, seats, clocks, number, rng, events } = self;
+        let roles = m.roles().to_vec();
+        let players_count = players.len();
+        let mut slots: Vec<Option<&mut Box<dyn Player>>> = players.iter_mut().map(Some).collect();
+        let mut seated: Vec<&mut Box<dyn Player>> = seats
+            .iter()
+            .map(|&p| slots.get_mut(p).and_then(Option::take))
+            .collect::<Option<_>>()
+            .filter(|s: &Vec<_>| s.len() == roles.len())
+            .ok_or(PlayerError::Seats { players: players_count, roles: roles.len() })?;
+        events(Event::Started { game: number, seats });
 
-    let mut state = m.initial_state();
-    let mut last: Option<Vec<String>> = None;
-    loop {
-        if m.is_terminal(&state)? {
-            break;
-        }
-        if record.moves.len() >= MAX_STEPS {
-            record.end = End::StepLimit;
-            break;
-        }
-        let mut legal = Vec::with_capacity(roles.len());
-        for r in 0..roles.len() {
-            legal.push(m.legal_moves(&state, r)?);
-        }
-        if legal.iter().any(Vec::is_empty) {
-            record.end = End::NoLegalMove;
-            break;
-        }
-        let deadline = Instant::now() + clocks.play;
-        let answers = ask_all(&mut seated, |_, p| p.play(last.as_deref(), deadline));
-        let step = record.moves.len() + 1;
-        let first_fault = record.faults.len();
-        let mut joint = Vec::with_capacity(roles.len());
-        for (role, (answer, at)) in answers.into_iter().enumerate() {
-            let chosen = match answer {
-                Err(e) => Err(Fault::Error(e.to_string())),
-                Ok(_) if at > deadline => Err(Fault::Late),
-                Ok(text) => canonical_move(&text)
-                    .ok()
-                    .and_then(|name| find(&m, legal[role].clone(), &name))
-                    .ok_or(Fault::Illegal(text)),
+        let mut record = MatchRecord {
+            seats: seats.to_vec(),
+            moves: Vec::new(),
+            goals: Vec::new(),
+            faults: Vec::new(),
+            end: End::Terminal,
+        };
+        let deadline = Instant::now() + clocks.start;
+        let started = ask_all(&mut seated, |r, p| {
+            let info = MatchInfo {
+                id: format!("{}-{number}", game.name),
+                game: Arc::clone(game),
+                role: roles[r].clone(),
+                start_clock: clocks.start,
+                play_clock: clocks.play,
             };
-            joint.push(chosen.unwrap_or_else(|fault| {
-                let mv = legal[role][rng.random_range(0..legal[role].len())].clone();
-                record.faults.push(FaultRecord { step, role, fault, replacement: Some(m.format_move(&mv)) });
-                mv
-            }));
+            p.start(&info, deadline)
+        });
+        for (role, (result, at)) in started.into_iter().enumerate() {
+            let fault = match result {
+                Err(e) => Some(Fault::Error(e.to_string())),
+                Ok(()) if at > deadline => Some(Fault::Late),
+                Ok(()) => None,
+            };
+            record.faults.extend(fault.map(|fault| FaultRecord { step: 0, role, fault, replacement: None }));
         }
-        state = m.next_state(&state, &joint)?;
-        let names: Vec<String> = joint.iter().map(|mv| m.format_move(mv)).collect();
-        events(Event::Moved { game: number, step, moves: &names, faults: &record.faults[first_fault..] });
-        record.moves.push(names.clone());
-        last = Some(names);
-    }
 
-    record.goals = (0..roles.len()).map(|r| m.goal(&state, r).unwrap_or(0)).collect();
-    let stopped = ask_all(&mut seated, |_, p| p.stop(last.as_deref()));
-    let step = record.moves.len();
-    for (role, (result, _)) in stopped.into_iter().enumerate() {
-        if let Err(e) = result {
-            record.faults.push(FaultRecord { step, role, fault: Fault::Error(e.to_string()), replacement: None });
+        let mut state = m.initial_state();
+        let mut last: Option<Vec<String>> = None;
+        loop {
+            if m.is_terminal(&state)? {
+                break;
+            }
+            if record.moves.len() >= MAX_STEPS {
+                record.end = End::StepLimit;
+                break;
+            }
+            let mut legal = Vec::with_capacity(roles.len());
+            for r in 0..roles.len() {
+                legal.push(m.legal_moves(&state, r)?);
+            }
+            if legal.iter().any(Vec::is_empty) {
+                record.end = End::NoLegalMove;
+                break;
+            }
+            let deadline = Instant::now() + clocks.play;
+            let answers = ask_all(&mut seated, |_, p| p.play(last.as_deref(), deadline));
+            let step = record.moves.len() + 1;
+            let first_fault = record.faults.len();
+            let mut joint = Vec::with_capacity(roles.len());
+            for (role, (answer, at)) in answers.into_iter().enumerate() {
+                let chosen = match answer {
+                    Err(e) => Err(Fault::Error(e.to_string())),
+                    Ok(_) if at > deadline => Err(Fault::Late),
+                    Ok(text) => canonical_move(&text)
+                        .ok()
+                        .and_then(|name| find(&m, legal[role].clone(), &name))
+                        .ok_or(Fault::Illegal(text)),
+                };
+                joint.push(chosen.unwrap_or_else(|fault| {
+                    let mv = legal[role][rng.random_range(0..legal[role].len())].clone();
+                    record.faults.push(FaultRecord { step, role, fault, replacement: Some(m.format_move(&mv)) });
+                    mv
+                }));
+            }
+            state = m.next_state(&state, &joint)?;
+            let names: Vec<String> = joint.iter().map(|mv| m.format_move(mv)).collect();
+            events(Event::Moved { game: number, step, moves: &names, faults: &record.faults[first_fault..] });
+            record.moves.push(names.clone());
+            last = Some(names);
         }
+
+        record.goals = (0..roles.len()).map(|r| m.goal(&state, r).unwrap_or(0)).collect();
+        let stopped = ask_all(&mut seated, |_, p| p.stop(last.as_deref()));
+        let step = record.moves.len();
+        for (role, (result, _)) in stopped.into_iter().enumerate() {
+            if let Err(e) = result {
+                record.faults.push(FaultRecord { step, role, fault: Fault::Error(e.to_string()), replacement: None });
+            }
+        }
+        events(Event::Finished { game: number, record: &record });
+        Ok(record)
     }
-    events(Event::Finished { game: number, record: &record });
-    Ok(record)
 }
