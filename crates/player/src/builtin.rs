@@ -189,12 +189,6 @@ impl<M: StateMachine> Follower<M> {
         }
         Ok(legal)
     }
-
-    /// Plays the joint move `last` (if any) and returns our legal moves in the new state.
-    pub fn advance(&mut self, last: Option<&[String]>) -> Result<Vec<M::Move>, PlayerError> {
-        self.step(last)?;
-        self.legal()
-    }
 }
 
 /// `joint` as `m`'s moves, if they are legal in `state`.

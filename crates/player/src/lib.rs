@@ -62,10 +62,11 @@ pub fn build_propnet(desc: &gdl::Description, deadline: Instant) -> Result<Net, 
 
 impl Game {
     /// Prepares a match of the game `name` with the rules `rules` (read from `label`, which
-    /// problems name) whose start clock ends at `deadline`: parses and validates them, then builds the propnet within
-    /// [`BUILD_SHARE`] of the time left, or leaves the game to the reasoner if it cannot. This
-    /// is how every command prepares a game, so that a local match spends its start clock as a
-    /// game server's would. The validator's warnings come back with the game.
+    /// problems name) whose start clock ends at `deadline`: parses and validates them, then
+    /// builds the propnet within [`BUILD_SHARE`] of the time left, or leaves the game to the
+    /// reasoner if it cannot. This is how every command prepares a game, so that a local match
+    /// spends its start clock as a game server's would. The validator's warnings come back with
+    /// the game. The role is not asked for: each player checks its own when it starts.
     pub fn prepare(
         name: &str,
         label: &str,

@@ -106,8 +106,7 @@ pub(super) fn random<M: StateMachine>(
     let mut moves = Vec::new();
     let mut steps = 0u32;
     let ended = |m: &mut M, state: &M::State, complete: bool, moves: Vec<M::Move>| {
-        let scores = (0..roles).map(|r| score(&m.goal(state, r))).collect();
-        Ok(Some(Outcome { scores, complete, moves }))
+        Ok(Some(Outcome { scores: scores(m, state), complete, moves }))
     };
     loop {
         if m.is_terminal(&state)? {
