@@ -26,7 +26,7 @@ const CORPORA: [&str; 2] = [".", "more"];
 /// stops it. Corpus tests of the propnet and of what is built on it skip them by name, rather than
 /// wait out the limits in every test; the propnet's conformance test checks that exactly these
 /// fail, so the list stays true as grounding improves.
-pub const WITHOUT_PROPNET: [(&str, &str); 5] = [
+pub const WITHOUT_PROPNET: [(&str, &str); 4] = [
     (
         "sudoku",
         "more than 2M atoms, and a net is the wrong tool as written: the goal's helper relation \
@@ -34,7 +34,6 @@ pub const WITHOUT_PROPNET: [(&str, &str); 5] = [
          digits (9^9 ground rules per line); the reasoner, goal-directed, plays it",
     ),
     ("merrills", "more than 2M atoms"),
-    ("urmAdd", "more than 2M atoms: sum and successor tables"),
     ("ruleDepthExponential", "more than 2M atoms: a stress test unfolding 2^20 facts"),
     ("gt_two_thirds_4p", "more than 4M ground rules: the goal joins 101^4 guesses"),
 ];

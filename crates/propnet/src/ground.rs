@@ -7,6 +7,14 @@
 //! semi-naively: each round joins every rule with at least one literal restricted to the atoms
 //! new in the previous round, through hash indexes on the bound argument positions.
 //!
+//! Negation is kept where it is exact: a relation that depends on neither `true` nor `does`
+//! (through any chain of rules) and on no negation through recursion has the same extension in
+//! every state, and is computed first, stratum by stratum, with its negative literals checked.
+//! Every other rule may then check negative literals over such relations too: `(not (maxLines
+//! ?n))` stops a line counter at the game's bound, where dropping it would count up the whole
+//! successor table and multiply every relation over lines. Negation over anything else is
+//! dropped, which keeps the model an over-approximation.
+//!
 //! Every rule is then instantiated once more over the final model. Negative literals whose atom
 //! is outside the model always hold and are dropped; the rest are kept for the propnet's NOT
 //! gates. `distinct` is decided during the join.
@@ -387,7 +395,7 @@ impl Grounded {
 /// Grounds a validated description.
 pub fn ground(desc: &Description, limits: &Limits) -> Result<Grounded, GroundError> {
     let mut g = Grounder::new(desc, *limits);
-    g.saturate()?;
+    g.model()?;
     let rules = g.instantiate()?;
     Ok(g.into_grounded(desc, rules))
 }
@@ -397,7 +405,7 @@ pub fn ground(desc: &Description, limits: &Limits) -> Result<Grounded, GroundErr
 /// [`ground`] because nothing is instantiated.
 pub fn relaxed_model(desc: &Description, limits: &Limits) -> Result<Grounded, GroundError> {
     let mut g = Grounder::new(desc, *limits);
-    g.saturate()?;
+    g.model()?;
     Ok(g.into_grounded(desc, Vec::new()))
 }
 
@@ -421,6 +429,9 @@ struct Grounder {
     /// Atoms derived in the current round, added to the model when it ends.
     pending: Vec<(RelId, Box<[TermId]>)>,
     pending_set: FxHashSet<(RelId, Box<[TermId]>)>,
+    /// Per relation, its stratum if its extension is the same in every state and computed
+    /// exactly (see the module header); `None` for the others.
+    strata: Vec<Option<u32>>,
 }
 
 impl Grounder {
@@ -436,6 +447,7 @@ impl Grounder {
             saturating: false,
             pending: Vec::new(),
             pending_set: FxHashSet::default(),
+            strata: Vec::new(),
         };
         for rule in &desc.rules {
             for body in normal_bodies(rule) {
@@ -650,22 +662,98 @@ impl Grounder {
         id
     }
 
-    /// Computes the relaxed model to a fixpoint.
-    fn saturate(&mut self) -> Result<(), GroundError> {
+    /// Which relations are computed exactly, and in which stratum (see the module header): those
+    /// no rule chain links to `true` or `does`, whose negative literals read lower strata only.
+    fn stratify(&mut self) -> Vec<Option<u32>> {
+        let n = self.relations.len();
+        let mut dynamic = vec![false; n];
+        for name in [Sym::TRUE, Sym::DOES] {
+            if let Some(&rel) = self.by_name.get(&name) {
+                dynamic[rel as usize] = true;
+            }
+        }
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for rule in &self.rules {
+                let body = rule.pos.iter().chain(&rule.neg);
+                if !dynamic[rule.head_rel as usize] && body.into_iter().any(|l| dynamic[l.rel as usize]) {
+                    dynamic[rule.head_rel as usize] = true;
+                    changed = true;
+                }
+            }
+        }
+        // A stratum past the number of relations can only come from negation through recursion.
+        let mut strata: Vec<Option<u32>> = dynamic.iter().map(|&d| (!d).then_some(0)).collect();
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for rule in &self.rules {
+                let head = rule.head_rel as usize;
+                let Some(now) = strata[head] else { continue };
+                let pos = rule.pos.iter().map(|l| strata[l.rel as usize]);
+                let neg = rule.neg.iter().map(|l| strata[l.rel as usize].map(|s| s + 1));
+                let needed = pos.chain(neg).try_fold(0, |m, s| s.map(|s| m.max(s)));
+                let next = needed.filter(|&s| s <= n as u32).map(|s| s.max(now));
+                if next != Some(now) {
+                    strata[head] = next;
+                    changed = true;
+                }
+            }
+        }
+        strata
+    }
+
+    /// Computes the model: the exact relations stratum by stratum, then everything else.
+    fn model(&mut self) -> Result<(), GroundError> {
+        self.strata = self.stratify();
+        let top = self.strata.iter().flatten().copied().max();
+        for stratum in (0..=top.unwrap_or(0)).filter(|_| top.is_some()) {
+            let rules =
+                (0..self.rules.len()).filter(|&r| self.strata[self.rules[r].head_rel as usize] == Some(stratum));
+            self.saturate(&rules.collect::<Vec<_>>())?;
+        }
+        let rest = (0..self.rules.len()).filter(|&r| self.strata[self.rules[r].head_rel as usize].is_none());
+        self.saturate(&rest.collect::<Vec<_>>())
+    }
+
+    /// Whether every negative literal of `rule` over an exact relation holds under `b`.
+    fn negations_hold(&mut self, rule: usize, b: &Bindings) -> bool {
+        let rule = Rc::clone(&self.rules[rule]);
+        rule.neg.iter().filter(|l| self.strata[l.rel as usize].is_some()).all(|lit| {
+            let mut args = Vec::with_capacity(lit.args.len());
+            for p in lit.args.iter() {
+                match b.lookup(&self.pool, p) {
+                    Lookup::Found(t) => args.push(t),
+                    // A term never built is in no atom.
+                    Lookup::Absent | Lookup::Unbound => return true,
+                }
+            }
+            self.relations[lit.rel as usize].find(&args).is_none()
+        })
+    }
+
+    /// Saturates the model under `rules` to a fixpoint.
+    fn saturate(&mut self, rules: &[usize]) -> Result<(), GroundError> {
         let mut delta: Vec<(u32, u32)> = vec![(0, 0); self.relations.len()];
         let mut first = true;
         self.saturating = true;
+        let emit: &mut Emit = &mut |g, rule, b, _| {
+            if g.negations_hold(rule, b) {
+                g.push_head(rule, b);
+            }
+        };
         loop {
             check_deadline(&self.limits)?;
-            for r in 0..self.rules.len() {
+            for &r in rules {
                 if first {
-                    self.join(r, None, &mut |g, rule, b, _| g.push_head(rule, b))?;
+                    self.join(r, None, emit)?;
                     continue;
                 }
                 for lit in 0..self.rules[r].pos.len() {
                     let (lo, hi) = delta[self.rules[r].pos[lit].rel as usize];
                     if lo < hi {
-                        self.join(r, Some((lit, lo, hi)), &mut |g, rule, b, _| g.push_head(rule, b))?;
+                        self.join(r, Some((lit, lo, hi)), emit)?;
                     }
                 }
             }
@@ -1020,5 +1108,62 @@ fn check_deadline(limits: &Limits) -> Result<(), GroundError> {
     match limits.deadline {
         Some(d) if Instant::now() > d => Err(GroundError::Timeout),
         _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The arguments of every atom of `name` in the relaxed model of `rules`, printed.
+    fn atoms(rules: &str, name: &str) -> Vec<String> {
+        let desc = gdl::parse("test", rules).expect("parses");
+        let g = relaxed_model(&desc, &Limits::default()).expect("grounds");
+        let Some(rel) = g.relation(Sym::new(name)) else { return Vec::new() };
+        let r = &g.relations[rel as usize];
+        let mut out: Vec<String> = (0..r.count)
+            .map(|i| r.tuple(i).iter().map(|&t| g.pool.to_string(t)).collect::<Vec<_>>().join(" "))
+            .collect();
+        out.sort();
+        out
+    }
+
+    const COUNTER: &str = "
+        (role p)
+        (succ 0 1) (succ 1 2) (succ 2 3) (succ 3 4) (succ 4 5)
+        (max 3)
+        (counter 0)
+        (<= (counter ?m) (counter ?n) (succ ?n ?m) (not (max ?n)))
+        (<= (big ?n) (counter ?n) (max ?n))
+        (<= (small ?n) (counter ?n) (not (big ?n)))
+        (<= (odd ?n) (succ ?m ?n) (not (odd ?m)))
+        (init (at 0))
+        (<= (legal p (go ?m)) (true (at ?n)) (succ ?n ?m) (counter ?m))
+        (<= (legal p (jump ?n)) (true (at 0)) (small ?n))
+        (<= (legal p (hop ?n)) (true (at 0)) (odd ?n))
+        (<= (legal p stay) (true (at ?n)) (not stuck))
+        (<= stuck (true (at 2)))
+        (<= (next (at ?m)) (does p (go ?m)))
+        (<= terminal (true (at 3)))
+        (<= (goal p 100) (true (at 3)))
+        (<= (goal p 0) (not (true (at 3))))";
+
+    #[test]
+    fn negation_over_relations_fixed_in_every_state_is_kept() {
+        // The counter stops at the bound instead of running up the successor table, and what
+        // reads it stops there too; a relation defined by negation of one is exact as well.
+        assert_eq!(atoms(COUNTER, "counter"), ["0", "1", "2", "3"]);
+        assert_eq!(atoms(COUNTER, "small"), ["0", "1", "2"]);
+        assert_eq!(atoms(COUNTER, "true"), ["(at 0)", "(at 1)", "(at 2)", "(at 3)"]);
+        let legal = atoms(COUNTER, "legal");
+        assert!(legal.contains(&"p (jump 2)".to_owned()) && !legal.contains(&"p (jump 3)".to_owned()), "{legal:?}");
+    }
+
+    #[test]
+    fn negation_over_the_state_or_through_recursion_is_dropped() {
+        // `stuck` depends on the state: `stay` stays possible.
+        assert!(atoms(COUNTER, "legal").contains(&"p stay".to_owned()));
+        // `odd` negates itself through recursion: its model over-approximates {1, 3, 5}.
+        assert_eq!(atoms(COUNTER, "odd"), ["1", "2", "3", "4", "5"]);
     }
 }
