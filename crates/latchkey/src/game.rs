@@ -36,9 +36,7 @@ pub fn read(spec: &str) -> Result<(String, String, String)> {
 pub fn load(spec: &str) -> Result<Game> {
     let (name, label, text) = read(spec)?;
     let (desc, warnings) = gdl::load(&label, &text)?;
-    for w in &warnings {
-        eprintln!("{w}");
-    }
+    warn(&warnings);
     Ok(Game { name, desc })
 }
 
@@ -48,11 +46,16 @@ pub fn load(spec: &str) -> Result<Game> {
 pub fn prepare(spec: &str, deadline: Instant) -> Result<player::Game> {
     let (name, label, text) = read(spec)?;
     let (game, warnings) = player::Game::prepare(&name, &label, &text, deadline)?;
-    for w in &warnings {
-        eprintln!("{w}");
-    }
+    warn(&warnings);
     if let Err(why) = &game.propnet {
         eprintln!("note: no propnet for {name} ({why}); the reasoner plays instead");
     }
     Ok(game)
+}
+
+/// Prints the validator's warnings on standard error.
+fn warn(warnings: &[gdl::Problem]) {
+    for w in warnings {
+        eprintln!("{w}");
+    }
 }

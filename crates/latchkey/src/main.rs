@@ -144,8 +144,9 @@ enum Command {
     Solve {
         /// A GDL file, or the name of a bundled game.
         game: String,
-        /// Seconds allowed for the analysis and the search together (and per comparison run);
-        /// when they run out, the best plan found so far is printed, not marked optimal.
+        /// Seconds allowed for the propnet build, the analysis and the search together (and per
+        /// comparison run); when they run out, the best plan found so far is printed, not marked
+        /// optimal.
         #[arg(long, default_value_t = 60.0, value_parser = seconds)]
         time: f64,
         /// Also solve exhaustively with and without chapter 12's dead-state removal and compare

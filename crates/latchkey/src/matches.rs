@@ -59,12 +59,13 @@ pub fn run(args: Args) -> Result<ExitCode> {
     // clock, and the players get what is left of it: a local match measures what a server sees.
     let begun = Instant::now();
     let game = Arc::new(game::prepare(&args.game, begun + clocks.start)?);
+    let took = begun.elapsed();
     let prepared = Prepared {
         engine: if game.net().is_some() { "propnet" } else { "reasoner" },
-        seconds: begun.elapsed().as_secs_f64(),
+        seconds: took.as_secs_f64(),
         start_clock: clocks.start.as_secs_f64(),
     };
-    let clocks = Clocks { start: clocks.start.saturating_sub(begun.elapsed()), ..clocks };
+    let clocks = Clocks { start: clocks.start.saturating_sub(took), ..clocks };
     let mut players = args
         .players
         .iter()

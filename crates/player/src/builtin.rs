@@ -74,7 +74,7 @@ where
 
     fn answer(&mut self, mv: &str) -> Result<String, PlayerError> {
         let legal = Follower::legal(self)?;
-        let found = find(&self.m, legal, mv).ok_or_else(|| PlayerError::BadMove(mv.to_owned()))?;
+        let found = find(&self.m, &legal, mv).ok_or_else(|| PlayerError::BadMove(mv.to_owned()))?;
         Ok(Follower::answer(self, found))
     }
 
@@ -84,8 +84,8 @@ where
 }
 
 /// The move among `moves` that `m` prints as `name` (canonical KIF).
-pub(crate) fn find<M: StateMachine>(m: &M, moves: Vec<M::Move>, name: &str) -> Option<M::Move> {
-    moves.into_iter().find(|mv| m.format_move(mv) == name)
+pub(crate) fn find<M: StateMachine>(m: &M, moves: &[M::Move], name: &str) -> Option<M::Move> {
+    moves.iter().find(|mv| m.format_move(mv) == name).cloned()
 }
 
 impl<M: StateMachine> Follower<M> {
@@ -201,7 +201,7 @@ fn read<M: StateMachine>(m: &mut M, state: &M::State, joint: &[String]) -> Resul
     for (r, text) in joint.iter().enumerate() {
         let name = canonical_move(text)?;
         let legal = m.legal_moves(state, r)?;
-        moves.push(find(m, legal, &name).ok_or(PlayerError::BadMove(text.clone()))?);
+        moves.push(find(m, &legal, &name).ok_or(PlayerError::BadMove(text.clone()))?);
     }
     Ok(moves)
 }
@@ -341,11 +341,7 @@ where
 {
     fn advance(&mut self, joint: &[String]) -> Result<(), PlayerError> {
         let m = self.searcher.machine();
-        let mut moves = Vec::with_capacity(joint.len());
-        for (r, name) in joint.iter().enumerate() {
-            let legal = m.legal_moves(&self.state, r)?;
-            moves.push(find(m, legal, name).ok_or_else(|| PlayerError::BadMove(name.clone()))?);
-        }
+        let moves = read(m, &self.state, joint)?;
         self.state = m.next_state(&self.state, &moves)?;
         Ok(())
     }

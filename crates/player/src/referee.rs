@@ -239,7 +239,7 @@ impl Table<'_> {
                     Ok(_) if at > deadline => Err(Fault::Late),
                     Ok(text) => canonical_move(&text)
                         .ok()
-                        .and_then(|name| find(&m, legal[role].clone(), &name))
+                        .and_then(|name| find(&m, &legal[role], &name))
                         .ok_or(Fault::Illegal(text)),
                 };
                 joint.push(chosen.unwrap_or_else(|fault| {

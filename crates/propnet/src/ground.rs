@@ -676,8 +676,8 @@ impl Grounder {
         while changed {
             changed = false;
             for rule in &self.rules {
-                let body = rule.pos.iter().chain(&rule.neg);
-                if !dynamic[rule.head_rel as usize] && body.into_iter().any(|l| dynamic[l.rel as usize]) {
+                let mut body = rule.pos.iter().chain(&rule.neg);
+                if !dynamic[rule.head_rel as usize] && body.any(|l| dynamic[l.rel as usize]) {
                     dynamic[rule.head_rel as usize] = true;
                     changed = true;
                 }
