@@ -26,7 +26,7 @@ const CORPORA: [&str; 2] = [".", "more"];
 /// stops it. Corpus tests of the propnet and of what is built on it skip them by name, rather than
 /// wait out the limits in every test; the propnet's conformance test checks that exactly these
 /// fail, so the list stays true as grounding improves.
-pub const WITHOUT_PROPNET: [(&str, &str); 4] = [
+pub const WITHOUT_PROPNET: [(&str, &str); 3] = [
     (
         "sudoku",
         "more than 2M atoms, and a net is the wrong tool as written: the goal's helper relation \
@@ -35,7 +35,6 @@ pub const WITHOUT_PROPNET: [(&str, &str); 4] = [
     ),
     ("merrills", "more than 2M atoms"),
     ("ruleDepthExponential", "more than 2M atoms: a stress test unfolding 2^20 facts"),
-    ("gt_two_thirds_4p", "more than 4M ground rules: the goal joins 101^4 guesses"),
 ];
 
 /// Whether the corpus game at `path` is one of [`WITHOUT_PROPNET`].

@@ -15,6 +15,10 @@
 //! successor table and multiply every relation over lines. Negation over anything else is
 //! dropped, which keeps the model an over-approximation.
 //!
+//! Before any of this, rules are rewritten (see `rewrite`): helper relations fixed in every state
+//! are inlined where the state is read, and bodies are decomposed so that existential variables
+//! become small auxiliary relations instead of multiplying the instances of a rule.
+//!
 //! Every rule is then instantiated once more over the final model. Negative literals whose atom
 //! is outside the model always hold and are dropped; the rest are kept for the propnet's NOT
 //! gates. `distinct` is decided during the join.
@@ -24,6 +28,8 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use std::rc::Rc;
 use std::time::Instant;
 use thiserror::Error;
+
+mod rewrite;
 
 /// A relation's index.
 pub type RelId = u32;
@@ -281,72 +287,6 @@ struct JoinRule {
     emit: bool,
 }
 
-/// A body element of a rule, for the decompositions.
-#[derive(Debug, Clone)]
-enum Item {
-    Pos(Literal),
-    Neg(Literal),
-    Filter(bool, Pat, Pat),
-}
-
-impl Item {
-    fn pats(&self) -> Vec<&Pat> {
-        match self {
-            Item::Pos(l) | Item::Neg(l) => l.args.iter().collect(),
-            Item::Filter(_, s, t) => vec![s, t],
-        }
-    }
-
-    fn vars(&self) -> Vec<u16> {
-        vars_of(self.pats()).into_iter().collect()
-    }
-
-    fn positive(&self) -> Option<&Literal> {
-        match self {
-            Item::Pos(l) => Some(l),
-            _ => None,
-        }
-    }
-}
-
-/// The variables occurring in some patterns.
-fn vars_of<'a>(pats: impl IntoIterator<Item = &'a Pat>) -> FxHashSet<u16> {
-    let mut vars = FxHashSet::default();
-    for p in pats {
-        p.for_each_var(&mut |v| {
-            vars.insert(v);
-        });
-    }
-    vars
-}
-
-impl JoinRule {
-    fn items(&self) -> Vec<Item> {
-        let pos = self.pos.iter().cloned().map(Item::Pos);
-        let neg = self.neg.iter().cloned().map(Item::Neg);
-        let filters = self.filters.iter().map(|(d, s, t)| Item::Filter(*d, s.clone(), t.clone()));
-        pos.chain(neg).chain(filters).collect()
-    }
-
-    fn from_items(head_rel: RelId, head: Box<[Pat]>, items: Vec<Item>, vars: usize) -> JoinRule {
-        let mut rule =
-            JoinRule { head_rel, head, pos: Vec::new(), neg: Vec::new(), filters: Vec::new(), vars, emit: true };
-        for item in items {
-            match item {
-                Item::Pos(l) => rule.pos.push(l),
-                Item::Neg(l) => rule.neg.push(l),
-                Item::Filter(d, s, t) => rule.filters.push((d, s, t)),
-            }
-        }
-        rule
-    }
-
-    fn with_emit(mut self, emit: bool) -> JoinRule {
-        self.emit = emit;
-        self
-    }
-}
-
 /// One step of a join plan: match literal `lit` through the index reading `probes`.
 #[derive(Debug, Clone)]
 struct Step {
@@ -503,6 +443,7 @@ impl Grounder {
         helper(&mut g, Sym::TRUE, Sym::INIT, 1);
         helper(&mut g, Sym::TRUE, Sym::NEXT, 1);
         helper(&mut g, Sym::DOES, Sym::LEGAL, 2);
+        g.unfold();
         g.decompose();
         g
     }
@@ -520,138 +461,6 @@ impl Grounder {
         id
     }
 
-    /// Rewrites rules so that grounding them does not multiply independent choices.
-    ///
-    /// Two exact decompositions, applied until nothing changes: a body whose literals fall into
-    /// groups that share only head variables is split, each group with variables of its own
-    /// becoming an auxiliary relation over the head variables it uses; and a positive literal
-    /// with variables found nowhere else in its rule is replaced by an auxiliary relation over
-    /// its other variables. Both only move existential quantifiers inward, so the meaning is
-    /// unchanged, but e.g. a frame rule joining every move with every cell becomes one rule per
-    /// cell over a small relation of "cells the move leaves alone".
-    fn decompose(&mut self) {
-        let mut work: Vec<usize> = (0..self.rules.len()).collect();
-        while let Some(r) = work.pop() {
-            if let Some(new_rules) = self.split_components(r).or_else(|| self.project_local(r)) {
-                work.push(r);
-                for rule in new_rules {
-                    work.push(self.rules.len());
-                    self.rules.push(Rc::new(rule));
-                }
-            }
-        }
-    }
-
-    /// Splits rule `r` into groups of body items connected through non-head variables.
-    fn split_components(&mut self, r: usize) -> Option<Vec<JoinRule>> {
-        let rule = &self.rules[r];
-        let items = rule.items();
-        if items.len() < 2 {
-            return None;
-        }
-        let head_vars = vars_of(rule.head.iter());
-        // Union-find over items through shared non-head variables.
-        let mut parent: Vec<usize> = (0..items.len()).collect();
-        fn find(p: &mut [usize], i: usize) -> usize {
-            let mut i = i;
-            while p[i] != i {
-                p[i] = p[p[i]];
-                i = p[i];
-            }
-            i
-        }
-        let mut owner: FxHashMap<u16, usize> = FxHashMap::default();
-        for (i, item) in items.iter().enumerate() {
-            for v in item.vars() {
-                if head_vars.contains(&v) {
-                    continue;
-                }
-                match owner.get(&v) {
-                    Some(&j) => {
-                        let (a, b) = (find(&mut parent, i), find(&mut parent, j));
-                        parent[a] = b;
-                    }
-                    None => {
-                        owner.insert(v, i);
-                    }
-                }
-            }
-        }
-        let mut groups: FxHashMap<usize, Vec<usize>> = FxHashMap::default();
-        for i in 0..items.len() {
-            let root = find(&mut parent, i);
-            groups.entry(root).or_default().push(i);
-        }
-        if groups.len() < 2 {
-            return None;
-        }
-        let mut groups: Vec<Vec<usize>> = groups.into_values().collect();
-        groups.sort();
-        let mut keep: Vec<Item> = Vec::new();
-        let mut new_rules = Vec::new();
-        let mut aux_literals = Vec::new();
-        for group in groups {
-            let group_items: Vec<Item> = group.iter().map(|&i| items[i].clone()).collect();
-            let own_vars = group_items.iter().flat_map(|it| it.vars()).any(|v| !head_vars.contains(&v));
-            // A group is worth its own relation only if it has variables of its own, and it
-            // can have one only if its positive literals bind every head variable it uses.
-            let bound = vars_of(group_items.iter().filter_map(|it| it.positive()).flat_map(|l| l.args.iter()));
-            let interface: Vec<u16> = {
-                let mut v: Vec<u16> =
-                    group_items.iter().flat_map(|it| it.vars()).filter(|v| head_vars.contains(v)).collect();
-                v.sort_unstable();
-                v.dedup();
-                v
-            };
-            if !own_vars || !interface.iter().all(|v| bound.contains(v)) {
-                keep.extend(group_items);
-                continue;
-            }
-            let rel = self.fresh_rel(interface.len());
-            let args: Box<[Pat]> = interface.iter().map(|&v| Pat::Var(v)).collect();
-            new_rules.push(JoinRule::from_items(rel, args.clone(), group_items, self.rules[r].vars));
-            aux_literals.push(Literal { rel, args });
-        }
-        if new_rules.is_empty() {
-            return None;
-        }
-        keep.extend(aux_literals.into_iter().map(Item::Pos));
-        let rule = &self.rules[r];
-        self.rules[r] =
-            Rc::new(JoinRule::from_items(rule.head_rel, rule.head.clone(), keep, rule.vars).with_emit(rule.emit));
-        Some(new_rules)
-    }
-
-    /// Replaces the first positive literal of rule `r` that has variables of its own.
-    fn project_local(&mut self, r: usize) -> Option<Vec<JoinRule>> {
-        let rule = self.rules[r].clone();
-        let items = rule.items();
-        if items.len() < 2 {
-            return None;
-        }
-        for (i, item) in items.iter().enumerate() {
-            let Item::Pos(lit) = item else { continue };
-            let elsewhere = vars_of(
-                rule.head.iter().chain(items.iter().enumerate().filter(|(j, _)| *j != i).flat_map(|(_, it)| it.pats())),
-            );
-            let mine = vars_of(lit.args.iter());
-            if mine.iter().all(|v| elsewhere.contains(v)) {
-                continue;
-            }
-            let mut shared: Vec<u16> = mine.iter().copied().filter(|v| elsewhere.contains(v)).collect();
-            shared.sort_unstable();
-            let rel = self.fresh_rel(shared.len());
-            let args: Box<[Pat]> = shared.iter().map(|&v| Pat::Var(v)).collect();
-            let aux = JoinRule::from_items(rel, args.clone(), vec![item.clone()], rule.vars);
-            let mut items = items;
-            items[i] = Item::Pos(Literal { rel, args });
-            self.rules[r] =
-                Rc::new(JoinRule::from_items(rule.head_rel, rule.head.clone(), items, rule.vars).with_emit(rule.emit));
-            return Some(vec![aux]);
-        }
-        None
-    }
-
     fn rel(&mut self, name: Sym, arity: usize) -> RelId {
         if let Some(&id) = self.by_name.get(&name) {
             return id;
@@ -666,23 +475,7 @@ impl Grounder {
     /// no rule chain links to `true` or `does`, whose negative literals read lower strata only.
     fn stratify(&mut self) -> Vec<Option<u32>> {
         let n = self.relations.len();
-        let mut dynamic = vec![false; n];
-        for name in [Sym::TRUE, Sym::DOES] {
-            if let Some(&rel) = self.by_name.get(&name) {
-                dynamic[rel as usize] = true;
-            }
-        }
-        let mut changed = true;
-        while changed {
-            changed = false;
-            for rule in &self.rules {
-                let mut body = rule.pos.iter().chain(&rule.neg);
-                if !dynamic[rule.head_rel as usize] && body.any(|l| dynamic[l.rel as usize]) {
-                    dynamic[rule.head_rel as usize] = true;
-                    changed = true;
-                }
-            }
-        }
+        let dynamic = self.dynamic();
         // A stratum past the number of relations can only come from negation through recursion.
         let mut strata: Vec<Option<u32>> = dynamic.iter().map(|&d| (!d).then_some(0)).collect();
         let mut changed = true;
@@ -702,6 +495,28 @@ impl Grounder {
             }
         }
         strata
+    }
+
+    /// Per relation, whether some chain of rules links it to `true` or `does`.
+    fn dynamic(&self) -> Vec<bool> {
+        let mut dynamic = vec![false; self.relations.len()];
+        for name in [Sym::TRUE, Sym::DOES] {
+            if let Some(&rel) = self.by_name.get(&name) {
+                dynamic[rel as usize] = true;
+            }
+        }
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for rule in &self.rules {
+                let mut body = rule.pos.iter().chain(&rule.neg);
+                if !dynamic[rule.head_rel as usize] && body.any(|l| dynamic[l.rel as usize]) {
+                    dynamic[rule.head_rel as usize] = true;
+                    changed = true;
+                }
+            }
+        }
+        dynamic
     }
 
     /// Computes the model: the exact relations stratum by stratum, then everything else.

@@ -1,0 +1,478 @@
+//! Rule rewrites applied before grounding: exact decompositions that move existential
+//! quantifiers inward so that grounding a rule does not multiply independent choices.
+
+use super::{Grounder, JoinRule, Literal, RelId};
+use gdl::{Pat, TermId, TermPool};
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::rc::Rc;
+
+/// A body element of a rule, for the decompositions.
+#[derive(Debug, Clone)]
+enum Item {
+    Pos(Literal),
+    Neg(Literal),
+    Filter(bool, Pat, Pat),
+}
+
+impl Item {
+    fn pats(&self) -> Vec<&Pat> {
+        match self {
+            Item::Pos(l) | Item::Neg(l) => l.args.iter().collect(),
+            Item::Filter(_, s, t) => vec![s, t],
+        }
+    }
+
+    fn vars(&self) -> Vec<u16> {
+        vars_of(self.pats()).into_iter().collect()
+    }
+
+    fn positive(&self) -> Option<&Literal> {
+        match self {
+            Item::Pos(l) => Some(l),
+            _ => None,
+        }
+    }
+}
+
+/// The variables occurring in some patterns.
+fn vars_of<'a>(pats: impl IntoIterator<Item = &'a Pat>) -> FxHashSet<u16> {
+    let mut vars = FxHashSet::default();
+    for p in pats {
+        p.for_each_var(&mut |v| {
+            vars.insert(v);
+        });
+    }
+    vars
+}
+
+impl JoinRule {
+    fn items(&self) -> Vec<Item> {
+        let pos = self.pos.iter().cloned().map(Item::Pos);
+        let neg = self.neg.iter().cloned().map(Item::Neg);
+        let filters = self.filters.iter().map(|(d, s, t)| Item::Filter(*d, s.clone(), t.clone()));
+        pos.chain(neg).chain(filters).collect()
+    }
+
+    fn from_items(head_rel: RelId, head: Box<[Pat]>, items: Vec<Item>, vars: usize) -> JoinRule {
+        let mut rule =
+            JoinRule { head_rel, head, pos: Vec::new(), neg: Vec::new(), filters: Vec::new(), vars, emit: true };
+        for item in items {
+            match item {
+                Item::Pos(l) => rule.pos.push(l),
+                Item::Neg(l) => rule.neg.push(l),
+                Item::Filter(d, s, t) => rule.filters.push((d, s, t)),
+            }
+        }
+        rule
+    }
+
+    fn with_emit(mut self, emit: bool) -> JoinRule {
+        self.emit = emit;
+        self
+    }
+}
+
+impl Grounder {
+    /// Rewrites rules so that grounding them does not multiply independent choices.
+    ///
+    /// Three exact decompositions, applied until nothing changes: a body whose literals fall into
+    /// groups that share only head variables is split, each group with variables of its own
+    /// becoming an auxiliary relation over the head variables it uses; a positive literal with
+    /// variables found nowhere else in its rule is replaced by an auxiliary relation over its
+    /// other variables; and a variable of the body that is not linked to all the others is
+    /// eliminated, the literals that mention it becoming an auxiliary relation (bucket
+    /// elimination). All only move existential quantifiers inward, so the meaning is unchanged,
+    /// but e.g. a frame rule joining every move with every cell becomes one rule per cell over a
+    /// small relation of "cells the move leaves alone".
+    pub(super) fn decompose(&mut self) {
+        let mut work: Vec<usize> = (0..self.rules.len()).collect();
+        while let Some(r) = work.pop() {
+            let rewrite = self.split_components(r).or_else(|| self.project_local(r)).or_else(|| self.eliminate(r));
+            if let Some(new_rules) = rewrite {
+                work.push(r);
+                for rule in new_rules {
+                    work.push(self.rules.len());
+                    self.rules.push(Rc::new(rule));
+                }
+            }
+        }
+    }
+
+    /// Splits rule `r` into groups of body items connected through non-head variables.
+    fn split_components(&mut self, r: usize) -> Option<Vec<JoinRule>> {
+        let rule = &self.rules[r];
+        let items = rule.items();
+        if items.len() < 2 {
+            return None;
+        }
+        let head_vars = vars_of(rule.head.iter());
+        // Union-find over items through shared non-head variables.
+        let mut parent: Vec<usize> = (0..items.len()).collect();
+        fn find(p: &mut [usize], i: usize) -> usize {
+            let mut i = i;
+            while p[i] != i {
+                p[i] = p[p[i]];
+                i = p[i];
+            }
+            i
+        }
+        let mut owner: FxHashMap<u16, usize> = FxHashMap::default();
+        for (i, item) in items.iter().enumerate() {
+            for v in item.vars() {
+                if head_vars.contains(&v) {
+                    continue;
+                }
+                match owner.get(&v) {
+                    Some(&j) => {
+                        let (a, b) = (find(&mut parent, i), find(&mut parent, j));
+                        parent[a] = b;
+                    }
+                    None => {
+                        owner.insert(v, i);
+                    }
+                }
+            }
+        }
+        let mut groups: FxHashMap<usize, Vec<usize>> = FxHashMap::default();
+        for i in 0..items.len() {
+            let root = find(&mut parent, i);
+            groups.entry(root).or_default().push(i);
+        }
+        if groups.len() < 2 {
+            return None;
+        }
+        let mut groups: Vec<Vec<usize>> = groups.into_values().collect();
+        groups.sort();
+        let mut keep: Vec<Item> = Vec::new();
+        let mut new_rules = Vec::new();
+        let mut aux_literals = Vec::new();
+        for group in groups {
+            let group_items: Vec<Item> = group.iter().map(|&i| items[i].clone()).collect();
+            let own_vars = group_items.iter().flat_map(|it| it.vars()).any(|v| !head_vars.contains(&v));
+            // A group is worth its own relation only if it has variables of its own, and it
+            // can have one only if its positive literals bind every head variable it uses.
+            let bound = vars_of(group_items.iter().filter_map(|it| it.positive()).flat_map(|l| l.args.iter()));
+            let interface: Vec<u16> = {
+                let mut v: Vec<u16> =
+                    group_items.iter().flat_map(|it| it.vars()).filter(|v| head_vars.contains(v)).collect();
+                v.sort_unstable();
+                v.dedup();
+                v
+            };
+            if !own_vars || !interface.iter().all(|v| bound.contains(v)) {
+                keep.extend(group_items);
+                continue;
+            }
+            let rel = self.fresh_rel(interface.len());
+            let args: Box<[Pat]> = interface.iter().map(|&v| Pat::Var(v)).collect();
+            new_rules.push(JoinRule::from_items(rel, args.clone(), group_items, self.rules[r].vars));
+            aux_literals.push(Literal { rel, args });
+        }
+        if new_rules.is_empty() {
+            return None;
+        }
+        keep.extend(aux_literals.into_iter().map(Item::Pos));
+        let rule = &self.rules[r];
+        self.rules[r] =
+            Rc::new(JoinRule::from_items(rule.head_rel, rule.head.clone(), keep, rule.vars).with_emit(rule.emit));
+        Some(new_rules)
+    }
+
+    /// Replaces the first positive literal of rule `r` that has variables of its own.
+    fn project_local(&mut self, r: usize) -> Option<Vec<JoinRule>> {
+        let rule = self.rules[r].clone();
+        let items = rule.items();
+        if items.len() < 2 {
+            return None;
+        }
+        for (i, item) in items.iter().enumerate() {
+            let Item::Pos(lit) = item else { continue };
+            let elsewhere = vars_of(
+                rule.head.iter().chain(items.iter().enumerate().filter(|(j, _)| *j != i).flat_map(|(_, it)| it.pats())),
+            );
+            let mine = vars_of(lit.args.iter());
+            if mine.iter().all(|v| elsewhere.contains(v)) {
+                continue;
+            }
+            let mut shared: Vec<u16> = mine.iter().copied().filter(|v| elsewhere.contains(v)).collect();
+            shared.sort_unstable();
+            let rel = self.fresh_rel(shared.len());
+            let args: Box<[Pat]> = shared.iter().map(|&v| Pat::Var(v)).collect();
+            let aux = JoinRule::from_items(rel, args.clone(), vec![item.clone()], rule.vars);
+            let mut items = items;
+            items[i] = Item::Pos(Literal { rel, args });
+            self.rules[r] =
+                Rc::new(JoinRule::from_items(rule.head_rel, rule.head.clone(), items, rule.vars).with_emit(rule.emit));
+            return Some(vec![aux]);
+        }
+        None
+    }
+
+    /// Eliminates one variable of rule `r`'s body that is in neither the head nor every literal:
+    /// the items that mention it become an auxiliary relation over the variables they share with
+    /// the rest of the rule. Quarto's line test over four cells' pieces and a shared attribute
+    /// grounds into tens of thousands of conjunctions of four pieces; eliminating each cell's
+    /// piece leaves "cell (x, y) holds a piece with attribute a" and a line test over attributes.
+    ///
+    /// The variable kept is the one whose items mention the fewest variables, since that bounds
+    /// the auxiliary relation's instances; a variable linked to every other one gains nothing.
+    fn eliminate(&mut self, r: usize) -> Option<Vec<JoinRule>> {
+        let rule = self.rules[r].clone();
+        let items = rule.items();
+        // With two items a variable is in one (the projection's case) or in both (no gain).
+        if items.len() < 3 {
+            return None;
+        }
+        let head_vars = vars_of(rule.head.iter());
+        let item_vars: Vec<FxHashSet<u16>> = items.iter().map(|it| vars_of(it.pats())).collect();
+        let all: FxHashSet<u16> = item_vars.iter().flatten().copied().collect();
+        let mut candidates: Vec<u16> = all.iter().copied().filter(|v| !head_vars.contains(v)).collect();
+        candidates.sort_unstable();
+        let mut best: Option<(usize, Vec<usize>)> = None;
+        for v in candidates {
+            let members: Vec<usize> = (0..items.len()).filter(|&i| item_vars[i].contains(&v)).collect();
+            let inner: FxHashSet<u16> = members.iter().flat_map(|&i| item_vars[i].iter().copied()).collect();
+            if inner.len() == all.len() || best.as_ref().is_some_and(|(w, _)| *w <= inner.len()) {
+                continue;
+            }
+            // The auxiliary rule must be safe: its positive literals bind all its variables.
+            let bound = vars_of(members.iter().filter_map(|&i| items[i].positive()).flat_map(|l| l.args.iter()));
+            if inner.iter().all(|v| bound.contains(v)) {
+                best = Some((inner.len(), members));
+            }
+        }
+        let (_, members) = best?;
+        let outside: FxHashSet<u16> = head_vars
+            .iter()
+            .copied()
+            .chain((0..items.len()).filter(|i| !members.contains(i)).flat_map(|i| item_vars[i].iter().copied()))
+            .collect();
+        let mut interface: Vec<u16> =
+            members.iter().flat_map(|&i| item_vars[i].iter().copied()).filter(|v| outside.contains(v)).collect();
+        interface.sort_unstable();
+        interface.dedup();
+        let rel = self.fresh_rel(interface.len());
+        let args: Box<[Pat]> = interface.iter().map(|&v| Pat::Var(v)).collect();
+        let inner_items: Vec<Item> = members.iter().map(|&i| items[i].clone()).collect();
+        let aux = JoinRule::from_items(rel, args.clone(), inner_items, rule.vars);
+        let mut keep: Vec<Item> =
+            items.into_iter().enumerate().filter(|(i, _)| !members.contains(i)).map(|(_, it)| it).collect();
+        keep.push(Item::Pos(Literal { rel, args }));
+        self.rules[r] =
+            Rc::new(JoinRule::from_items(rule.head_rel, rule.head.clone(), keep, rule.vars).with_emit(rule.emit));
+        Some(vec![aux])
+    }
+}
+
+impl Grounder {
+    /// Inlines helper relations fixed in every state into the rules that read the state.
+    ///
+    /// A relation defined by a single rule whose body has variables of its own hides them from
+    /// the decompositions: Quarto's `(set ?p1 ?p2 ?p3 ?p4)` (four pieces share an attribute) is
+    /// a table of 27,000 tuples, and a line test joining four cells with it grounds into that
+    /// many conjunctions. Once the body is inlined, [`Grounder::eliminate`] splits the test
+    /// per cell. Only positive literals over relations that no rule chain links to the state
+    /// are inlined, into rules that do depend on it; the helper keeps its own rule while any
+    /// other rule reads it.
+    pub(super) fn unfold(&mut self) {
+        let dynamic = self.dynamic();
+        let n = self.relations.len();
+        let mut defs: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for (i, rule) in self.rules.iter().enumerate() {
+            defs[rule.head_rel as usize].push(i);
+        }
+        let inlinable: Vec<Option<Rc<JoinRule>>> = (0..n)
+            .map(|rel| {
+                let [def] = defs[rel][..] else { return None };
+                let def = &self.rules[def];
+                let head_vars = vars_of(def.head.iter());
+                let distinct_vars =
+                    def.head.iter().all(|p| matches!(p, Pat::Var(_))) && head_vars.len() == def.head.len();
+                let existential = def.pos.iter().flat_map(|l| l.args.iter()).any(|p| {
+                    let mut own = false;
+                    p.for_each_var(&mut |v| own |= !head_vars.contains(&v));
+                    own
+                });
+                let ok = !dynamic[rel]
+                    && !self.relations[rel].name.is_keyword()
+                    && def.emit
+                    && distinct_vars
+                    && existential
+                    && !self.reaches(def, rel as RelId);
+                ok.then(|| Rc::clone(def))
+            })
+            .collect();
+        if inlinable.iter().all(Option::is_none) {
+            return;
+        }
+        let mut changed = false;
+        for r in 0..self.rules.len() {
+            if !dynamic[self.rules[r].head_rel as usize] {
+                continue;
+            }
+            // Inlined bodies may read other helpers: a few rounds, bounded against blow-up.
+            for _ in 0..4 {
+                let rule = Rc::clone(&self.rules[r]);
+                let Some(i) = rule.pos.iter().position(|l| inlinable[l.rel as usize].is_some()) else { break };
+                let def = inlinable[rule.pos[i].rel as usize].clone().expect("inlinable");
+                self.rules[r] = Rc::new(self.inline(&rule, i, &def));
+                changed = true;
+            }
+        }
+        if changed {
+            self.drop_unread(&inlinable);
+        }
+    }
+
+    /// Rule `rule` with its positive literal `i` replaced by the body of `def`, whose head is a
+    /// list of distinct variables; `def`'s other variables are renamed past `rule`'s.
+    fn inline(&mut self, rule: &JoinRule, i: usize, def: &JoinRule) -> JoinRule {
+        let lit = &rule.pos[i];
+        let mut map: Vec<Option<Pat>> = vec![None; def.vars];
+        for (p, arg) in def.head.iter().zip(lit.args.iter()) {
+            if let Pat::Var(v) = p {
+                map[*v as usize] = Some(arg.clone());
+            }
+        }
+        let mut vars = rule.vars;
+        for slot in map.iter_mut().filter(|s| s.is_none()) {
+            *slot = Some(Pat::Var(vars as u16));
+            vars += 1;
+        }
+        let pool = &mut self.pool;
+        let mut subst_lit =
+            |l: &Literal| Literal { rel: l.rel, args: l.args.iter().map(|p| substitute(p, &map, pool)).collect() };
+        let mut out = rule.clone();
+        out.pos.remove(i);
+        out.pos.extend(def.pos.iter().map(&mut subst_lit));
+        out.neg.extend(def.neg.iter().map(&mut subst_lit));
+        for (d, s, t) in &def.filters {
+            let (s, t) = (substitute(s, &map, &mut self.pool), substitute(t, &map, &mut self.pool));
+            out.filters.push((*d, s, t));
+        }
+        out.vars = vars;
+        out
+    }
+
+    /// Whether relation `target` is read by `rule`'s body or, through other rules, by anything
+    /// that body reads.
+    fn reaches(&self, rule: &JoinRule, target: RelId) -> bool {
+        let mut seen: FxHashSet<RelId> = FxHashSet::default();
+        let mut work: Vec<RelId> = rule.pos.iter().chain(&rule.neg).map(|l| l.rel).collect();
+        while let Some(rel) = work.pop() {
+            if rel == target {
+                return true;
+            }
+            if seen.insert(rel) {
+                for r in self.rules.iter().filter(|r| r.head_rel == rel) {
+                    work.extend(r.pos.iter().chain(&r.neg).map(|l| l.rel));
+                }
+            }
+        }
+        false
+    }
+
+    /// Removes the rules of inlined helpers that no rule reads any more (computing their tables
+    /// would be wasted work).
+    fn drop_unread(&mut self, inlinable: &[Option<Rc<JoinRule>>]) {
+        let mut read = vec![false; self.relations.len()];
+        for rule in &self.rules {
+            for l in rule.pos.iter().chain(&rule.neg) {
+                read[l.rel as usize] = true;
+            }
+        }
+        self.rules.retain(|rule| {
+            let rel = rule.head_rel as usize;
+            inlinable[rel].is_none() || read[rel]
+        });
+    }
+}
+
+/// `pat` with every variable `v` replaced by `map[v]`, ground parts interned.
+fn substitute(pat: &Pat, map: &[Option<Pat>], pool: &mut TermPool) -> Pat {
+    match pat {
+        Pat::Var(v) => map[*v as usize].clone().expect("every variable is mapped"),
+        Pat::Ground(t) => Pat::Ground(*t),
+        Pat::Func(f, args) => {
+            let args: Vec<Pat> = args.iter().map(|a| substitute(a, map, pool)).collect();
+            let ground: Option<Vec<TermId>> =
+                args.iter().map(|p| if let Pat::Ground(t) = p { Some(*t) } else { None }).collect();
+            match ground {
+                Some(ids) => Pat::Ground(pool.function(*f, &ids)),
+                None => Pat::Func(*f, args.into()),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{ground, Limits};
+    use gdl::Sym;
+
+    /// Three cells that each hold one of eight pieces (three bits each); a line is three pieces
+    /// sharing a bit value, through a helper relation fixed in every state.
+    const LINE: &str = "
+        (role p)
+        (piece a000) (piece a001) (piece a010) (piece a011)
+        (piece a100) (piece a101) (piece a110) (piece a111)
+        (bitIs 1 a001 1) (bitIs 1 a011 1) (bitIs 1 a101 1) (bitIs 1 a111 1)
+        (bitIs 1 a000 0) (bitIs 1 a010 0) (bitIs 1 a100 0) (bitIs 1 a110 0)
+        (bitIs 2 a010 1) (bitIs 2 a011 1) (bitIs 2 a110 1) (bitIs 2 a111 1)
+        (bitIs 2 a000 0) (bitIs 2 a001 0) (bitIs 2 a100 0) (bitIs 2 a101 0)
+        (bitIs 3 a100 1) (bitIs 3 a101 1) (bitIs 3 a110 1) (bitIs 3 a111 1)
+        (bitIs 3 a000 0) (bitIs 3 a001 0) (bitIs 3 a010 0) (bitIs 3 a011 0)
+        (cellIndex 1) (cellIndex 2) (cellIndex 3)
+        (<= (same ?p1 ?p2 ?p3) (bitIs ?n ?p1 ?b) (bitIs ?n ?p2 ?b) (bitIs ?n ?p3 ?b))
+        (<= line (true (cell 1 ?p1)) (true (cell 2 ?p2)) (true (cell 3 ?p3)) (same ?p1 ?p2 ?p3))
+        (<= (legal p (put ?c ?x)) (cellIndex ?c) (piece ?x) (not (true (full ?c))))
+        (<= (next (cell ?c ?x)) (does p (put ?c ?x)))
+        (<= (next (full ?c)) (does p (put ?c ?x)))
+        (<= (next (cell ?c ?x)) (true (cell ?c ?x)))
+        (<= (next (full ?c)) (true (full ?c)))
+        (<= terminal line)
+        (<= (goal p 100) line)
+        (<= (goal p 0) (not line))";
+
+    #[test]
+    fn a_shared_attribute_is_tested_per_cell_not_per_combination() {
+        let desc = gdl::parse("line", LINE).expect("parses");
+        let g = ground(&desc, &Limits::default()).expect("grounds");
+        let line = g.relation(Sym::new("line")).expect("line");
+        // With `same` inlined and the first cells' pieces eliminated, `line` joins the last
+        // cell's piece with "cells 1 and 2 agree on bit n": one conjunction per piece and bit,
+        // instead of one per piece triple that shares a bit value (312 of the 512).
+        let line_rules = g.rules.iter().filter(|r| r.head.rel == line).count();
+        assert!(line_rules <= 24, "{line_rules} ground rules for line");
+        assert!(g.rules.len() < 250, "{} ground rules in all", g.rules.len());
+        // The helper's table is no longer computed: nothing reads it.
+        let same = g.relation(Sym::new("same")).expect("same is a relation");
+        assert_eq!(g.relations[same as usize].count, 0);
+    }
+
+    #[test]
+    fn recursive_helpers_are_not_inlined() {
+        // `linked` has one rule with a variable of its own, but reads itself through `linkedOrEnd`.
+        let rules = "
+            (role p)
+            (edge 1 2) (edge 2 3) (end 3)
+            (<= (linked ?x) (edge ?x ?y) (linkedOrEnd ?y))
+            (<= (linkedOrEnd ?y) (end ?y))
+            (<= (linkedOrEnd ?y) (linked ?y))
+            (<= (far ?x) (edge ?x ?y) (edge ?y ?z))
+            (init (at 1))
+            (<= (legal p (go ?y)) (true (at ?x)) (linked ?x) (edge ?x ?y))
+            (<= (legal p (jump ?z)) (true (at ?x)) (far ?x) (edge ?x ?y) (edge ?y ?z))
+            (<= (next (at ?y)) (does p (go ?y)))
+            (<= (next (at ?y)) (does p (jump ?y)))
+            (<= terminal (true (at 3)))
+            (<= (goal p 100) (true (at 3)))
+            (<= (goal p 0) (not (true (at 3))))";
+        let desc = gdl::parse("linked", rules).expect("parses");
+        let g = ground(&desc, &Limits::default()).expect("grounds");
+        let count = |name: &str| g.relations[g.relation(Sym::new(name)).expect("relation") as usize].count;
+        assert_eq!(count("linked"), 2, "the recursive helper keeps its table");
+        assert_eq!(count("far"), 0, "the other helper is inlined and its table skipped");
+        assert_eq!(count("legal"), 3);
+    }
+}
