@@ -9,12 +9,25 @@ use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use std::time::{Duration, Instant};
 
+/// Games with a propnet whose goal formulas, instantiated as the rules write them, pass the gate
+/// cap, with the figures. Players fall back to plain goal values there.
+const TOO_LARGE: [(&str, &str); 1] = [(
+    "gt_two_thirds_4p",
+    "each role's goal compares its guess with two thirds of the mean of four guesses of 0..100: \
+     the formulas join 101^4 guess tuples (1.0e8), past the 4M-gate cap after 20 s",
+)];
+
+fn too_large(game: &str) -> bool {
+    TOO_LARGE.iter().any(|(g, _)| *g == game)
+}
+
 #[test]
 fn every_corpus_game_with_a_propnet_gets_fuzzy_goals_that_mean_its_goals() {
     let Some(shared) = machine::shared::locate(env!("CARGO_MANIFEST_DIR"), "fuzzy goals on the corpus") else {
         return;
     };
     let mut failures = Vec::new();
+    let mut skipped = Vec::new();
     let mut games = 0;
     for file in machine::shared::games_with_propnet(&shared) {
         let name = file.file_stem().unwrap_or_default().to_string_lossy().into_owned();
@@ -27,6 +40,10 @@ fn every_corpus_game_with_a_propnet_gets_fuzzy_goals_that_mean_its_goals() {
         let net = propnet::optimize::optimize(&net).0;
         let formulas = match Formulas::from_model(&desc, grounded, &net, &limits) {
             Ok(f) => f,
+            Err(heuristic::Error::TooLarge(_)) if too_large(&name) => {
+                skipped.push(name);
+                continue;
+            }
             Err(e) => {
                 failures.push(format!("{name}: {e}"));
                 continue;
@@ -76,5 +93,7 @@ fn every_corpus_game_with_a_propnet_gets_fuzzy_goals_that_mean_its_goals() {
         failures.dedup();
     }
     assert!(games >= 50, "only {games} corpus games checked");
+    let listed: Vec<&str> = TOO_LARGE.iter().map(|(g, _)| *g).collect();
+    assert_eq!(skipped, listed, "exactly the games listed in TOO_LARGE have formulas past the cap");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

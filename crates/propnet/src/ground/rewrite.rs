@@ -272,8 +272,9 @@ impl Grounder {
     /// a table of 27,000 tuples, and a line test joining four cells with it grounds into that
     /// many conjunctions. Once the body is inlined, [`Grounder::eliminate`] splits the test
     /// per cell. Only positive literals over relations that no rule chain links to the state
-    /// are inlined, into rules that do depend on it; the helper keeps its own rule while any
-    /// other rule reads it.
+    /// are inlined, into rules that do depend on it. The helper keeps its rule, so the relaxed
+    /// model still holds its table for what reads the model by relation (the fuzzy goal
+    /// formulas instantiate rules as written).
     pub(super) fn unfold(&mut self) {
         let dynamic = self.dynamic();
         let n = self.relations.len();
@@ -305,7 +306,6 @@ impl Grounder {
         if inlinable.iter().all(Option::is_none) {
             return;
         }
-        let mut changed = false;
         for r in 0..self.rules.len() {
             if !dynamic[self.rules[r].head_rel as usize] {
                 continue;
@@ -316,11 +316,7 @@ impl Grounder {
                 let Some(i) = rule.pos.iter().position(|l| inlinable[l.rel as usize].is_some()) else { break };
                 let def = inlinable[rule.pos[i].rel as usize].clone().expect("inlinable");
                 self.rules[r] = Rc::new(self.inline(&rule, i, &def));
-                changed = true;
             }
-        }
-        if changed {
-            self.drop_unread(&inlinable);
         }
     }
 
@@ -370,21 +366,6 @@ impl Grounder {
             }
         }
         false
-    }
-
-    /// Removes the rules of inlined helpers that no rule reads any more (computing their tables
-    /// would be wasted work).
-    fn drop_unread(&mut self, inlinable: &[Option<Rc<JoinRule>>]) {
-        let mut read = vec![false; self.relations.len()];
-        for rule in &self.rules {
-            for l in rule.pos.iter().chain(&rule.neg) {
-                read[l.rel as usize] = true;
-            }
-        }
-        self.rules.retain(|rule| {
-            let rel = rule.head_rel as usize;
-            inlinable[rel].is_none() || read[rel]
-        });
     }
 }
 
@@ -441,13 +422,13 @@ mod tests {
         let line = g.relation(Sym::new("line")).expect("line");
         // With `same` inlined and the first cells' pieces eliminated, `line` joins the last
         // cell's piece with "cells 1 and 2 agree on bit n": one conjunction per piece and bit,
-        // instead of one per piece triple that shares a bit value (312 of the 512).
+        // instead of one per piece triple that shares a bit value (296 of the 512).
         let line_rules = g.rules.iter().filter(|r| r.head.rel == line).count();
         assert!(line_rules <= 24, "{line_rules} ground rules for line");
         assert!(g.rules.len() < 250, "{} ground rules in all", g.rules.len());
-        // The helper's table is no longer computed: nothing reads it.
+        // The helper's table is still in the model, for what reads rules as written.
         let same = g.relation(Sym::new("same")).expect("same is a relation");
-        assert_eq!(g.relations[same as usize].count, 0);
+        assert_eq!(g.relations[same as usize].count, 296);
     }
 
     #[test]
@@ -472,7 +453,6 @@ mod tests {
         let g = ground(&desc, &Limits::default()).expect("grounds");
         let count = |name: &str| g.relations[g.relation(Sym::new(name)).expect("relation") as usize].count;
         assert_eq!(count("linked"), 2, "the recursive helper keeps its table");
-        assert_eq!(count("far"), 0, "the other helper is inlined and its table skipped");
         assert_eq!(count("legal"), 3);
     }
 }

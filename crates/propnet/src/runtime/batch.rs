@@ -52,6 +52,9 @@ pub(crate) struct BitSliced {
     start: Vec<u64>,
     /// Per role and lane, the number of legal moves.
     counts: Vec<[u32; LANES]>,
+    /// Per role, its moves legal in some moving lane, with those lanes: the legal outputs are
+    /// read once per step, and choosing a move walks only these.
+    legal: Vec<Vec<(u32, u64)>>,
     /// Per lane, the index of the chosen move among the legal ones (counts down while selecting).
     pick: [u32; LANES],
     lengths: [u32; LANES],
@@ -75,6 +78,7 @@ impl BitSliced {
             next: vec![0; p.base_count()],
             start: vec![0; p.base_count()],
             counts: vec![[0; LANES]; p.roles.len()],
+            legal: vec![Vec::new(); p.roles.len()],
             pick: [0; LANES],
             lengths: [0; LANES],
             traces: vec![Vec::new(); LANES],
@@ -169,9 +173,15 @@ impl BitSliced {
             for (r, moves) in p.role_moves.iter().enumerate() {
                 let counts = &mut self.counts[r];
                 *counts = [0; LANES];
+                let legal = &mut self.legal[r];
+                legal.clear();
                 for &m in moves {
-                    for lane in bits(read(&self.vals, p.legal[m as usize]) & moving) {
-                        counts[lane] += 1;
+                    let lanes = read(&self.vals, p.legal[m as usize]) & moving;
+                    if lanes != 0 {
+                        legal.push((m, lanes));
+                        for lane in bits(lanes) {
+                            counts[lane] += 1;
+                        }
                     }
                 }
                 for lane in bits(moving & !stuck) {
@@ -203,8 +213,12 @@ impl BitSliced {
                     self.pick[lane] = ((u128::from(rng.next_u64()) * u128::from(n)) >> 64) as u32;
                 }
                 for &m in moves {
+                    self.vals[input0 + m as usize] = 0;
+                }
+                for &(m, lanes) in &self.legal[r] {
+                    // Lanes that stopped since the count are no longer moving.
                     let mut chosen = 0u64;
-                    for lane in bits(read(&self.vals, p.legal[m as usize]) & moving) {
+                    for lane in bits(lanes & moving) {
                         if self.pick[lane] == 0 {
                             chosen |= 1 << lane;
                             if TRACE {
