@@ -168,8 +168,9 @@ impl Formulas {
         Formulas::from_model(desc, model, net, limits)
     }
 
-    /// Like [`new`](Self::new), from a relaxed model already computed for `desc` (any
-    /// [`Grounded`] of it: only its relations are read).
+    /// Like [`new`](Self::new), from the relaxed model of `desc` already computed by
+    /// [`propnet::ground::relaxed_model`] (the rules as written: a [`Grounded`] from
+    /// [`propnet::ground::ground`] has helper relations inlined or restricted).
     pub fn from_model(desc: &Description, model: Grounded, net: &Net, limits: &Limits) -> Result<Formulas, Error> {
         Builder::new(desc, model, net, limits).run()
     }

@@ -34,11 +34,9 @@ fn every_corpus_game_with_a_propnet_gets_fuzzy_goals_that_mean_its_goals() {
         let text = machine::shared::read_text(&file).expect("readable game");
         let (desc, _) = gdl::load(&name, &text).expect("valid game");
         let limits = propnet::Limits { deadline: Some(Instant::now() + Duration::from_secs(30)), ..Default::default() };
-        // One grounding serves the net and the formulas (only its relaxed model is read).
-        let Ok(grounded) = propnet::ground::ground(&desc, &limits) else { continue };
-        let Ok(net) = propnet::build::build(&grounded) else { continue };
+        let Ok(net) = propnet::build(&desc, &limits) else { continue };
         let net = propnet::optimize::optimize(&net).0;
-        let formulas = match Formulas::from_model(&desc, grounded, &net, &limits) {
+        let formulas = match Formulas::new(&desc, &net, &limits) {
             Ok(f) => f,
             Err(heuristic::Error::TooLarge(_)) if too_large(&name) => {
                 skipped.push(name);

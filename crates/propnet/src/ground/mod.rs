@@ -333,18 +333,23 @@ impl Grounded {
 }
 
 /// Grounds a validated description.
+///
+/// The rules are rewritten first (see `rewrite`), so the model's tables of helper relations
+/// may be restricted to what the outputs read, or left empty where a helper was inlined:
+/// callers that read relations other than the GDL keywords want [`relaxed_model`].
 pub fn ground(desc: &Description, limits: &Limits) -> Result<Grounded, GroundError> {
-    let mut g = Grounder::new(desc, *limits);
+    let mut g = Grounder::new(desc, *limits, true);
     g.model()?;
     let rules = g.instantiate()?;
     Ok(g.into_grounded(desc, rules))
 }
 
 /// The relaxed model of a validated description without any ground rules (`rules` is empty), for
-/// callers that instantiate rules their own way: the atoms that can ever hold, cheaper than
-/// [`ground`] because nothing is instantiated.
+/// callers that instantiate rules their own way: the atoms that can ever hold, every relation's
+/// table complete as the rules write it (nothing inlined or restricted), cheaper than [`ground`]
+/// because nothing is instantiated.
 pub fn relaxed_model(desc: &Description, limits: &Limits) -> Result<Grounded, GroundError> {
-    let mut g = Grounder::new(desc, *limits);
+    let mut g = Grounder::new(desc, *limits, false);
     g.model()?;
     Ok(g.into_grounded(desc, Vec::new()))
 }
@@ -375,7 +380,9 @@ struct Grounder {
 }
 
 impl Grounder {
-    fn new(desc: &Description, limits: Limits) -> Grounder {
+    /// The grounder of `desc`'s rules; with `rewrite`, helper relations are inlined and
+    /// restricted to what is read (their tables then differ from the rules as written).
+    fn new(desc: &Description, limits: Limits, rewrite: bool) -> Grounder {
         let mut g = Grounder {
             pool: TermPool::default(),
             relations: Vec::new(),
@@ -443,7 +450,10 @@ impl Grounder {
         helper(&mut g, Sym::TRUE, Sym::INIT, 1);
         helper(&mut g, Sym::TRUE, Sym::NEXT, 1);
         helper(&mut g, Sym::DOES, Sym::LEGAL, 2);
-        g.unfold();
+        if rewrite {
+            g.unfold();
+            g.restrict_to_constant_uses();
+        }
         g.decompose();
         g
     }

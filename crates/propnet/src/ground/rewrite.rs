@@ -264,6 +264,9 @@ impl Grounder {
     }
 }
 
+/// The most literals a body may grow to by inlining.
+const MAX_INLINED_BODY: usize = 48;
+
 impl Grounder {
     /// Inlines helper relations fixed in every state into the rules that read the state.
     ///
@@ -272,9 +275,8 @@ impl Grounder {
     /// a table of 27,000 tuples, and a line test joining four cells with it grounds into that
     /// many conjunctions. Once the body is inlined, [`Grounder::eliminate`] splits the test
     /// per cell. Only positive literals over relations that no rule chain links to the state
-    /// are inlined, into rules that do depend on it. The helper keeps its rule, so the relaxed
-    /// model still holds its table for what reads the model by relation (the fuzzy goal
-    /// formulas instantiate rules as written).
+    /// are inlined, into rules that do depend on it; the helper keeps its own rule while any
+    /// other rule reads it.
     pub(super) fn unfold(&mut self) {
         let dynamic = self.dynamic();
         let n = self.relations.len();
@@ -306,17 +308,26 @@ impl Grounder {
         if inlinable.iter().all(Option::is_none) {
             return;
         }
+        let mut changed = false;
         for r in 0..self.rules.len() {
             if !dynamic[self.rules[r].head_rel as usize] {
                 continue;
             }
-            // Inlined bodies may read other helpers: a few rounds, bounded against blow-up.
-            for _ in 0..4 {
+            // Inlined bodies may read other helpers: as long as the body stays of a size that
+            // rules are written with.
+            loop {
                 let rule = Rc::clone(&self.rules[r]);
+                if rule.pos.len() + rule.neg.len() > MAX_INLINED_BODY {
+                    break;
+                }
                 let Some(i) = rule.pos.iter().position(|l| inlinable[l.rel as usize].is_some()) else { break };
                 let def = inlinable[rule.pos[i].rel as usize].clone().expect("inlinable");
                 self.rules[r] = Rc::new(self.inline(&rule, i, &def));
+                changed = true;
             }
+        }
+        if changed {
+            self.drop_unread(&inlinable);
         }
     }
 
@@ -366,6 +377,89 @@ impl Grounder {
             }
         }
         false
+    }
+
+    /// Removes the rules of inlined helpers that no rule reads any more: their tables would be
+    /// computed for nothing (Mummy Maze's `direction-from` pairs every two cells). A helper
+    /// read only by another dropped helper goes too.
+    fn drop_unread(&mut self, inlinable: &[Option<Rc<JoinRule>>]) {
+        loop {
+            let mut read = vec![false; self.relations.len()];
+            for rule in &self.rules {
+                for l in rule.pos.iter().chain(&rule.neg) {
+                    read[l.rel as usize] = true;
+                }
+            }
+            let before = self.rules.len();
+            self.rules.retain(|rule| {
+                let rel = rule.head_rel as usize;
+                inlinable[rel].is_none() || read[rel]
+            });
+            if self.rules.len() == before {
+                return;
+            }
+        }
+    }
+
+    /// Restricts helper relations to the constants every reader names.
+    ///
+    /// Where every literal over a relation, positive or negative, has a ground term at some
+    /// argument positions, only tuples with those terms there are ever read, so the relation's
+    /// rules get a filter on the tuples of those terms its readers name (a static relation of
+    /// the grounder's own). Crisscross scores four named cells with a relation over any four
+    /// cells; computing it for every quadruple of cells took seconds, for the six it reads,
+    /// nothing. Readers inside the relation's own rules count too, so recursion stays whole.
+    pub(super) fn restrict_to_constant_uses(&mut self) {
+        let n = self.relations.len();
+        // Per relation, the argument positions ground in every reader so far (None: no reader).
+        let mut fixed: Vec<Option<Vec<bool>>> = vec![None; n];
+        for rule in &self.rules {
+            for l in rule.pos.iter().chain(&rule.neg) {
+                let ground: Vec<bool> = l.args.iter().map(|p| matches!(p, Pat::Ground(_))).collect();
+                let slot = &mut fixed[l.rel as usize];
+                match slot {
+                    None => *slot = Some(ground),
+                    Some(f) => f.iter_mut().zip(&ground).for_each(|(a, &b)| *a &= b),
+                }
+            }
+        }
+        for rel in 0..n {
+            let Some(positions) = fixed[rel].take() else { continue };
+            if self.relations[rel].name.is_keyword() || !positions.contains(&true) {
+                continue;
+            }
+            let keep: Vec<usize> = (0..positions.len()).filter(|&i| positions[i]).collect();
+            let mut named: Vec<Box<[TermId]>> = Vec::new();
+            for rule in &self.rules {
+                for l in rule.pos.iter().chain(&rule.neg).filter(|l| l.rel as usize == rel) {
+                    let key: Box<[TermId]> = keep
+                        .iter()
+                        .map(|&i| match l.args[i] {
+                            Pat::Ground(t) => t,
+                            _ => unreachable!("position {i} is ground in every reader"),
+                        })
+                        .collect();
+                    named.push(key);
+                }
+            }
+            named.sort_unstable();
+            named.dedup();
+            let filter = self.fresh_rel(keep.len());
+            for key in &named {
+                let args: Box<[Pat]> = key.iter().map(|&t| Pat::Ground(t)).collect();
+                self.rules.push(Rc::new(JoinRule::from_items(filter, args, Vec::new(), 0)));
+            }
+            for r in 0..self.rules.len() {
+                // Facts cost nothing to keep whole.
+                if self.rules[r].head_rel as usize != rel || self.rules[r].pos.is_empty() {
+                    continue;
+                }
+                let mut rule = (*self.rules[r]).clone();
+                let args: Box<[Pat]> = keep.iter().map(|&i| rule.head[i].clone()).collect();
+                rule.pos.push(Literal { rel: filter, args });
+                self.rules[r] = Rc::new(rule);
+            }
+        }
     }
 }
 
@@ -426,9 +520,12 @@ mod tests {
         let line_rules = g.rules.iter().filter(|r| r.head.rel == line).count();
         assert!(line_rules <= 24, "{line_rules} ground rules for line");
         assert!(g.rules.len() < 250, "{} ground rules in all", g.rules.len());
-        // The helper's table is still in the model, for what reads rules as written.
+        // Nothing reads the helper any more: its table is not computed, but for readers of the
+        // rules as written it is.
         let same = g.relation(Sym::new("same")).expect("same is a relation");
-        assert_eq!(g.relations[same as usize].count, 296);
+        assert_eq!(g.relations[same as usize].count, 0);
+        let model = super::super::relaxed_model(&desc, &Limits::default()).expect("model");
+        assert_eq!(model.relations[model.relation(Sym::new("same")).expect("same") as usize].count, 296);
     }
 
     #[test]
@@ -454,5 +551,30 @@ mod tests {
         let count = |name: &str| g.relations[g.relation(Sym::new(name)).expect("relation") as usize].count;
         assert_eq!(count("linked"), 2, "the recursive helper keeps its table");
         assert_eq!(count("legal"), 3);
+    }
+
+    #[test]
+    fn helpers_read_only_at_named_cells_are_computed_only_there() {
+        // `together` pairs any two cells; the goal reads it at two named pairs only.
+        let rules = "
+            (role p)
+            (cell a) (cell b) (cell c) (cell d) (cell e)
+            (<= (together ?x ?y) (true (on ?x)) (true (on ?y)))
+            (<= (legal p (light ?x)) (cell ?x) (not (true (on ?x))))
+            (<= (next (on ?x)) (does p (light ?x)))
+            (<= (next (on ?x)) (true (on ?x)))
+            (<= terminal (together a b))
+            (<= (goal p 100) (together a b) (together c d))
+            (<= (goal p 0) (not (together a b)))";
+        let desc = gdl::parse("together", rules).expect("parses");
+        let g = ground(&desc, &Limits::default()).expect("grounds");
+        let together = &g.relations[g.relation(Sym::new("together")).expect("relation") as usize];
+        let mut tuples: Vec<String> = (0..together.count).map(|i| together.atom_text(i, &g.pool)).collect();
+        tuples.sort();
+        assert_eq!(tuples, ["(together a b)", "(together c d)"]);
+        // As written, every pair of cells.
+        let model = super::super::relaxed_model(&desc, &Limits::default()).expect("model");
+        let whole = &model.relations[model.relation(Sym::new("together")).expect("relation") as usize];
+        assert_eq!(whole.count, 25);
     }
 }
