@@ -423,8 +423,8 @@ impl Grounder {
                 }
             }
         }
-        for rel in 0..n {
-            let Some(positions) = fixed[rel].take() else { continue };
+        for (rel, positions) in fixed.into_iter().enumerate() {
+            let Some(positions) = positions else { continue };
             if self.relations[rel].name.is_keyword() || !positions.contains(&true) {
                 continue;
             }
