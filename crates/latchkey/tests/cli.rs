@@ -134,12 +134,13 @@ fn bench_measures_both_engines_in_one_run() {
 
 #[test]
 fn a_game_too_large_for_a_propnet_falls_back_to_the_reasoner() {
-    // 48^4 = 5.3M atoms of `big`: more than grounding's cap, so no propnet is built.
+    // 48^4 = 5.3M atoms of `big`, every one of which the goal may read: more than grounding's
+    // cap, so no propnet is built.
     let numbers: String = (0..48).map(|i| format!("(n {i}) ")).collect();
     let text = format!(
         "(role r) {numbers}\n(<= (big ?a ?b ?c ?d) (n ?a) (n ?b) (n ?c) (n ?d))\n(init (s 0))\n\
          (<= (legal r go) (true (s 0)))\n(<= (next (s 1)) (does r go))\n(<= terminal (true (s 1)))\n\
-         (<= (goal r 100) (big 1 2 3 4) (true (s 1)))\n(<= (goal r 0) (true (s 0)))"
+         (<= (goal r 100) (big ?a ?b ?c ?d) (true (s 1)))\n(<= (goal r 0) (true (s 0)))"
     );
     let path = temp_file("huge.kif", &text);
     let o = latchkey(&["playout", path.to_str().unwrap(), "-n", "3", "--engine", "propnet"]);
