@@ -373,7 +373,10 @@ struct Grounder {
     saturating: bool,
     /// Atoms derived in the current round, added to the model when it ends.
     pending: Vec<(RelId, Box<[TermId]>)>,
-    pending_set: FxHashSet<(RelId, Box<[TermId]>)>,
+    /// Per relation, the tuples in `pending`.
+    pending_set: Vec<FxHashSet<Box<[TermId]>>>,
+    /// Scratch for a head's arguments.
+    head_args: Vec<TermId>,
     /// Per relation, its stratum if its extension is the same in every state and computed
     /// exactly (see the module header); `None` for the others.
     strata: Vec<Option<u32>>,
@@ -393,7 +396,8 @@ impl Grounder {
             abort: None,
             saturating: false,
             pending: Vec::new(),
-            pending_set: FxHashSet::default(),
+            pending_set: Vec::new(),
+            head_args: Vec::new(),
             strata: Vec::new(),
         };
         for rule in &desc.rules {
@@ -584,7 +588,7 @@ impl Grounder {
             }
             first = false;
             let before: Vec<u32> = self.relations.iter().map(|r| r.count).collect();
-            self.pending_set.clear();
+            self.pending_set.iter_mut().for_each(FxHashSet::clear);
             for (rel, args) in std::mem::take(&mut self.pending) {
                 Rc::make_mut(&mut self.relations[rel as usize]).insert(&args, &self.pool);
             }
@@ -608,16 +612,31 @@ impl Grounder {
     }
 
     /// Whether the model or this round's new atoms already hold the head of `rule` under `b`.
+    /// Called for every candidate of a saturating join, so it builds nothing: a head with a term
+    /// never interned is new.
     fn head_known(&mut self, rule: usize, b: &Bindings) -> bool {
-        match self.head_atom(rule, b) {
-            Some(atom) => self.relations[atom.0 as usize].find(&atom.1).is_some() || self.pending_set.contains(&atom),
-            None => false,
+        let r = &self.rules[rule];
+        self.head_args.clear();
+        for p in r.head.iter() {
+            match b.lookup(&self.pool, p) {
+                Lookup::Found(t) => self.head_args.push(t),
+                Lookup::Absent | Lookup::Unbound => return false,
+            }
         }
+        let rel = r.head_rel as usize;
+        self.relations[rel].find(&self.head_args).is_some()
+            || self.pending_set.get(rel).is_some_and(|set| set.contains(&self.head_args[..]))
     }
 
     fn push_head(&mut self, rule: usize, b: &Bindings) {
+        if self.head_known(rule, b) {
+            return;
+        }
         if let Some(atom) = self.head_atom(rule, b) {
-            if self.relations[atom.0 as usize].find(&atom.1).is_none() && self.pending_set.insert(atom.clone()) {
+            if self.pending_set.len() <= atom.0 as usize {
+                self.pending_set.resize_with(self.relations.len(), FxHashSet::default);
+            }
+            if self.pending_set[atom.0 as usize].insert(atom.1.clone()) {
                 self.pending.push(atom);
                 if self.pending.len() > self.limits.max_atoms {
                     self.abort = Some(GroundError::TooManyAtoms(self.limits.max_atoms));
