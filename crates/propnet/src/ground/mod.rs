@@ -16,8 +16,9 @@
 //! dropped, which keeps the model an over-approximation.
 //!
 //! Before any of this, rules are rewritten (see `rewrite`): helper relations fixed in every state
-//! are inlined where the state is read, and bodies are decomposed so that existential variables
-//! become small auxiliary relations instead of multiplying the instances of a rule.
+//! are inlined where the state is read, helpers read only at named constants are computed only
+//! there, and bodies are decomposed so that existential variables become small auxiliary
+//! relations instead of multiplying the instances of a rule.
 //!
 //! Every rule is then instantiated once more over the final model. Negative literals whose atom
 //! is outside the model always hold and are dropped; the rest are kept for the propnet's NOT

@@ -1,5 +1,7 @@
-//! Rule rewrites applied before grounding: exact decompositions that move existential
-//! quantifiers inward so that grounding a rule does not multiply independent choices.
+//! Rule rewrites applied before grounding, each exact: decompositions that move existential
+//! quantifiers inward so that grounding a rule does not multiply independent choices, inlining
+//! of helpers fixed in every state so that the decompositions see through them, and restriction
+//! of helpers to the constants their readers name.
 
 use super::{Grounder, JoinRule, Literal, RelId};
 use gdl::{Pat, TermId, TermPool};
