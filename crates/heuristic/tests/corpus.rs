@@ -1,4 +1,4 @@
-//! Every corpus game whose propnet builds gets fuzzy goals: the instantiated formulas mean
+//! Every corpus game whose propnet builds gets fuzzy goals (but those `TOO_LARGE` names): the instantiated formulas mean
 //! exactly what the rules mean (crisply, on random reachable states, against the propnet), and
 //! the compiled degrees stay in [0, 1] and agree with the plain evaluator.
 
