@@ -189,15 +189,17 @@ impl Pat {
         match term {
             Term::Const(c) => Pat::Ground(pool.constant(*c)),
             Term::Var(v) => Pat::Var(vars.id(*v)),
-            Term::Func(f, args) => {
-                let pats: Vec<Pat> = args.iter().map(|a| Pat::new(a, vars, pool)).collect();
-                let ground: Option<Vec<TermId>> =
-                    pats.iter().map(|p| if let Pat::Ground(t) = p { Some(*t) } else { None }).collect();
-                match ground {
-                    Some(ids) => Pat::Ground(pool.function(*f, &ids)),
-                    None => Pat::Func(*f, pats.into()),
-                }
-            }
+            Term::Func(f, args) => Pat::function(*f, args.iter().map(|a| Pat::new(a, vars, pool)).collect(), pool),
+        }
+    }
+
+    /// The function term `functor` over `args`: interned whole when every argument is ground.
+    pub fn function(functor: Sym, args: Vec<Pat>, pool: &mut TermPool) -> Pat {
+        let ground: Option<Vec<TermId>> =
+            args.iter().map(|p| if let Pat::Ground(t) = p { Some(*t) } else { None }).collect();
+        match ground {
+            Some(ids) => Pat::Ground(pool.function(functor, &ids)),
+            None => Pat::Func(functor, args.into()),
         }
     }
 

@@ -470,15 +470,7 @@ fn substitute(pat: &Pat, map: &[Option<Pat>], pool: &mut TermPool) -> Pat {
     match pat {
         Pat::Var(v) => map[*v as usize].clone().expect("every variable is mapped"),
         Pat::Ground(t) => Pat::Ground(*t),
-        Pat::Func(f, args) => {
-            let args: Vec<Pat> = args.iter().map(|a| substitute(a, map, pool)).collect();
-            let ground: Option<Vec<TermId>> =
-                args.iter().map(|p| if let Pat::Ground(t) = p { Some(*t) } else { None }).collect();
-            match ground {
-                Some(ids) => Pat::Ground(pool.function(*f, &ids)),
-                None => Pat::Func(*f, args.into()),
-            }
-        }
+        Pat::Func(f, args) => Pat::function(*f, args.iter().map(|a| substitute(a, map, pool)).collect(), pool),
     }
 }
 
