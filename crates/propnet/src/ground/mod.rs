@@ -376,8 +376,8 @@ struct Grounder {
     pending: Vec<(RelId, Box<[TermId]>)>,
     /// Per relation, the tuples in `pending`.
     pending_set: Vec<FxHashSet<Box<[TermId]>>>,
-    /// Scratch for a head's arguments.
-    head_args: Vec<TermId>,
+    /// An atom's arguments while it is looked up (see [`Grounder::scratch_args`]).
+    scratch: Vec<TermId>,
     /// Per relation, its stratum if its extension is the same in every state and computed
     /// exactly (see the module header); `None` for the others.
     strata: Vec<Option<u32>>,
@@ -398,7 +398,7 @@ impl Grounder {
             saturating: false,
             pending: Vec::new(),
             pending_set: Vec::new(),
-            head_args: Vec::new(),
+            scratch: Vec::new(),
             strata: Vec::new(),
         };
         for rule in &desc.rules {
@@ -550,17 +550,25 @@ impl Grounder {
     /// Whether every negative literal of `rule` over an exact relation holds under `b`.
     fn negations_hold(&mut self, rule: usize, b: &Bindings) -> bool {
         let rule = Rc::clone(&self.rules[rule]);
-        rule.neg.iter().filter(|l| self.strata[l.rel as usize].is_some()).all(|lit| {
-            let mut args = Vec::with_capacity(lit.args.len());
-            for p in lit.args.iter() {
-                match b.lookup(&self.pool, p) {
-                    Lookup::Found(t) => args.push(t),
-                    // A term never built is in no atom.
-                    Lookup::Absent | Lookup::Unbound => return true,
-                }
-            }
-            self.relations[lit.rel as usize].find(&args).is_none()
+        rule.neg.iter().all(|lit| {
+            self.strata[lit.rel as usize].is_none()
+                || !self.scratch_args(&lit.args, b)
+                || self.relations[lit.rel as usize].find(&self.scratch).is_none()
         })
+    }
+
+    /// Puts the terms `args` stand for under `b` in `scratch`, building none: false if one was
+    /// never built (or is unbound), so that no atom has it. Called for every candidate of a
+    /// saturating join.
+    fn scratch_args(&mut self, args: &[Pat], b: &Bindings) -> bool {
+        self.scratch.clear();
+        for p in args {
+            match b.lookup(&self.pool, p) {
+                Lookup::Found(t) => self.scratch.push(t),
+                Lookup::Absent | Lookup::Unbound => return false,
+            }
+        }
+        true
     }
 
     /// Saturates the model under `rules` to a fixpoint.
@@ -612,21 +620,16 @@ impl Grounder {
         Some((r.head_rel, args))
     }
 
-    /// Whether the model or this round's new atoms already hold the head of `rule` under `b`.
-    /// Called for every candidate of a saturating join, so it builds nothing: a head with a term
-    /// never interned is new.
+    /// Whether the model or this round's new atoms already hold the head of `rule` under `b` (a
+    /// head with a term never built is new).
     fn head_known(&mut self, rule: usize, b: &Bindings) -> bool {
-        let r = &self.rules[rule];
-        self.head_args.clear();
-        for p in r.head.iter() {
-            match b.lookup(&self.pool, p) {
-                Lookup::Found(t) => self.head_args.push(t),
-                Lookup::Absent | Lookup::Unbound => return false,
-            }
+        let r = Rc::clone(&self.rules[rule]);
+        if !self.scratch_args(&r.head, b) {
+            return false;
         }
         let rel = r.head_rel as usize;
-        self.relations[rel].find(&self.head_args).is_some()
-            || self.pending_set.get(rel).is_some_and(|set| set.contains(&self.head_args[..]))
+        self.relations[rel].find(&self.scratch).is_some()
+            || self.pending_set.get(rel).is_some_and(|set| set.contains(&self.scratch[..]))
     }
 
     fn push_head(&mut self, rule: usize, b: &Bindings) {
