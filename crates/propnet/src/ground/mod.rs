@@ -456,6 +456,7 @@ impl Grounder {
         helper(&mut g, Sym::TRUE, Sym::NEXT, 1);
         helper(&mut g, Sym::DOES, Sym::LEGAL, 2);
         if rewrite {
+            g.read_unchanging_fluents_from_init();
             g.unfold();
             g.restrict_to_constant_uses();
         }

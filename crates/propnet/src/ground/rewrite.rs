@@ -4,7 +4,7 @@
 //! of helpers to the constants their readers name.
 
 use super::{Grounder, JoinRule, Literal, RelId};
-use gdl::{Pat, TermId, TermPool};
+use gdl::{Pat, Sym, TermId, TermPool};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::rc::Rc;
 
@@ -269,6 +269,96 @@ impl Grounder {
 /// The most literals a body may grow to by inlining.
 const MAX_INLINED_BODY: usize = 48;
 
+/// What a fluent pattern is an instance of: its functor and, for a function term, its arity
+/// (`None` for a constant); `None` when the pattern is a variable and could be anything.
+fn fluent_kind(p: &Pat, pool: &TermPool) -> Option<(Sym, Option<usize>)> {
+    match p {
+        Pat::Var(_) => None,
+        Pat::Ground(t) => Some((pool.functor(*t), (!pool.is_constant(*t)).then(|| pool.args(*t).len()))),
+        Pat::Func(f, args) => Some((*f, Some(args.len()))),
+    }
+}
+
+/// Whether a fluent pattern covers every fluent of its kind: a constant, or a function term
+/// over distinct variables.
+fn covers_kind(p: &Pat, pool: &TermPool) -> bool {
+    match p {
+        Pat::Var(_) => false,
+        Pat::Ground(t) => pool.is_constant(*t),
+        Pat::Func(_, args) => {
+            let vars = vars_of(args.iter());
+            args.iter().all(|a| matches!(a, Pat::Var(_))) && vars.len() == args.len()
+        }
+    }
+}
+
+impl Grounder {
+    /// Reads fluents that no move or rule ever changes from `init` instead of the state.
+    ///
+    /// A fluent kind (functor and arity) whose every `next` rule is the frame rule
+    /// `(next F) <= (true F)` holds in every reachable state exactly where it holds initially,
+    /// so each `(true F)` literal of another rule may read `init` instead. The state keeps the
+    /// fluents (their frame rules are untouched), but the rules that read them become fixed in
+    /// every state, and their negations exact: Mummy Maze's walls bound every move to the
+    /// board, where the relaxation (which drops negation over the state) let a mummy's
+    /// "direction towards the explorer" range over every pair of the step counter's 59 numbers.
+    pub(super) fn read_unchanging_fluents_from_init(&mut self) {
+        let (Some(&next), Some(&truth)) = (self.by_name.get(&Sym::NEXT), self.by_name.get(&Sym::TRUE)) else {
+            return;
+        };
+        let init = self.rel(Sym::INIT, 1);
+        // Per fluent kind: whether every `next` rule so far is a frame rule, and whether one
+        // of them covers the whole kind.
+        let mut kinds: FxHashMap<(Sym, Option<usize>), (bool, bool)> = FxHashMap::default();
+        let is_frame = |rule: &JoinRule| {
+            rule.neg.is_empty()
+                && rule.filters.is_empty()
+                && matches!(&rule.pos[..], [l] if l.rel == truth && l.args[..] == rule.head[..])
+        };
+        for rule in self.rules.iter().filter(|r| r.head_rel == next && r.emit) {
+            let Some(kind) = fluent_kind(&rule.head[0], &self.pool) else { return };
+            let frame = is_frame(rule);
+            let entry = kinds.entry(kind).or_insert((true, false));
+            entry.0 &= frame;
+            entry.1 |= frame && covers_kind(&rule.head[0], &self.pool);
+        }
+        let mut fixed: FxHashMap<(Sym, Option<usize>), RelId> = FxHashMap::default();
+        for (kind, _) in kinds.into_iter().filter(|(_, (all, whole))| *all && *whole) {
+            let rel = self.fresh_rel(1);
+            let pat = match kind {
+                (f, None) => Pat::Ground(self.pool.constant(f)),
+                (f, Some(n)) => Pat::function(f, (0..n as u16).map(Pat::Var).collect(), &mut self.pool),
+            };
+            let vars = kind.1.unwrap_or(0);
+            let body = vec![Item::Pos(Literal { rel: init, args: Box::new([pat.clone()]) })];
+            self.rules.push(Rc::new(JoinRule::from_items(rel, Box::new([pat]), body, vars)));
+            fixed.insert(kind, rel);
+        }
+        if fixed.is_empty() {
+            return;
+        }
+        for r in 0..self.rules.len() {
+            let rule = &self.rules[r];
+            if rule.head_rel == next && is_frame(rule) {
+                continue;
+            }
+            let reads = |l: &Literal| {
+                (l.rel == truth).then(|| fluent_kind(&l.args[0], &self.pool)).flatten().and_then(|k| fixed.get(&k))
+            };
+            if !rule.pos.iter().chain(&rule.neg).any(|l| reads(l).is_some()) {
+                continue;
+            }
+            let mut rule = (**rule).clone();
+            for l in rule.pos.iter_mut().chain(rule.neg.iter_mut()) {
+                if let Some(&rel) = reads(l) {
+                    l.rel = rel;
+                }
+            }
+            self.rules[r] = Rc::new(rule);
+        }
+    }
+}
+
 impl Grounder {
     /// Inlines helper relations fixed in every state into the rules that read the state.
     ///
@@ -520,6 +610,55 @@ mod tests {
         assert_eq!(g.relations[same as usize].count, 0);
         let model = super::super::relaxed_model(&desc, &Limits::default()).expect("model");
         assert_eq!(model.relations[model.relation(Sym::new("same")).expect("same") as usize].count, 296);
+    }
+
+    /// A walker on a line of ten cells, stopped by walls: `WALL_FRAME` is how walls persist.
+    fn walker(wall_frame: &str) -> String {
+        format!(
+            "(role p)
+            (succ 0 1) (succ 1 2) (succ 2 3) (succ 3 4) (succ 4 5)
+            (succ 5 6) (succ 6 7) (succ 7 8) (succ 8 9)
+            (init (at 1)) (init (wall 3))
+            (legal p right) (legal p clear)
+            (<= (next (at ?y)) (does p right) (true (at ?x)) (succ ?x ?y) (not (true (wall ?y))))
+            (<= (next (at ?x)) (does p right) (true (at ?x)) (succ ?x ?y) (true (wall ?y)))
+            (<= (next (at ?x)) (does p clear) (true (at ?x)))
+            {wall_frame}
+            (<= terminal (true (at 9)))
+            (<= (goal p 100) (true (at 9)))
+            (<= (goal p 0) (not (true (at 9))))"
+        )
+    }
+
+    /// The cells the walker can be found at in the grounded game.
+    fn walker_cells(rules: &str) -> Vec<String> {
+        let desc = gdl::parse("walker", rules).expect("parses");
+        let g = ground(&desc, &Limits::default()).expect("grounds");
+        let truth = &g.relations[g.relation(Sym::TRUE).expect("true") as usize];
+        let mut cells: Vec<String> =
+            (0..truth.count).map(|i| truth.atom_text(i, &g.pool)).filter(|a| a.starts_with("(true (at")).collect();
+        cells.sort();
+        cells
+    }
+
+    #[test]
+    fn fluents_only_the_frame_keeps_are_read_from_init() {
+        // Walls never change, so the wall at 3 stops the walker at 2 in every state, though the
+        // relaxation drops the negation over the state.
+        let cells = walker_cells(&walker("(<= (next (wall ?x)) (true (wall ?x)))"));
+        assert_eq!(cells, ["(true (at 1))", "(true (at 2))"]);
+    }
+
+    #[test]
+    fn fluents_a_move_can_change_are_read_from_the_state() {
+        // Clearing removes the walls, after which the walker reaches every cell.
+        let frame = "(<= (next (wall ?x)) (true (wall ?x)) (not (does p clear)))";
+        assert_eq!(walker_cells(&walker(frame)).len(), 9);
+        // A second rule for walls, even one that only ever adds the same wall, disqualifies too.
+        let frame = "(<= (next (wall ?x)) (true (wall ?x))) (<= (next (wall 3)) (does p clear))";
+        assert_eq!(walker_cells(&walker(frame)).len(), 9);
+        // So does a frame rule that keeps only some walls.
+        assert_eq!(walker_cells(&walker("(<= (next (wall 4)) (true (wall 4)))")).len(), 9);
     }
 
     #[test]
