@@ -654,7 +654,8 @@ impl Grounder {
     /// the game's outputs name (`legal`, `next`, `goal`, `terminal`, `init`), each needed atom's
     /// rules are instantiated with the head bound to it, and every atom in their bodies becomes
     /// needed in turn. Atoms nothing needs (e.g. a relation over every triple of cells of which
-    /// the goal reads three) are never instantiated.
+    /// the goal reads three) are never instantiated, and atoms of relations computed exactly
+    /// become facts.
     fn instantiate(&mut self) -> Result<Vec<GroundRule>, GroundError> {
         let mut by_head: Vec<Vec<usize>> = vec![Vec::new(); self.relations.len()];
         let mut plans: Vec<Vec<Step>> = Vec::with_capacity(self.rules.len());
@@ -684,6 +685,13 @@ impl Grounder {
         let mut b = Bindings::default();
         while let Some(atom) = work.pop() {
             check_deadline(&self.limits)?;
+            // An exact relation's atom in the model holds in every state: a fact, whose
+            // derivation (Gt Two Thirds' sums and differences, step by step) would only become
+            // gates the optimiser folds back into the constant.
+            if self.strata[atom.rel as usize].is_some() {
+                out.push(GroundRule { head: atom, pos: Vec::new(), neg: Vec::new() });
+                continue;
+            }
             for &r in &by_head[atom.rel as usize] {
                 let rule = self.rules[r].clone();
                 b.reset(rule.vars);
