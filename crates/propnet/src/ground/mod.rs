@@ -25,7 +25,8 @@
 //! gates. `distinct` is decided during the join.
 
 use gdl::{normal_bodies, Bindings, Description, Lit, Lookup, Pat, Sym, TermId, TermPool, VarNumbering};
-use rustc_hash::{FxHashMap, FxHashSet};
+use hashbrown::HashTable;
+use rustc_hash::FxHashMap;
 use std::rc::Rc;
 use std::time::Instant;
 use thiserror::Error;
@@ -93,13 +94,69 @@ pub struct Relation {
     pub name: Sym,
     /// Its number of arguments.
     pub arity: usize,
-    /// The tuples, flattened (`arity` terms each).
-    pub tuples: Vec<TermId>,
     /// How many tuples there are.
     pub count: u32,
-    ids: FxHashMap<Box<[TermId]>, u32>,
+    tuples: TupleSet,
     /// Indexes, each by what it reads of a tuple (a relation has a handful).
     indexes: Vec<Index>,
+}
+
+/// A set of argument tuples of one arity, numbered in insertion order and stored flat, so that
+/// a model of millions of atoms holds no allocation per atom (dropping one took longer than
+/// computing it).
+#[derive(Debug, Clone)]
+struct TupleSet {
+    arity: usize,
+    flat: Vec<TermId>,
+    /// Tuple numbers, hashed by [`tuple_hash`] of their tuples.
+    ids: HashTable<u32>,
+}
+
+/// The hash of an argument tuple in a [`TupleSet`].
+fn tuple_hash(args: &[TermId]) -> u64 {
+    use std::hash::Hasher;
+    let mut h = rustc_hash::FxHasher::default();
+    args.iter().for_each(|t| h.write_u32(t.0));
+    h.finish()
+}
+
+impl TupleSet {
+    fn new(arity: usize) -> TupleSet {
+        TupleSet { arity, flat: Vec::new(), ids: HashTable::new() }
+    }
+
+    fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    fn get(&self, idx: u32) -> &[TermId] {
+        let a = self.arity;
+        &self.flat[idx as usize * a..(idx as usize + 1) * a]
+    }
+
+    fn find(&self, args: &[TermId]) -> Option<u32> {
+        self.ids.find(tuple_hash(args), |&i| self.get(i) == args).copied()
+    }
+
+    /// Adds `args` if absent; whether it was.
+    fn insert(&mut self, args: &[TermId]) -> bool {
+        let hash = tuple_hash(args);
+        let a = self.arity;
+        let flat = &self.flat;
+        if self.ids.find(hash, |&i| &flat[i as usize * a..(i as usize + 1) * a] == args).is_some() {
+            return false;
+        }
+        let idx = self.len() as u32;
+        self.flat.extend_from_slice(args);
+        let flat = &self.flat;
+        self.ids.insert_unique(hash, idx, |&i| tuple_hash(&flat[i as usize * a..(i as usize + 1) * a]));
+        true
+    }
+
+    fn clear(&mut self) {
+        self.flat.clear();
+        self.ids.clear();
+    }
 }
 
 /// An index of a relation's tuples by what `probes` read of them.
@@ -170,13 +227,12 @@ fn key_of(probes: &[Probe], args: &[TermId], pool: &TermPool) -> Option<Box<[u64
 
 impl Relation {
     fn new(name: Sym, arity: usize) -> Relation {
-        Relation { name, arity, tuples: Vec::new(), count: 0, ids: FxHashMap::default(), indexes: Vec::new() }
+        Relation { name, arity, count: 0, tuples: TupleSet::new(arity), indexes: Vec::new() }
     }
 
     /// The arguments of tuple `idx`.
     pub fn tuple(&self, idx: u32) -> &[TermId] {
-        let a = self.arity;
-        &self.tuples[idx as usize * a..(idx as usize + 1) * a]
+        self.tuples.get(idx)
     }
 
     /// Tuple `idx` as an atom printed in KIF, e.g. `(legal xplayer (mark 1 1))`.
@@ -195,16 +251,14 @@ impl Relation {
 
     /// The index of a tuple, if the model holds it.
     pub fn find(&self, args: &[TermId]) -> Option<u32> {
-        self.ids.get(args).copied()
+        self.tuples.find(args)
     }
 
     fn insert(&mut self, args: &[TermId], pool: &TermPool) -> bool {
-        if self.ids.contains_key(args) {
+        if !self.tuples.insert(args) {
             return false;
         }
         let idx = self.count;
-        self.ids.insert(args.into(), idx);
-        self.tuples.extend_from_slice(args);
         self.count += 1;
         for index in &mut self.indexes {
             if let Some(key) = key_of(&index.probes, args, pool) {
@@ -372,10 +426,10 @@ struct Grounder {
     abort: Option<GroundError>,
     /// Whether the model is being saturated (then a join stops early once its head is known).
     saturating: bool,
-    /// Atoms derived in the current round, added to the model when it ends.
-    pending: Vec<(RelId, Box<[TermId]>)>,
-    /// Per relation, the tuples in `pending`.
-    pending_set: Vec<FxHashSet<Box<[TermId]>>>,
+    /// Per relation, the atoms derived in the current round, added to the model when it ends.
+    pending: Vec<TupleSet>,
+    /// How many atoms `pending` holds.
+    pending_count: usize,
     /// An atom's arguments while it is looked up (see [`Grounder::scratch_args`]).
     scratch: Vec<TermId>,
     /// Per relation, its stratum if its extension is the same in every state and computed
@@ -397,7 +451,7 @@ impl Grounder {
             abort: None,
             saturating: false,
             pending: Vec::new(),
-            pending_set: Vec::new(),
+            pending_count: 0,
             scratch: Vec::new(),
             strata: Vec::new(),
         };
@@ -598,10 +652,14 @@ impl Grounder {
             }
             first = false;
             let before: Vec<u32> = self.relations.iter().map(|r| r.count).collect();
-            self.pending_set.iter_mut().for_each(FxHashSet::clear);
-            for (rel, args) in std::mem::take(&mut self.pending) {
-                Rc::make_mut(&mut self.relations[rel as usize]).insert(&args, &self.pool);
+            for (rel, new) in self.pending.iter_mut().enumerate().filter(|(_, new)| new.len() > 0) {
+                let relation = Rc::make_mut(&mut self.relations[rel]);
+                for idx in 0..new.len() as u32 {
+                    relation.insert(new.get(idx), &self.pool);
+                }
+                new.clear();
             }
+            self.pending_count = 0;
             let total: usize = self.relations.iter().map(|r| r.count as usize).sum();
             if total > self.limits.max_atoms {
                 return Err(GroundError::TooManyAtoms(self.limits.max_atoms));
@@ -614,13 +672,6 @@ impl Grounder {
         }
     }
 
-    /// The head atom of `rule` under `b`, if it is ground.
-    fn head_atom(&mut self, rule: usize, b: &Bindings) -> Option<(RelId, Box<[TermId]>)> {
-        let r = &self.rules[rule];
-        let args: Box<[TermId]> = r.head.iter().map(|p| b.instantiate(&mut self.pool, p)).collect::<Option<_>>()?;
-        Some((r.head_rel, args))
-    }
-
     /// Whether the model or this round's new atoms already hold the head of `rule` under `b` (a
     /// head with a term never built is new).
     fn head_known(&mut self, rule: usize, b: &Bindings) -> bool {
@@ -630,22 +681,30 @@ impl Grounder {
         }
         let rel = r.head_rel as usize;
         self.relations[rel].find(&self.scratch).is_some()
-            || self.pending_set.get(rel).is_some_and(|set| set.contains(&self.scratch[..]))
+            || self.pending.get(rel).is_some_and(|set| set.find(&self.scratch).is_some())
     }
 
+    /// Adds the head of `rule` under `b` to this round's new atoms, unless it is known.
     fn push_head(&mut self, rule: usize, b: &Bindings) {
         if self.head_known(rule, b) {
             return;
         }
-        if let Some(atom) = self.head_atom(rule, b) {
-            if self.pending_set.len() <= atom.0 as usize {
-                self.pending_set.resize_with(self.relations.len(), FxHashSet::default);
-            }
-            if self.pending_set[atom.0 as usize].insert(atom.1.clone()) {
-                self.pending.push(atom);
-                if self.pending.len() > self.limits.max_atoms {
-                    self.abort = Some(GroundError::TooManyAtoms(self.limits.max_atoms));
-                }
+        // `head_known` left the head's terms in `scratch` unless one was never built.
+        let r = Rc::clone(&self.rules[rule]);
+        self.scratch.clear();
+        for p in r.head.iter() {
+            let Some(t) = b.instantiate(&mut self.pool, p) else { return };
+            self.scratch.push(t);
+        }
+        let rel = r.head_rel as usize;
+        if self.pending.len() <= rel {
+            let arities: Vec<usize> = self.relations.iter().map(|r| r.arity).collect();
+            self.pending.extend(arities[self.pending.len()..].iter().map(|&a| TupleSet::new(a)));
+        }
+        if self.pending[rel].insert(&self.scratch) {
+            self.pending_count += 1;
+            if self.pending_count > self.limits.max_atoms {
+                self.abort = Some(GroundError::TooManyAtoms(self.limits.max_atoms));
             }
         }
     }
