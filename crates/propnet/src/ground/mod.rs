@@ -26,7 +26,7 @@
 
 use gdl::{normal_bodies, Bindings, Description, Lit, Lookup, Pat, Sym, TermId, TermPool, VarNumbering};
 use hashbrown::HashTable;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::rc::Rc;
 use std::time::Instant;
 use thiserror::Error;
@@ -322,14 +322,14 @@ impl Relation {
 }
 
 /// A literal of a compiled rule.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 struct Literal {
     rel: RelId,
     args: Box<[Pat]>,
 }
 
 /// A rule prepared for joining.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 struct JoinRule {
     head_rel: RelId,
     head: Box<[Pat]>,
@@ -490,6 +490,10 @@ impl Grounder {
                 g.rules.push(Rc::new(jr));
             }
         }
+        // A rule written twice (alexChess states one of its `between` rules twice) would be
+        // joined twice.
+        let mut seen: FxHashSet<Rc<JoinRule>> = FxHashSet::default();
+        g.rules.retain(|r| seen.insert(Rc::clone(r)));
         // The relaxation: true(X) <= init(X) | next(X); does(R, M) <= legal(R, M).
         let helper = |g: &mut Grounder, head: Sym, body: Sym, arity: usize| {
             let head_rel = g.rel(head, arity);
