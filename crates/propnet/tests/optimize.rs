@@ -225,6 +225,7 @@ fn corpus_games() {
         let limits = propnet::Limits {
             max_atoms: MAX_NODES,
             max_rules: 2 * MAX_NODES,
+            max_literals: 8 * MAX_NODES,
             deadline: Some(Instant::now() + Duration::from_millis(1500)),
         };
         let t = Instant::now();

@@ -57,19 +57,24 @@ pub struct GroundRule {
 }
 
 /// Caps that make grounding give up on games too large to ground.
+///
+/// The defaults keep a build well within 2 GB: at their caps the model of chess takes 330 MB,
+/// the rules of a stress test with 2^20-fold conjunctions (`ruleDepthExponential`) 1.3 GB.
 #[derive(Debug, Clone, Copy)]
 pub struct Limits {
     /// The most atoms in the relaxed model.
     pub max_atoms: usize,
     /// The most ground rule instances.
     pub max_rules: usize,
+    /// The most literals in all ground rules' bodies together.
+    pub max_literals: usize,
     /// When to give up.
     pub deadline: Option<Instant>,
 }
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { max_atoms: 2_000_000, max_rules: 4_000_000, deadline: None }
+        Limits { max_atoms: 5_000_000, max_rules: 4_000_000, max_literals: 24_000_000, deadline: None }
     }
 }
 
@@ -82,6 +87,9 @@ pub enum GroundError {
     /// Instantiation produced more rules than the cap.
     #[error("grounding needs more than {0} ground rules")]
     TooManyRules(usize),
+    /// Instantiation produced more body literals than the cap.
+    #[error("grounding needs more than {0} literals in ground rules")]
+    TooManyLiterals(usize),
     /// The deadline passed.
     #[error("grounding ran out of time")]
     Timeout,
@@ -745,6 +753,7 @@ impl Grounder {
             }
         }
         let mut out = Vec::new();
+        let mut literals = 0;
         let mut b = Bindings::default();
         while let Some(atom) = work.pop() {
             check_deadline(&self.limits)?;
@@ -770,9 +779,12 @@ impl Grounder {
                             work.push(a);
                         }
                     }
+                    literals += gr.pos.len() + gr.neg.len();
                     out.push(gr);
                     if out.len() > g.limits.max_rules {
                         g.abort = Some(GroundError::TooManyRules(g.limits.max_rules));
+                    } else if literals > g.limits.max_literals {
+                        g.abort = Some(GroundError::TooManyLiterals(g.limits.max_literals));
                     }
                 });
                 if let Some(e) = self.abort.take() {
