@@ -26,19 +26,12 @@ const CORPORA: [&str; 2] = [".", "more"];
 /// stops it. Corpus tests of the propnet and of what is built on it skip them by name, rather than
 /// wait out the limits in every test; the propnet's conformance test checks that exactly these
 /// fail, so the list stays true as grounding improves.
-pub const WITHOUT_PROPNET: [(&str, &str); 3] = [
+pub const WITHOUT_PROPNET: [(&str, &str); 2] = [
     (
         "sudoku",
         "more than 5M atoms, and a net is the wrong tool as written: the goal's helper relation \
          holds for 9 * 8^8 (1.5e8) digit tuples, and each of the 27 lines joins 9 cells of 9 \
          digits (9^9 ground rules per line); the reasoner, goal-directed, plays it",
-    ),
-    (
-        "merrills",
-        "more than 5M atoms: its stone counter carries the running and the final counts of both \
-         colours through all 24 points, each count over the 71 numbers of the step counter \
-         (count_loop alone passes 8.9e5 atoms); only restricting it to the counts its caller \
-         asks for (magic sets) would shrink it",
     ),
     (
         "ruleDepthExponential",

@@ -17,8 +17,10 @@
 //!
 //! Before any of this, rules are rewritten (see `rewrite`): helper relations fixed in every state
 //! are inlined where the state is read, helpers read only at named constants are computed only
-//! there, and bodies are decomposed so that existential variables become small auxiliary
-//! relations instead of multiplying the instances of a rule.
+//! there, bodies are decomposed so that existential variables become small auxiliary relations
+//! instead of multiplying the instances of a rule, and helpers that depend on the state and are
+//! always read with some arguments bound are computed only for the bindings their readers ask
+//! for (magic sets).
 //!
 //! Every rule is then instantiated once more over the final model. Negative literals whose atom
 //! is outside the model always hold and are dropped; the rest are kept for the propnet's NOT
@@ -417,6 +419,9 @@ pub fn relaxed_model(desc: &Description, limits: &Limits) -> Result<Grounded, Gr
     Ok(g.into_grounded(desc, Vec::new()))
 }
 
+/// A join plan with a signature of the relation sizes it was made for.
+type CachedPlan = (u64, Rc<Vec<Step>>);
+
 /// What a join calls for each match: the grounder, the rule, the bindings, the matched atoms.
 type Emit<'a> = dyn FnMut(&mut Grounder, usize, &Bindings, &[AtomRef]) + 'a;
 
@@ -443,6 +448,12 @@ struct Grounder {
     /// Per relation, its stratum if its extension is the same in every state and computed
     /// exactly (see the module header); `None` for the others.
     strata: Vec<Option<u32>>,
+    /// Join plans by rule and delta literal, with the relation sizes they were made for (see
+    /// [`Grounder::join`]).
+    plans: FxHashMap<(usize, usize), CachedPlan>,
+    /// Per relation (where set), whether it only restricts the model: its atoms are left out of
+    /// the ground rules (see [`Grounder::restrict_to_demand`]).
+    model_only: Vec<bool>,
 }
 
 impl Grounder {
@@ -462,6 +473,8 @@ impl Grounder {
             pending_count: 0,
             scratch: Vec::new(),
             strata: Vec::new(),
+            model_only: Vec::new(),
+            plans: FxHashMap::default(),
         };
         for rule in &desc.rules {
             for body in normal_bodies(rule) {
@@ -525,6 +538,7 @@ impl Grounder {
             g.read_unchanging_fluents_from_init();
             g.unfold();
             g.restrict_to_constant_uses();
+            g.restrict_to_demand();
         }
         g.decompose();
         g
@@ -817,7 +831,9 @@ impl Grounder {
                 neg.push(AtomRef { rel: lit.rel, idx: i });
             }
         }
-        Some(GroundRule { head: AtomRef { rel: r.head_rel, idx }, pos: matched.to_vec(), neg })
+        let model_only = |a: &&AtomRef| self.model_only.get(a.rel as usize).copied().unwrap_or(false);
+        let pos = matched.iter().filter(|a| !model_only(a)).copied().collect();
+        Some(GroundRule { head: AtomRef { rel: r.head_rel, idx }, pos, neg })
     }
 
     /// A join order (with the head's variables already bound if `head_bound`): the delta literal
@@ -863,7 +879,7 @@ impl Grounder {
                         let n = lit.args.iter().filter(|p| is_bound(p, &bound)).count();
                         // Among literals with as many bound arguments, what an index can read
                         // inside them (a functor, a bound nested term) breaks the tie.
-                        let inside = probes_of(&lit.args, &bound).len();
+                        let inside = probe_count(&lit.args, &bound);
                         (n, inside, std::cmp::Reverse(self.relations[lit.rel as usize].count))
                     })
                     .expect("an unplanned literal remains"),
@@ -887,8 +903,24 @@ impl Grounder {
     /// literal restricted to tuples `lo..hi`), calling `emit` with the bindings and matched atoms.
     fn join(&mut self, r: usize, delta: Option<(usize, u32, u32)>, emit: &mut Emit) -> Result<(), GroundError> {
         let rule = self.rules[r].clone();
-        let steps = self.plan(&rule, delta.map(|d| d.0), false);
-        for s in &steps {
+        // Plans change with the relations' sizes only where those break ties, so a plan is
+        // reused while no literal's relation has crossed a power of two: saturating recursion
+        // through demand relations takes a round per step, and planning every join each round
+        // cost more than the joins.
+        let sizes = rule
+            .pos
+            .iter()
+            .fold(0u64, |h, l| h.rotate_left(5) ^ u64::from(32 - self.relations[l.rel as usize].count.leading_zeros()));
+        let key = (r, delta.map_or(usize::MAX, |d| d.0));
+        let steps = match self.plans.get(&key) {
+            Some((at, steps)) if *at == sizes => Rc::clone(steps),
+            _ => {
+                let steps = Rc::new(self.plan(&rule, delta.map(|d| d.0), false));
+                self.plans.insert(key, (sizes, Rc::clone(&steps)));
+                steps
+            }
+        };
+        for s in steps.iter() {
             if s.lit != usize::MAX && Some(s.lit) != delta.map(|d| d.0) {
                 Rc::make_mut(&mut self.relations[rule.pos[s.lit].rel as usize])
                     .ensure_probes(s.hash, &s.probes, &self.pool);
@@ -992,27 +1024,44 @@ const PROBE_DEPTH: usize = 3;
 /// every argument or nested term that is fully bound, read whole, and the functor of every
 /// function term that is not, down to [`PROBE_DEPTH`].
 fn probes_of(args: &[Pat], bound: &[bool]) -> Vec<Probe> {
-    fn walk(p: &Pat, path: &mut Vec<u8>, bound: &[bool], out: &mut Vec<Probe>) {
+    let mut out = Vec::new();
+    walk_probes(args, bound, &mut |path, exact| out.push(Probe { path: path.into(), exact }));
+    out
+}
+
+/// How many probes [`probes_of`] finds, without building them (join planning asks for every
+/// candidate literal).
+fn probe_count(args: &[Pat], bound: &[bool]) -> usize {
+    let mut n = 0;
+    walk_probes(args, bound, &mut |_, _| n += 1);
+    n
+}
+
+/// Calls `found` with the path and exactness of every probe an index can read of a literal
+/// with arguments `args` once the variables in `bound` are.
+fn walk_probes(args: &[Pat], bound: &[bool], found: &mut dyn FnMut(&[u8], bool)) {
+    fn walk(p: &Pat, path: &mut Vec<u8>, bound: &[bool], found: &mut dyn FnMut(&[u8], bool)) {
         let mut all = true;
         p.for_each_var(&mut |v| all &= bound[v as usize]);
         if all {
-            out.push(Probe { path: path.as_slice().into(), exact: true });
+            found(path, true);
         } else if let Pat::Func(_, subs) = p {
-            out.push(Probe { path: path.as_slice().into(), exact: false });
+            found(path, false);
             if path.len() < PROBE_DEPTH {
                 for (j, sub) in subs.iter().enumerate().take(256) {
                     path.push(j as u8);
-                    walk(sub, path, bound, out);
+                    walk(sub, path, bound, found);
                     path.pop();
                 }
             }
         }
     }
-    let mut out = Vec::new();
+    let mut path = Vec::with_capacity(PROBE_DEPTH + 1);
     for (i, p) in args.iter().enumerate().take(256) {
-        walk(p, &mut vec![i as u8], bound, &mut out);
+        path.clear();
+        path.push(i as u8);
+        walk(p, &mut path, bound, found);
     }
-    out
 }
 
 /// What `probe` reads of the literal with arguments `args` under `b`: the value a matching
