@@ -22,7 +22,7 @@ use thiserror::Error;
 #[derive(Debug, Clone, Error)]
 pub enum GdlError {
     /// The text is not well-formed KIF.
-    #[error("{0}")]
+    #[error(transparent)]
     Parse(#[from] ParseError),
     /// The text parses but breaks the GDL rules; holds every problem found (errors first).
     #[error("{}", render(.0))]

@@ -445,7 +445,9 @@ impl<'a> Builder<'a> {
         let label = relation.atom_text(atom.idx, &self.model.pool);
         let n = if Some(atom.rel) == self.true_rel {
             let name = self.model.pool.to_string(relation.tuple(atom.idx)[0]);
-            let Some(&base) = self.base_index.get(name.as_str()) else { return Err(Error::NotInNet(name)) };
+            // The net's grounding proves some fluents of the relaxed model unreachable (a
+            // piece on a wall read from `init`): they are false in every state the net reaches.
+            let Some(&base) = self.base_index.get(name.as_str()) else { return Ok(self.falsity) };
             self.net.add(Kind::Base(base), Vec::new(), Some(label))
         } else if relation.name == Sym::DOES {
             return Err(Error::Unsupported(format!("a goal depends on a move: {label}")));

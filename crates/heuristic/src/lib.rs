@@ -25,10 +25,10 @@ use thiserror::Error;
 #[derive(Debug, Clone, PartialEq, Error)]
 pub enum Error {
     /// The parameters are out of range.
-    #[error("{0}")]
+    #[error(transparent)]
     Params(#[from] ParamError),
     /// The relaxed model of the rules could not be computed within limits.
-    #[error("{0}")]
+    #[error(transparent)]
     Ground(#[from] propnet::GroundError),
     /// The instantiated formulas grew past the gate cap.
     #[error("the goal formulas need more than {0} gates")]
@@ -39,10 +39,6 @@ pub enum Error {
     /// A rule has a shape the instantiation cannot handle.
     #[error("cannot instantiate the goal formulas: {0}")]
     Unsupported(String),
-    /// A goal formula reads a proposition the propnet has no base proposition for (the net was
-    /// built from other rules).
-    #[error("the goal formulas read {0}, which is not a base proposition of the propnet")]
-    NotInNet(String),
     /// A goal value is not a number from 0 to 100.
     #[error("goal value {value} of role {role} is not a number from 0 to 100")]
     BadGoal {

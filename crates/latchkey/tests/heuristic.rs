@@ -122,7 +122,11 @@ fn bad_input_gets_a_clear_error() {
         args.extend(extra.iter());
         let o = latchkey(&args);
         assert!(!o.status.success(), "{args:?} succeeded");
-        assert!(stderr(&o).contains(message), "{args:?}: {}", stderr(&o));
+        assert_eq!(stderr(&o).matches(message).count(), 1, "{args:?}: said once: {}", stderr(&o));
         assert!(!stderr(&o).contains("panicked"), "{args:?}: {}", stderr(&o));
     }
+    let unclosed = temp_file("unclosed.kif", "(role x)\n(init (a)\n");
+    let o = latchkey(&["heuristic", unclosed.to_str().unwrap()]);
+    let message = "unclosed.kif:2:1: syntax error: unclosed '('";
+    assert_eq!(stderr(&o).matches(message).count(), 1, "said once: {}", stderr(&o));
 }

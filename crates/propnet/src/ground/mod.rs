@@ -410,9 +410,11 @@ pub fn ground(desc: &Description, limits: &Limits) -> Result<Grounded, GroundErr
 }
 
 /// The relaxed model of a validated description without any ground rules (`rules` is empty), for
-/// callers that instantiate rules their own way: the atoms that can ever hold, every relation's
-/// table complete as the rules write it (nothing inlined or restricted), cheaper than [`ground`]
-/// because nothing is instantiated.
+/// callers that instantiate rules their own way from the keyword relations down: the atoms that
+/// can ever hold as the rules write them (nothing inlined), cheaper than [`ground`] because
+/// nothing is instantiated. A helper of the state that every reader reads with the same
+/// arguments bound holds only the tuples its readers ask for (see `restrict_to_demand`): every
+/// atom a body satisfiable in the model reads is there.
 pub fn relaxed_model(desc: &Description, limits: &Limits) -> Result<Grounded, GroundError> {
     let mut g = Grounder::new(desc, *limits, false);
     g.model()?;
@@ -458,7 +460,8 @@ struct Grounder {
 
 impl Grounder {
     /// The grounder of `desc`'s rules; with `rewrite`, helper relations are inlined and
-    /// restricted to what is read (their tables then differ from the rules as written).
+    /// restricted to the constants their readers name (their tables then differ from the rules
+    /// as written). Either way helpers of the state are computed for the bindings asked for.
     fn new(desc: &Description, limits: Limits, rewrite: bool) -> Grounder {
         let mut g = Grounder {
             pool: TermPool::default(),
@@ -538,8 +541,10 @@ impl Grounder {
             g.read_unchanging_fluents_from_init();
             g.unfold();
             g.restrict_to_constant_uses();
-            g.restrict_to_demand();
         }
+        // Demand drops only atoms that no reader of the rules as written can use, so callers
+        // that instantiate those rules top-down get it too.
+        g.restrict_to_demand();
         g.decompose();
         g
     }
