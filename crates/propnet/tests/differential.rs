@@ -285,9 +285,15 @@ fn depth_charges_replay_on_the_single_state_machine() {
         let mut r = Reasoner::new(&game.desc);
         let initial = p.initial_state();
         let mut checked = 0;
-        // 70 bit-sliced playouts: more than one word of lanes, so retired lanes restart. Then a
-        // few forward ones, and short ones that hit the step limit.
-        let runs = [(Strategy::BitSliced, 70, 400), (Strategy::Forward, 6, 400), (Strategy::BitSliced, 10, 3)];
+        // 300 bit-sliced playouts: more than the wide marking's 256 lanes, so retired lanes
+        // restart; 40 in one word of lanes. Then a few forward ones, and short ones that hit the
+        // step limit.
+        let runs = [
+            (Strategy::BitSliced, 300, 400),
+            (Strategy::BitSliced, 40, 400),
+            (Strategy::Forward, 6, 400),
+            (Strategy::BitSliced, 10, 3),
+        ];
         for (k, &(strategy, count, max_steps)) in runs.iter().enumerate() {
             p.set_strategy(strategy);
             let mut rng = SmallRng::seed_from_u64(k as u64 + 11);

@@ -1,4 +1,6 @@
-//! Bit-sliced random playouts: 64 playouts advance together, one per bit of every slot's word.
+//! Bit-sliced random playouts: 64·W playouts advance together, one per bit of every slot's W
+//! words (one word for playouts from up to 64 start states and for watching play, four for long
+//! runs from one state, where a pass over the gates costs a third as much per playout).
 //!
 //! Each step evaluates the core phase for all lanes, retires the lanes that ended (terminal, step
 //! limit, or a role without a legal move), draws one uniformly random legal move per role and
@@ -13,7 +15,7 @@ use machine::playout::PlayoutEnd;
 use machine::MachineError;
 use rand::RngCore;
 
-/// Lanes per word.
+/// Lanes per word, and playouts parked for their goals at a time.
 pub(crate) const LANES: usize = 64;
 
 /// How one bit-sliced playout ended, handed to the caller after it retired.
@@ -44,25 +46,28 @@ pub struct Step<'a> {
     pub moving: u64,
 }
 
-/// Per-thread scratch for bit-sliced playouts.
+/// Per-thread scratch for bit-sliced playouts, `W` words (64·W lanes) per slot.
 #[derive(Debug, Clone)]
-pub(crate) struct BitSliced {
-    vals: Vec<u64>,
-    next: Vec<u64>,
-    start: Vec<u64>,
+pub(crate) struct BitSliced<const W: usize> {
+    vals: Vec<[u64; W]>,
+    next: Vec<[u64; W]>,
+    start: Vec<[u64; W]>,
     /// Per role and lane, the number of legal moves.
-    counts: Vec<[u32; LANES]>,
+    counts: Vec<PerLane<W>>,
     /// Per role, its moves legal in some moving lane, with those lanes: the legal outputs are
     /// read once per step, and choosing a move walks only these.
-    legal: Vec<Vec<(u32, u64)>>,
+    legal: Vec<Vec<(u32, [u64; W])>>,
     /// Per lane, the index of the chosen move among the legal ones (counts down while selecting).
-    pick: [u32; LANES],
-    lengths: [u32; LANES],
+    pick: PerLane<W>,
+    /// Per lane, the role without a legal move where there is one.
+    stuck_role: PerLane<W>,
+    lengths: PerLane<W>,
     traces: Vec<Vec<u32>>,
     /// Finished playouts waiting for their goals: their final states, one per bit, in a second
-    /// marking, so that the goal phase runs once per 64 finished playouts rather than at every
-    /// step where some lane finishes (goal gates are often most of the net: counting pieces).
-    parked: Vec<u64>,
+    /// marking one word wide, so that the goal phase runs once per 64 finished playouts rather
+    /// than at every step where some lane finishes (goal gates are often most of the net:
+    /// counting pieces).
+    parked: Vec<[u64; 1]>,
     parked_count: usize,
     /// Per parked playout: length, end and the lane it was played in.
     parked_ends: [(u32, PlayoutEnd, usize); LANES],
@@ -70,19 +75,70 @@ pub(crate) struct BitSliced {
     goals: Vec<Result<u32, MachineError>>,
 }
 
-impl BitSliced {
+/// A set of lanes: bit b of word k is lane 64·k + b.
+type Lanes<const W: usize> = [u64; W];
+
+/// A number per lane, lane 64·k + b at `[k][b]` (fixed sizes: the hot loops index them without
+/// bounds checks).
+type PerLane<const W: usize> = [[u32; LANES]; W];
+
+/// What sees every joint transition: the bases before and after, and the lanes that moved (the
+/// other lanes mean nothing); play stops when it returns false.
+pub(crate) type Watch<'a, const W: usize> = dyn FnMut(&[[u64; W]], &[[u64; W]], Lanes<W>) -> bool + 'a;
+
+/// Lanes in `a` and not in `b`.
+#[inline(always)]
+fn minus<const W: usize>(a: Lanes<W>, b: Lanes<W>) -> Lanes<W> {
+    std::array::from_fn(|k| a[k] & !b[k])
+}
+
+/// Lanes in `a` and in `b`.
+#[inline(always)]
+fn both<const W: usize>(a: Lanes<W>, b: Lanes<W>) -> Lanes<W> {
+    std::array::from_fn(|k| a[k] & b[k])
+}
+
+/// Lanes in `a` or in `b`.
+#[inline(always)]
+fn either<const W: usize>(a: Lanes<W>, b: Lanes<W>) -> Lanes<W> {
+    std::array::from_fn(|k| a[k] | b[k])
+}
+
+/// Whether no lane is in `a`.
+#[inline(always)]
+fn none<const W: usize>(a: Lanes<W>) -> bool {
+    a.iter().all(|&w| w == 0)
+}
+
+/// Adds lane `lane` to `a`.
+#[inline(always)]
+fn add(a: &mut [u64], lane: usize) {
+    a[lane / 64] |= 1 << (lane % 64);
+}
+
+/// The lanes of `a`, lowest first, each as its word and bit.
+#[inline]
+fn lanes<const W: usize>(a: Lanes<W>) -> impl Iterator<Item = (usize, usize)> {
+    (0..W).flat_map(move |k| bits(a[k]).map(move |b| (k, b)))
+}
+
+impl<const W: usize> BitSliced<W> {
+    /// Playouts advanced together.
+    const LANES: usize = 64 * W;
+
     /// Scratch sized for `p`.
-    pub fn new(p: &Program) -> BitSliced {
+    pub fn new(p: &Program) -> BitSliced<W> {
         BitSliced {
-            vals: vec![0; p.slots],
-            next: vec![0; p.base_count()],
-            start: vec![0; p.base_count()],
-            counts: vec![[0; LANES]; p.roles.len()],
+            vals: vec![[0; W]; p.slots],
+            next: vec![[0; W]; p.base_count()],
+            start: vec![[0; W]; p.base_count()],
+            counts: vec![[[0; LANES]; W]; p.roles.len()],
             legal: vec![Vec::new(); p.roles.len()],
-            pick: [0; LANES],
-            lengths: [0; LANES],
-            traces: vec![Vec::new(); LANES],
-            parked: vec![0; p.slots],
+            pick: [[0; LANES]; W],
+            stuck_role: [[0; LANES]; W],
+            lengths: [[0; LANES]; W],
+            traces: vec![Vec::new(); Self::LANES],
+            parked: vec![[0]; p.slots],
             parked_count: 0,
             parked_ends: [(0, PlayoutEnd::Terminal, 0); LANES],
             parked_traces: vec![Vec::new(); LANES],
@@ -92,8 +148,9 @@ impl BitSliced {
 
     /// Plays `count` random playouts of at most `max_steps` joint moves from `start` (a bitset
     /// over base propositions), calling `done` for each once it has ended. With `TRACE`, every
-    /// lane's joint moves are recorded and handed over too. `step` sees every joint transition
-    /// (see [`Step`]); play stops early when it returns false.
+    /// lane's joint moves are recorded and handed over too. `step` sees every joint transition:
+    /// the bases before and after, and the lanes that moved; play stops early when it returns
+    /// false.
     #[allow(clippy::too_many_arguments)]
     pub fn run<R: RngCore + ?Sized, const TRACE: bool>(
         &mut self,
@@ -103,15 +160,16 @@ impl BitSliced {
         rng: &mut R,
         max_steps: u32,
         done: &mut dyn FnMut(LaneEnd<'_>),
-        step: &mut dyn FnMut(Step<'_>) -> bool,
+        step: &mut Watch<'_, W>,
     ) {
         for (i, w) in self.start.iter_mut().enumerate() {
-            *w = if start.get(i / 64).is_some_and(|s| s >> (i % 64) & 1 == 1) { !0 } else { 0 };
+            let on = start.get(i / 64).is_some_and(|s| s >> (i % 64) & 1 == 1);
+            *w = [if on { !0 } else { 0 }; W];
         }
         self.play::<R, TRACE>(p, count, rng, max_steps, done, step);
     }
 
-    /// Plays one random playout from each of `starts` (the first [`LANES`]), lane k from
+    /// Plays one random playout from each of `starts` (the first 64·W), lane k from
     /// `starts[k]`, reporting each to `done` with `origin` k; otherwise like [`run`](Self::run).
     pub fn run_each<R: RngCore + ?Sized, const TRACE: bool>(
         &mut self,
@@ -120,12 +178,16 @@ impl BitSliced {
         rng: &mut R,
         max_steps: u32,
         done: &mut dyn FnMut(LaneEnd<'_>),
-        step: &mut dyn FnMut(Step<'_>) -> bool,
+        step: &mut Watch<'_, W>,
     ) {
-        let starts = &starts[..starts.len().min(LANES)];
+        let starts = &starts[..starts.len().min(Self::LANES)];
         for (i, w) in self.start.iter_mut().enumerate() {
-            let bit = |s: &&[u64]| s.get(i / 64).map_or(0, |s| s >> (i % 64) & 1);
-            *w = starts.iter().enumerate().fold(0, |acc, (k, s)| acc | bit(s) << k);
+            *w = [0; W];
+            for (k, s) in starts.iter().enumerate() {
+                if s.get(i / 64).is_some_and(|s| s >> (i % 64) & 1 == 1) {
+                    add(w, k);
+                }
+            }
         }
         self.play::<R, TRACE>(p, starts.len() as u64, rng, max_steps, done, step);
     }
@@ -139,93 +201,90 @@ impl BitSliced {
         rng: &mut R,
         max_steps: u32,
         done: &mut dyn FnMut(LaneEnd<'_>),
-        step: &mut dyn FnMut(Step<'_>) -> bool,
+        step: &mut Watch<'_, W>,
     ) {
         let nb = p.base_count();
-        let first = count.min(LANES as u64);
-        let mut started = first;
-        let mut active: u64 = if first == 64 { !0 } else { (1u64 << first) - 1 };
+        let first = count.min(Self::LANES as u64) as usize;
+        let mut started = first as u64;
+        let mut active: Lanes<W> = [0; W];
+        (0..first).for_each(|lane| add(&mut active, lane));
         self.vals[1..=nb].copy_from_slice(&self.start);
-        self.lengths = [0; LANES];
+        self.lengths = [[0; LANES]; W];
         if TRACE {
             self.traces.iter_mut().for_each(Vec::clear);
         }
         let input0 = p.input_slot(0);
-        while active != 0 {
+        while !none(active) {
             if p.outputs_read_inputs {
-                self.vals[input0..input0 + p.move_count()].fill(0);
+                self.vals[input0..input0 + p.move_count()].fill([0; W]);
                 eval::run(p, &p.move_phase, &mut self.vals);
             }
             eval::run(p, &p.core, &mut self.vals);
-            let terminal = read(&self.vals, p.terminal) & active;
-            let live = active & !terminal;
-            let mut limit = 0;
-            for lane in bits(live) {
-                if self.lengths[lane] >= max_steps {
-                    limit |= 1 << lane;
+            let terminal = both(read(&self.vals, p.terminal), active);
+            let live = minus(active, terminal);
+            let mut limit = [0; W];
+            for (k, b) in lanes(live) {
+                if self.lengths[k][b] >= max_steps {
+                    limit[k] |= 1 << b;
                 }
             }
-            let mut moving = live & !limit;
+            let mut moving = minus(live, limit);
 
             // Count each lane's legal moves per role; a lane where some role has none is stuck.
-            let mut stuck = 0u64;
-            let mut stuck_role = [0u32; LANES];
+            let mut stuck = [0; W];
             for (r, moves) in p.role_moves.iter().enumerate() {
                 let counts = &mut self.counts[r];
-                *counts = [0; LANES];
+                *counts = [[0; LANES]; W];
                 let legal = &mut self.legal[r];
                 legal.clear();
                 for &m in moves {
-                    let lanes = read(&self.vals, p.legal[m as usize]) & moving;
-                    if lanes != 0 {
-                        legal.push((m, lanes));
-                        for lane in bits(lanes) {
-                            counts[lane] += 1;
+                    let on = both(read(&self.vals, p.legal[m as usize]), moving);
+                    if !none(on) {
+                        legal.push((m, on));
+                        for (k, b) in lanes(on) {
+                            counts[k][b] += 1;
                         }
                     }
                 }
-                for lane in bits(moving & !stuck) {
-                    if counts[lane] == 0 {
-                        stuck |= 1 << lane;
-                        stuck_role[lane] = r as u32;
+                for (k, b) in lanes(minus(moving, stuck)) {
+                    if counts[k][b] == 0 {
+                        stuck[k] |= 1 << b;
+                        self.stuck_role[k][b] = r as u32;
                     }
                 }
             }
-            moving &= !stuck;
+            moving = minus(moving, stuck);
 
-            let finished = terminal | limit | stuck;
-            for lane in bits(finished) {
-                let bit = 1u64 << lane;
-                let end = if terminal & bit != 0 {
+            let finished = either(either(terminal, limit), stuck);
+            for (k, b) in lanes(finished) {
+                let end = if terminal[k] >> b & 1 == 1 {
                     PlayoutEnd::Terminal
-                } else if limit & bit != 0 {
+                } else if limit[k] >> b & 1 == 1 {
                     PlayoutEnd::StepLimit
                 } else {
-                    PlayoutEnd::NoLegalMove { role: stuck_role[lane] as usize }
+                    PlayoutEnd::NoLegalMove { role: self.stuck_role[k][b] as usize }
                 };
-                self.park(p, lane, end, done);
+                self.park(p, (k, b), end, done);
             }
 
             // One uniformly random legal move per role and lane.
-            for (r, moves) in p.role_moves.iter().enumerate() {
-                for lane in bits(moving) {
-                    let n = u64::from(self.counts[r][lane]);
-                    self.pick[lane] = ((u128::from(rng.next_u64()) * u128::from(n)) >> 64) as u32;
+            for r in 0..p.role_moves.len() {
+                let pick = &mut self.pick;
+                for (k, b) in lanes(moving) {
+                    let n = u64::from(self.counts[r][k][b]);
+                    pick[k][b] = ((u128::from(rng.next_u64()) * u128::from(n)) >> 64) as u32;
                 }
-                for &m in moves {
-                    self.vals[input0 + m as usize] = 0;
-                }
-                for &(m, lanes) in &self.legal[r] {
+                for &(m, on) in &self.legal[r] {
                     // Lanes that stopped since the count are no longer moving.
-                    let mut chosen = 0u64;
-                    for lane in bits(lanes & moving) {
-                        if self.pick[lane] == 0 {
-                            chosen |= 1 << lane;
+                    let mut chosen = [0; W];
+                    for (k, b) in lanes(both(on, moving)) {
+                        if pick[k][b] == 0 {
+                            chosen[k] |= 1 << b;
                             if TRACE {
-                                self.traces[lane].push(m);
+                                self.traces[64 * k + b].push(m);
                             }
                         }
-                        self.pick[lane] = self.pick[lane].wrapping_sub(1);
+                        pick[k][b] = pick[k][b].wrapping_sub(1);
                     }
                     self.vals[input0 + m as usize] = chosen;
                 }
@@ -234,42 +293,46 @@ impl BitSliced {
             for (w, &l) in self.next.iter_mut().zip(&p.next) {
                 *w = read(&self.vals, l);
             }
-            if !step(Step { now: &self.vals[1..=nb], next: &self.next, moving }) {
+            // Inputs are left clear between steps, so that a step sets only its legal moves.
+            for &(m, _) in self.legal.iter().flatten() {
+                self.vals[input0 + m as usize] = [0; W];
+            }
+            if !step(&self.vals[1..=nb], &self.next, moving) {
                 break;
             }
 
             // Retired lanes restart while playouts remain to be started.
-            let mut restart = 0u64;
-            for lane in bits(finished) {
+            let mut restart = [0; W];
+            for (k, b) in lanes(finished) {
                 if started == count {
                     break;
                 }
                 started += 1;
-                restart |= 1 << lane;
-                self.lengths[lane] = 0;
+                restart[k] |= 1 << b;
+                self.lengths[k][b] = 0;
             }
-            for lane in bits(moving) {
-                self.lengths[lane] += 1;
+            for (k, b) in lanes(moving) {
+                self.lengths[k][b] += 1;
             }
-            active = (active & !finished) | restart;
-            for ((w, &n), &s) in self.vals[1..=nb].iter_mut().zip(&self.next).zip(&self.start) {
-                *w = (n & moving) | (s & restart);
+            active = either(minus(active, finished), restart);
+            for ((w, n), s) in self.vals[1..=nb].iter_mut().zip(&self.next).zip(&self.start) {
+                *w = std::array::from_fn(|k| (n[k] & moving[k]) | (s[k] & restart[k]));
             }
         }
         self.flush(p, done);
     }
 
-    /// Moves lane `lane`'s finished playout (its state, end and trace) to the parked marking,
-    /// evaluating the goals of all parked playouts once it is full.
-    fn park(&mut self, p: &Program, lane: usize, end: PlayoutEnd, done: &mut dyn FnMut(LaneEnd<'_>)) {
-        let k = self.parked_count;
+    /// Moves the finished playout of lane `(k, b)` (its state, end and trace) to the parked
+    /// marking, evaluating the goals of all parked playouts once it is full.
+    fn park(&mut self, p: &Program, (k, b): (usize, usize), end: PlayoutEnd, done: &mut dyn FnMut(LaneEnd<'_>)) {
+        let (at, lane) = (self.parked_count, 64 * k + b);
         let nb = p.base_count();
-        for (to, &from) in self.parked[1..=nb].iter_mut().zip(&self.vals[1..=nb]) {
-            *to = (*to & !(1 << k)) | ((from >> lane & 1) << k);
+        for (to, from) in self.parked[1..=nb].iter_mut().zip(&self.vals[1..=nb]) {
+            to[0] = (to[0] & !(1 << at)) | ((from[k] >> b & 1) << at);
         }
-        self.parked_ends[k] = (self.lengths[lane], end, lane);
+        self.parked_ends[at] = (self.lengths[k][b], end, lane);
         // Swapping keeps both vectors' capacity: no allocation once traces have grown.
-        std::mem::swap(&mut self.parked_traces[k], &mut self.traces[lane]);
+        std::mem::swap(&mut self.parked_traces[at], &mut self.traces[lane]);
         self.traces[lane].clear();
         self.parked_count += 1;
         if self.parked_count == LANES {
@@ -284,7 +347,7 @@ impl BitSliced {
         }
         if p.outputs_read_inputs {
             let input0 = p.input_slot(0);
-            self.parked[input0..input0 + p.move_count()].fill(0);
+            self.parked[input0..input0 + p.move_count()].fill([0]);
             eval::run(p, &p.move_phase, &mut self.parked);
         }
         eval::run(p, &p.core, &mut self.parked);
@@ -299,7 +362,7 @@ impl BitSliced {
                 length,
                 end,
                 goals: &self.goals,
-                bases: &self.parked[1..=nb],
+                bases: self.parked[1..=nb].as_flattened(),
                 trace: &self.parked_traces[k],
             });
         }
@@ -308,10 +371,10 @@ impl BitSliced {
 }
 
 /// Per role, lane `lane`'s goal value, or why there is not exactly one.
-fn lane_goals(p: &Program, vals: &[u64], lane: usize, out: &mut Vec<Result<u32, MachineError>>) {
+fn lane_goals(p: &Program, vals: &[[u64; 1]], lane: usize, out: &mut Vec<Result<u32, MachineError>>) {
     out.clear();
     for (r, goals) in p.goals.iter().enumerate() {
-        let mut held = goals.iter().filter(|&&(_, l)| read(vals, l) >> lane & 1 == 1).map(|&(v, _)| v);
+        let mut held = goals.iter().filter(|&&(_, l)| read(vals, l)[0] >> lane & 1 == 1).map(|&(v, _)| v);
         let result = match (held.next(), held.next()) {
             (Some(v), None) => Ok(v),
             (None, _) => Err(MachineError::NoGoal { role: p.roles[r].clone() }),

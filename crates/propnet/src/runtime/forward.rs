@@ -39,12 +39,12 @@ pub(crate) struct Forward {
 impl Forward {
     /// The marking with every base and input false.
     pub fn new(p: &Program) -> Forward {
-        let mut words = vec![0u64; p.slots];
+        let mut words = vec![[0u64; 1]; p.slots];
         let all = [&p.core[..], &p.goal_phase[..], &p.move_phase[..]];
         for segments in all {
             eval::run(p, segments, &mut words);
         }
-        let value: Vec<bool> = words.iter().map(|&w| w & 1 == 1).collect();
+        let value: Vec<bool> = words.iter().map(|&[w]| w & 1 == 1).collect();
         let lit = |l: Lit| value[(l >> 1) as usize] ^ (l & 1 == 1);
         let false_inputs =
             (0..p.slots - p.first_gate).map(|g| p.gate_inputs(g).iter().filter(|&&l| !lit(l)).count() as u32).collect();

@@ -4,7 +4,8 @@
 //! Single-state queries keep one marking of the net up to date by forward differential
 //! propagation (only what changes is pushed forward), so stepping to a nearby state or trying
 //! another joint move from the same state costs little. Random playouts run bit-sliced: 64
-//! playouts per pass, every gate one word-wide AND (see [`Strategy`] and the module `batch`).
+//! or 256 playouts per pass, every gate one AND over as many words (see [`Strategy`] and the
+//! module `batch`).
 //!
 //! [`StateMachine`]: ::machine::StateMachine
 

@@ -293,13 +293,27 @@ impl Program {
             })
             .collect();
 
-        // Renumber: core, goal, move, each in the original (evaluation) order.
+        // Legal outputs that no other core gate reads go last in the core phase, in move order:
+        // choosing moves reads every legal output at every step, and then reads them in one
+        // sweep instead of one cache miss each (a third of speedChess's playout time).
+        let mut read_by_core = vec![false; ng];
+        for g in (0..ng).filter(|&g| phase[g] == Phase::Core) {
+            gates[g].lits.iter().filter_map(|&l| gate_of(l)).for_each(|h| read_by_core[h] = true);
+        }
+        let mut last = vec![false; ng];
+        let legal_gates: Vec<usize> = (out.legal.iter().filter_map(|&l| gate_of(l)))
+            .filter(|&g| phase[g] == Phase::Core && gates[g].block == u32::MAX && !read_by_core[g])
+            .filter(|&g| !std::mem::replace(&mut last[g], true))
+            .collect();
+
+        // Renumber: core, goal, move, each in the original (evaluation) order but for those.
         let mut new_slot = vec![u32::MAX; ng];
         let mut order: Vec<usize> = Vec::with_capacity(ng);
         let mut ranges = Vec::new();
         for p in [Phase::Core, Phase::Goal, Phase::Move] {
             let start = order.len();
-            for g in (0..ng).filter(|&g| phase[g] == p) {
+            let tail = if p == Phase::Core { &legal_gates[..] } else { &[] };
+            for g in (0..ng).filter(|&g| phase[g] == p && !last[g]).chain(tail.iter().copied()) {
                 new_slot[g] = (first_gate + order.len()) as u32;
                 order.push(g);
             }
@@ -351,6 +365,8 @@ impl Program {
 
         // Fan-out for forward propagation leaves out the goal gates: they are evaluated on demand.
         let slots = first_gate + order.len();
+        // The evaluator reads gate inputs without bounds checks on the strength of this.
+        assert!(fanin.iter().all(|&l| ((l >> 1) as usize) < slots), "a gate input names no slot");
         let propagated = || (0..order.len()).filter(|g| !ranges[1].contains(g));
         let mut counts = vec![0u32; slots + 1];
         for g in propagated() {

@@ -188,17 +188,22 @@ fn reference(net: &Net, base: &[bool], input: &[bool]) -> Answers {
     }
 }
 
+/// The answers of the word-wide evaluator, four words wide with every lane in the same state.
 fn words(p: &Program, base: &[bool], input: &[bool]) -> Answers {
-    let mut vals = vec![0u64; p.slots];
-    let set = |vals: &mut [u64], s: usize, v: bool| vals[s] = if v { !0 } else { 0 };
+    let mut vals = vec![[0u64; 4]; p.slots];
+    let set = |vals: &mut [[u64; 4]], s: usize, v: bool| vals[s] = [if v { !0 } else { 0 }; 4];
     base.iter().enumerate().for_each(|(i, &v)| set(&mut vals, Program::base_slot(i), v));
-    let all = |vals: &mut Vec<u64>| {
+    let all = |vals: &mut Vec<[u64; 4]>| {
         for phase in [&p.core, &p.goal_phase, &p.move_phase] {
             eval::run(p, phase, vals);
         }
     };
     all(&mut vals);
-    let read = |vals: &[u64], l: Lit| eval::read(vals, l) & 1 == 1;
+    let read = |vals: &[[u64; 4]], l: Lit| {
+        let x = eval::read(vals, l);
+        assert!(x.iter().all(|&w| w == 0 || w == !0) && x.iter().all(|&w| w == x[0]), "lanes disagree");
+        x[0] & 1 == 1
+    };
     let legal = p.legal.iter().map(|&l| read(&vals, l)).collect();
     let terminal = read(&vals, p.terminal);
     let goals = p.goals.iter().map(|g| g.iter().map(|&(_, l)| read(&vals, l)).collect()).collect();
