@@ -30,10 +30,13 @@ pub trait OnMachine {
     fn run<M: StateMachine>(self, m: &mut M) -> Result<Self::Output>;
 }
 
-/// Grounds and builds the game's propnet, unoptimised, within [`PROPNET_BUILD_LIMIT`].
-pub fn build_raw_propnet(game: &Game) -> Result<Net, propnet::Error> {
+/// Grounds and builds the game's propnet, unoptimised, within [`PROPNET_BUILD_LIMIT`], with the
+/// sizes of the grounding: atoms of the model and ground rules.
+pub fn build_raw_propnet(game: &Game) -> Result<(Net, usize, usize), propnet::Error> {
     let limits = propnet::Limits { deadline: Some(Instant::now() + PROPNET_BUILD_LIMIT), ..propnet::Limits::default() };
-    propnet::build(&game.desc, &limits)
+    let grounded = propnet::ground::ground(&game.desc, &limits)?;
+    let net = propnet::build::build(&grounded)?;
+    Ok((net, grounded.atom_count(), grounded.rules.len()))
 }
 
 /// Grounds, builds and optimises the game's propnet within [`PROPNET_BUILD_LIMIT`].

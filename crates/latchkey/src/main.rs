@@ -463,6 +463,10 @@ fn print_perft(r: &PerftResult) {
 #[derive(Serialize)]
 struct PropnetReport {
     game: String,
+    /// Atoms of the ground model (auxiliary relations included).
+    atoms: usize,
+    /// Ground rules instantiated.
+    ground_rules: usize,
     /// Grounding and building, in seconds.
     build_secs: f64,
     /// The net as built.
@@ -474,10 +478,12 @@ struct PropnetReport {
 fn propnet_report(spec: &str, dot: Option<&str>, json: bool) -> Result<ExitCode> {
     let game = game::load(spec)?;
     let start = std::time::Instant::now();
-    let net = engine::build_raw_propnet(&game).with_context(|| format!("cannot build a propnet for {spec}"))?;
+    let (net, atoms, ground_rules) =
+        engine::build_raw_propnet(&game).with_context(|| format!("cannot build a propnet for {spec}"))?;
     let build_secs = start.elapsed().as_secs_f64();
     let (optimized, stats) = propnet::optimize::optimize(&net);
-    let report = PropnetReport { game: spec.to_owned(), build_secs, before: net.counts(), optimize: stats };
+    let report =
+        PropnetReport { game: spec.to_owned(), atoms, ground_rules, build_secs, before: net.counts(), optimize: stats };
     if let Some(path) = dot {
         let text = propnet::dot::to_dot(&optimized);
         if path == "-" {
@@ -490,6 +496,7 @@ fn propnet_report(spec: &str, dot: Option<&str>, json: bool) -> Result<ExitCode>
         print_json(&report)?;
     } else {
         println!("game        {}", report.game);
+        println!("grounded    {} atoms, {} ground rules", report.atoms, report.ground_rules);
         println!("built       {:.3} s: {}", report.build_secs, report.before);
         println!("optimised   {:.3} s: {}", report.optimize.micros as f64 / 1e6, report.optimize.after);
         println!("total       {:.3} s", report.build_secs + report.optimize.micros as f64 / 1e6);

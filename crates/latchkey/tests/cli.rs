@@ -118,6 +118,10 @@ fn propnet_reports_the_net_and_writes_dot() {
     let o = latchkey(&["propnet", "tictactoe", "--json"]);
     let report: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
     assert_eq!(report["before"]["bases"], 29, "{report}");
+    // Every base and input proposition is a `true` or `does` atom of the grounding.
+    let (bases, inputs) = (report["before"]["bases"].as_u64().unwrap(), report["before"]["inputs"].as_u64().unwrap());
+    assert!(report["atoms"].as_u64().unwrap() > bases + inputs, "{report}");
+    assert!(report["ground_rules"].as_u64().unwrap() > 0, "{report}");
     assert!(report["optimize"]["after"]["nodes"].as_u64() < report["before"]["nodes"].as_u64(), "{report}");
 }
 

@@ -386,6 +386,12 @@ impl Grounded {
         self.by_name.get(&name).copied()
     }
 
+    /// How many atoms the model holds, over every relation (the auxiliaries of the rewrites
+    /// included): what the atom cap limits.
+    pub fn atom_count(&self) -> usize {
+        self.relations.iter().map(|r| r.count as usize).sum()
+    }
+
     /// The arguments of a ground atom.
     pub fn args(&self, atom: AtomRef) -> &[TermId] {
         self.relations[atom.rel as usize].tuple(atom.idx)
