@@ -7,6 +7,7 @@
 //! Work is proportional to the part of the net the assumptions reach, which keeps one query per
 //! base proposition affordable on large nets.
 
+use propnet::kleene::Tri;
 use propnet::net::{Kind, Net, NodeId};
 
 /// A three-valued evaluator with undo, for many small queries on one net.
@@ -102,29 +103,9 @@ impl<'a> Implication<'a> {
     }
 
     fn eval(&self, n: NodeId) -> Option<bool> {
+        // Only assumptions give bases and inputs a value.
         let ins = &self.net.inputs[n as usize];
-        let of = |i: &NodeId| self.value[*i as usize];
-        match self.net.kinds[n as usize] {
-            Kind::Const(c) => Some(c),
-            // Only assumptions give bases and inputs a value.
-            Kind::Base(_) | Kind::Input(_) => None,
-            Kind::Not => of(&ins[0]).map(|v| !v),
-            Kind::And => Self::fold(ins.iter().map(of), false),
-            Kind::Or => Self::fold(ins.iter().map(of), true),
-        }
-    }
-
-    /// An and (`dominant` false) or or (`dominant` true) of three-valued inputs.
-    fn fold(values: impl Iterator<Item = Option<bool>>, dominant: bool) -> Option<bool> {
-        let mut all_known = true;
-        for v in values {
-            match v {
-                Some(v) if v == dominant => return Some(dominant),
-                Some(_) => {}
-                None => all_known = false,
-            }
-        }
-        all_known.then_some(!dominant)
+        Tri::gate(self.net.kinds[n as usize], ins, |i| Tri::from(self.value[i as usize])).known()
     }
 
     /// The base propositions whose next value the current assumptions force, with that value.

@@ -2,11 +2,14 @@
 //! AND/OR/NOT gates between base, input and view propositions, optimised, and run fast.
 
 pub mod build;
+pub mod cut;
 pub mod dot;
 pub mod ground;
+pub mod kleene;
 pub mod net;
 pub mod optimize;
 pub mod runtime;
+pub mod scc;
 
 pub use build::BuildError;
 pub use ground::{GroundError, Limits};

@@ -178,62 +178,10 @@ impl Net {
     /// after every component it reads. A component with more than one node, or a node reading
     /// itself, is a cycle and must be iterated to its least fixpoint.
     pub fn schedule(&self) -> Vec<Vec<NodeId>> {
-        // Iterative Tarjan: components come out in reverse topological order of the
-        // "reads" relation, i.e. inputs before readers, which is the order we want.
         let n = self.kinds.len();
-        let mut index = vec![u32::MAX; n];
-        let mut low = vec![0u32; n];
-        let mut on_stack = vec![false; n];
-        let mut stack: Vec<NodeId> = Vec::new();
-        let mut out = Vec::new();
-        let mut counter = 0u32;
-        let mut call: Vec<(NodeId, usize)> = Vec::new();
-        for root in 0..n as NodeId {
-            if index[root as usize] != u32::MAX {
-                continue;
-            }
-            call.push((root, 0));
-            index[root as usize] = counter;
-            low[root as usize] = counter;
-            counter += 1;
-            stack.push(root);
-            on_stack[root as usize] = true;
-            while let Some(&mut (v, ref mut next)) = call.last_mut() {
-                let ins = &self.inputs[v as usize];
-                if *next < ins.len() {
-                    let w = ins[*next];
-                    *next += 1;
-                    if index[w as usize] == u32::MAX {
-                        index[w as usize] = counter;
-                        low[w as usize] = counter;
-                        counter += 1;
-                        stack.push(w);
-                        on_stack[w as usize] = true;
-                        call.push((w, 0));
-                    } else if on_stack[w as usize] {
-                        low[v as usize] = low[v as usize].min(index[w as usize]);
-                    }
-                    continue;
-                }
-                call.pop();
-                if let Some(&(parent, _)) = call.last() {
-                    low[parent as usize] = low[parent as usize].min(low[v as usize]);
-                }
-                if low[v as usize] == index[v as usize] {
-                    let mut comp = Vec::new();
-                    while let Some(w) = stack.pop() {
-                        on_stack[w as usize] = false;
-                        comp.push(w);
-                        if w == v {
-                            break;
-                        }
-                    }
-                    comp.reverse();
-                    out.push(comp);
-                }
-            }
-        }
-        out
+        let c = crate::scc::Components::of(&self.inputs, n, 0..n as NodeId);
+        // Within a component, nodes in the order the search first reached them.
+        (0..c.len()).map(|g| c.members(g).iter().rev().copied().collect()).collect()
     }
 
     /// Evaluates every node for a state (`base[i]` for base proposition i) and a joint move

@@ -366,7 +366,7 @@ impl PropnetMachine {
     }
 
     /// The next values of the bases `watch` after each of `candidates` (legal moves of `role` in
-    /// `state`, not checked: on a net cut by [`crate::optimize::cut_to_next`] nothing is legal),
+    /// `state`, not checked: on a net cut by [`crate::cut::to_next`] nothing is legal),
     /// the other roles playing their moves in `joint`. Candidate k's bits are
     /// `out[k * w..(k + 1) * w]` with `w = watch.len().div_ceil(64)`, bit j the next value of
     /// `watch[j]`. Much cheaper than a `next_state` per candidate, which is what lets playouts

@@ -299,7 +299,7 @@ fn lookahead_reads_what_next_state_computes() {
         let watch: Vec<usize> = (0..m.program().base_count()).rev().collect();
         // And every third base on a net cut down to them.
         let few: Vec<usize> = watch.iter().copied().filter(|b| b % 3 == 0).collect();
-        let mut cut = super::PropnetMachine::new(&crate::optimize::cut_to_next(&net, &few));
+        let mut cut = super::PropnetMachine::new(&crate::cut::to_next(&net, &few));
         let mut cut_out = Vec::new();
         let w = watch.len().div_ceil(64);
         let roles = m.roles().len();
@@ -342,7 +342,7 @@ fn outcome_net_judges_states_as_the_whole_net_does() {
         let read = net.bases_read(net.goals.iter().flatten().map(|&(_, n)| n).chain([net.terminal]));
         assert!(!read.is_empty() && read.windows(2).all(|w| w[0] < w[1]), "{name}: {read:?}");
         let mut m = super::PropnetMachine::new(&net);
-        let mut judge = super::PropnetMachine::new(&crate::optimize::cut_to_outcome(&net));
+        let mut judge = super::PropnetMachine::new(&crate::cut::to_outcome(&net));
         assert!(judge.legal_moves(&m.initial_state(), 0).unwrap().is_empty(), "{name}: nothing legal on the cut net");
         let mut rng = rand::rngs::SmallRng::seed_from_u64(5);
         let roles = m.roles().len();

@@ -53,9 +53,9 @@ impl Guide {
             watch.extend(ends);
             watch.sort_unstable();
             watch.dedup();
-            Arc::new(Program::new(&propnet::optimize::cut_to_outcome(net)))
+            Arc::new(Program::new(&propnet::cut::to_outcome(net)))
         });
-        let next = Arc::new(Program::new(&propnet::optimize::cut_to_next(net, &watch)));
+        let next = Arc::new(Program::new(&propnet::cut::to_next(net, &watch)));
         Guide { goals, watch, next, outcome }
     }
 
