@@ -32,8 +32,7 @@ mod testing {
     pub fn net(name: &str) -> Net {
         let game = games::find(name).expect("bundled game");
         let (desc, _) = gdl::load(game.file, game.text).expect("valid");
-        let net = propnet::build(&desc, &propnet::Limits::default()).expect("builds");
-        propnet::optimize::optimize(&net).0
+        propnet::compile(&desc, &propnet::Limits::default()).expect("builds")
     }
 
     /// The index of the base proposition called `name`.

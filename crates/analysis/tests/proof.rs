@@ -14,8 +14,8 @@ use std::time::{Duration, Instant};
 fn bundled(name: &str) -> (gdl::Description, Net) {
     let game = games::find(name).expect("bundled game");
     let (desc, _) = gdl::load(game.file, game.text).expect("valid");
-    let net = propnet::build(&desc, &propnet::Limits::default()).expect("builds");
-    (desc, propnet::optimize::optimize(&net).0)
+    let net = propnet::compile(&desc, &propnet::Limits::default()).expect("builds");
+    (desc, net)
 }
 
 fn proved(proof: &ProofLatches, name: &str, kind: LatchKind) -> bool {
@@ -150,8 +150,8 @@ fn corpus(what: &str) -> Vec<(String, gdl::Description, Net)> {
         let text = machine::shared::read_text(&file).expect("readable game");
         let (desc, _) = gdl::load(&file.display().to_string(), &text).expect("valid game");
         let limits = propnet::Limits { deadline: Some(Instant::now() + Duration::from_secs(30)), ..Default::default() };
-        let Ok(net) = propnet::build(&desc, &limits) else { continue };
-        out.push((machine::shared::stem(&file), desc, propnet::optimize::optimize(&net).0));
+        let Ok(net) = propnet::compile(&desc, &limits) else { continue };
+        out.push((machine::shared::stem(&file), desc, net));
     }
     out
 }

@@ -15,8 +15,7 @@ fn reported_latches_hold_on_random_trajectories_of_every_corpus_game() {
         let text = machine::shared::read_text(&file).expect("readable game");
         let (desc, _) = gdl::load(&file.display().to_string(), &text).expect("valid game");
         let limits = propnet::Limits { deadline: Some(Instant::now() + Duration::from_secs(30)), ..Default::default() };
-        let Ok(net) = propnet::build(&desc, &limits) else { continue };
-        let net = propnet::optimize::optimize(&net).0;
+        let Ok(net) = propnet::compile(&desc, &limits) else { continue };
         let mut latches = analysis::structural_latches(&net);
         latches.extend(analysis::exact_latches(&net, 16));
         let mut m = PropnetMachine::new(&net);

@@ -18,8 +18,7 @@ fn reported_structure_holds_on_random_trajectories_of_every_corpus_game() {
         let text = machine::shared::read_text(&file).expect("readable game");
         let (desc, _) = gdl::load(&file.display().to_string(), &text).expect("valid game");
         let limits = propnet::Limits { deadline: Some(Instant::now() + Duration::from_secs(30)), ..Default::default() };
-        let Ok(net) = propnet::build(&desc, &limits) else { continue };
-        let net = propnet::optimize::optimize(&net).0;
+        let Ok(net) = propnet::compile(&desc, &limits) else { continue };
         let options = Options { deadline: Some(Instant::now() + Duration::from_secs(10)), ..Options::default() };
         let a = Analysis::run(&net, &desc, &options, &mut |_| {});
         let name = file.file_stem().unwrap().to_string_lossy().into_owned();

@@ -46,8 +46,7 @@ fn evaluations(c: &mut Criterion) {
     for &(game, count, plain_too) in GAMES {
         let text = machine::shared::read_text(&shared.join(format!("games/{game}.kif"))).expect("corpus game");
         let (desc, _) = gdl::load(game, &text).expect("valid game");
-        let net = propnet::build(&desc, &propnet::Limits::default()).expect("net builds");
-        let net = propnet::optimize::optimize(&net).0;
+        let net = propnet::compile(&desc, &propnet::Limits::default()).expect("net builds");
         let states = random_states(&mut PropnetMachine::new(&net), count);
         let params = Params::default();
         let formulas = Formulas::new(&desc, &net, &propnet::Limits::default()).expect("formulas");

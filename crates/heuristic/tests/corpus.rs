@@ -34,8 +34,7 @@ fn every_corpus_game_with_a_propnet_gets_fuzzy_goals_that_mean_its_goals() {
         let text = machine::shared::read_text(&file).expect("readable game");
         let (desc, _) = gdl::load(&name, &text).expect("valid game");
         let limits = propnet::Limits { deadline: Some(Instant::now() + Duration::from_secs(30)), ..Default::default() };
-        let Ok(net) = propnet::build(&desc, &limits) else { continue };
-        let net = propnet::optimize::optimize(&net).0;
+        let Ok(net) = propnet::compile(&desc, &limits) else { continue };
         let formulas = match Formulas::new(&desc, &net, &limits) {
             Ok(f) => f,
             Err(heuristic::Error::TooLarge(_)) if too_large(&name) => {

@@ -22,6 +22,11 @@ pub enum Engine {
 /// rather than play under a clock, before the game falls back to the reasoner.
 const PROPNET_BUILD_LIMIT: Duration = Duration::from_secs(20);
 
+/// The limits of a build for inspection: [`PROPNET_BUILD_LIMIT`] from now.
+fn limits() -> propnet::Limits {
+    propnet::Limits { deadline: Some(Instant::now() + PROPNET_BUILD_LIMIT), ..propnet::Limits::default() }
+}
+
 /// A command that runs on whichever engine the user chose.
 pub trait OnMachine {
     /// What the command produces.
@@ -33,15 +38,14 @@ pub trait OnMachine {
 /// Grounds and builds the game's propnet, unoptimised, within [`PROPNET_BUILD_LIMIT`], with the
 /// sizes of the grounding: atoms of the model and ground rules.
 pub fn build_raw_propnet(game: &Game) -> Result<(Net, usize, usize), propnet::Error> {
-    let limits = propnet::Limits { deadline: Some(Instant::now() + PROPNET_BUILD_LIMIT), ..propnet::Limits::default() };
-    let grounded = propnet::ground::ground(&game.desc, &limits)?;
+    let grounded = propnet::ground::ground(&game.desc, &limits())?;
     let net = propnet::build::build(&grounded)?;
     Ok((net, grounded.atom_count(), grounded.rules.len()))
 }
 
 /// Grounds, builds and optimises the game's propnet within [`PROPNET_BUILD_LIMIT`].
 pub fn build_propnet(game: &Game) -> Result<Net, propnet::Error> {
-    player::build_propnet(&game.desc, Instant::now() + PROPNET_BUILD_LIMIT)
+    propnet::compile(&game.desc, &limits())
 }
 
 /// Runs `task` on the chosen engine for `game`. A propnet that cannot be built is reported on

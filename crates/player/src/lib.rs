@@ -54,12 +54,6 @@ pub const BUILD_SHARE: f64 = 0.6;
 /// it failed) before giving up on it.
 const BUILD_GRACE: Duration = Duration::from_millis(50);
 
-/// Grounds, builds and optimises the propnet of `desc`, giving up at `deadline`.
-pub fn build_propnet(desc: &gdl::Description, deadline: Instant) -> Result<Net, propnet::Error> {
-    let limits = propnet::Limits { deadline: Some(deadline), ..propnet::Limits::default() };
-    Ok(propnet::optimize::optimize(&propnet::build(desc, &limits)?).0)
-}
-
 impl Game {
     /// Prepares a match of the game `name` with the rules `rules` (read from `label`, which
     /// problems name) whose start clock ends at `deadline`: parses and validates them, then
@@ -76,7 +70,8 @@ impl Game {
         let (desc, warnings) = gdl::load(label, rules)?;
         let now = Instant::now();
         let window = deadline.saturating_duration_since(now).mul_f64(BUILD_SHARE);
-        let build = move |desc: &gdl::Description| build_propnet(desc, now + window).map(Propnet::new);
+        let limits = propnet::Limits { deadline: Some(now + window), ..propnet::Limits::default() };
+        let build = move |desc: &gdl::Description| propnet::compile(desc, &limits).map(Propnet::new);
         // The build runs on a thread of its own so that waiting for it stops on time: a grounding
         // that gives up at its deadline still has to free what it built (a second for a
         // gigabyte), which the abandoned thread does while the match goes on.

@@ -10,8 +10,8 @@ use std::time::{Duration, Instant};
 fn game_of(name: &str, text: &str, deadline: Option<Instant>) -> Result<Game, String> {
     let (desc, _) = gdl::load(name, text).map_err(|e| e.to_string())?;
     let limits = propnet::Limits { deadline, ..propnet::Limits::default() };
-    let net = propnet::build(&desc, &limits).map_err(|e| e.to_string())?;
-    Ok(Game::new(name.to_owned(), text.to_owned(), desc, propnet::optimize::optimize(&net).0))
+    let net = propnet::compile(&desc, &limits).map_err(|e| e.to_string())?;
+    Ok(Game::new(name.to_owned(), text.to_owned(), desc, net))
 }
 
 fn bundled(name: &str) -> Arc<Game> {

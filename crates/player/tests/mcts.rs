@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 
 fn game_of(name: &str, text: &str) -> Arc<Game> {
     let (desc, _) = gdl::load(name, text).expect("valid rules");
-    let net = propnet::build(&desc, &propnet::Limits::default()).expect("builds");
-    Arc::new(Game::new(name.to_owned(), text.to_owned(), desc, propnet::optimize::optimize(&net).0))
+    let net = propnet::compile(&desc, &propnet::Limits::default()).expect("builds");
+    Arc::new(Game::new(name.to_owned(), text.to_owned(), desc, net))
 }
 
 fn bundled(name: &str) -> Arc<Game> {

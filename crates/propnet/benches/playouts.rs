@@ -18,8 +18,7 @@ fn playouts(c: &mut Criterion) {
             continue;
         };
         let (desc, _) = gdl::load(game, &String::from_utf8_lossy(&bytes)).expect("valid game");
-        let net = propnet::build(&desc, &propnet::Limits::default()).expect("net builds");
-        let net = propnet::optimize::optimize(&net).0;
+        let net = propnet::compile(&desc, &propnet::Limits::default()).expect("net builds");
         let mut group = c.benchmark_group(format!("playouts/{game}"));
         group.sample_size(10).measurement_time(Duration::from_secs(4)).warm_up_time(Duration::from_secs(1));
 

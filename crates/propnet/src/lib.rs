@@ -34,3 +34,9 @@ pub fn build(desc: &gdl::Description, limits: &Limits) -> Result<Net, Error> {
     let grounded = ground::ground(desc, limits)?;
     Ok(build::build(&grounded)?)
 }
+
+/// Grounds, builds and optimises the propnet of a validated description within `limits`: the
+/// net that players, analyses and benchmarks run on.
+pub fn compile(desc: &gdl::Description, limits: &Limits) -> Result<Net, Error> {
+    Ok(optimize::optimize(&build(desc, limits)?).0)
+}

@@ -70,9 +70,7 @@ fn load(file: &Path) -> Game {
     let text = machine::shared::read_text(file).expect("readable game");
     let (desc, _) = gdl::load(&file.display().to_string(), &text).expect("corpus game validates");
     let limits = propnet::Limits { deadline: Some(Instant::now() + Duration::from_secs(30)), ..Default::default() };
-    let net = propnet::build(&desc, &limits)
-        .map(|net| Arc::new(propnet::optimize::optimize(&net).0))
-        .map_err(|e| e.to_string());
+    let net = propnet::compile(&desc, &limits).map(Arc::new).map_err(|e| e.to_string());
     Game { stem, desc, net }
 }
 

@@ -89,8 +89,8 @@ fn explore<M: StateMachine>(m: &mut M) -> BTreeMap<BTreeSet<String>, View> {
 
 fn engines(rules: &str) -> (Reasoner, PropnetMachine) {
     let (desc, _) = gdl::load("ground.kif", rules).expect("stratified once ground, so valid");
-    let net = propnet::build(&desc, &propnet::Limits::default()).expect("builds");
-    (Reasoner::new(&desc), PropnetMachine::new(&propnet::optimize::optimize(&net).0))
+    let net = propnet::compile(&desc, &propnet::Limits::default()).expect("builds");
+    (Reasoner::new(&desc), PropnetMachine::new(&net))
 }
 
 #[test]

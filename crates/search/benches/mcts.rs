@@ -30,8 +30,7 @@ fn iterations(c: &mut Criterion) {
             continue;
         };
         let (desc, _) = gdl::load(game, &String::from_utf8_lossy(&bytes)).expect("valid game");
-        let net = propnet::build(&desc, &propnet::Limits::default()).expect("net builds");
-        let net = propnet::optimize::optimize(&net).0;
+        let net = propnet::compile(&desc, &propnet::Limits::default()).expect("net builds");
         let options = Options { deadline: Some(Instant::now() + Duration::from_secs(10)), ..Options::default() };
         let analysis = Analysis::run(&net, &desc, &options, &mut |_| {});
         let program = Arc::new(Program::new(&net));

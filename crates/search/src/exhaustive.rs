@@ -114,7 +114,7 @@ mod tests {
     fn corridor() -> (propnet::Net, GoalLatches) {
         let game = games::find("untwistycorridor").expect("bundled");
         let (desc, _) = gdl::load(game.file, game.text).expect("valid");
-        let net = propnet::optimize::optimize(&propnet::build(&desc, &Default::default()).expect("builds")).0;
+        let net = propnet::compile(&desc, &Default::default()).expect("builds");
         let mut latches = analysis::structural_latches(&net);
         latches.extend(analysis::exact_latches(&net, 16));
         let goals = GoalLatches::new(&net, &latches);

@@ -247,7 +247,7 @@ proptest! {
 fn bundled(name: &str) -> Net {
     let game = games::find(name).expect("bundled");
     let (desc, _) = gdl::load(game.file, game.text).expect("valid");
-    crate::optimize::optimize(&crate::build(&desc, &Default::default()).expect("builds")).0
+    crate::compile(&desc, &Default::default()).expect("builds")
 }
 
 #[test]

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 fn net_of(file: &str, text: &str) -> Net {
     let (desc, _) = gdl::load(file, text).expect("valid");
-    propnet::optimize::optimize(&propnet::build(&desc, &propnet::Limits::default()).expect("builds")).0
+    propnet::compile(&desc, &propnet::Limits::default()).expect("builds")
 }
 
 fn bundled(name: &str) -> Net {

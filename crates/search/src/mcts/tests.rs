@@ -10,7 +10,7 @@ use std::time::Duration;
 fn net(name: &str) -> Net {
     let game = games::find(name).expect("bundled game");
     let (desc, _) = gdl::load(game.file, game.text).expect("valid");
-    propnet::optimize::optimize(&propnet::build(&desc, &Default::default()).expect("builds")).0
+    propnet::compile(&desc, &Default::default()).expect("builds")
 }
 
 /// The guide of `net`'s goal latches from its structural and exact latches.
@@ -226,8 +226,7 @@ fn every_corpus_game_gets_a_legal_move_for_every_role() {
         // Games whose nets take long to build are left to the propnet's own tests (the limit is
         // loose enough for a loaded machine to build the others).
         let limits = propnet::Limits { deadline: Some(Instant::now() + Duration::from_secs(3)), ..Default::default() };
-        let Ok(net) = propnet::build(&desc, &limits) else { continue };
-        let net = propnet::optimize::optimize(&net).0;
+        let Ok(net) = propnet::compile(&desc, &limits) else { continue };
         let guide = Arc::new(Guide::new(&net, GoalLatches::new(&net, &analysis::structural_latches(&net))));
         let mut m = PropnetMachine::new(&net);
         let initial = m.initial_state();

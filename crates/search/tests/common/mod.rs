@@ -12,7 +12,7 @@ use reasoner::Reasoner;
 /// The description and optimised net of GDL `text`, or why the net cannot be built.
 pub fn load(file: &str, text: &str) -> (Description, Result<Net, propnet::Error>) {
     let (desc, _) = gdl::load(file, text).expect("valid GDL");
-    let net = propnet::build(&desc, &propnet::Limits::default()).map(|n| propnet::optimize::optimize(&n).0);
+    let net = propnet::compile(&desc, &propnet::Limits::default());
     (desc, net)
 }
 
