@@ -30,9 +30,7 @@ mod testing {
 
     /// The optimised net of a bundled game.
     pub fn net(name: &str) -> Net {
-        let game = games::find(name).expect("bundled game");
-        let (desc, _) = gdl::load(game.file, game.text).expect("valid");
-        propnet::compile(&desc, &propnet::Limits::default()).expect("builds")
+        testkit::bundled(name).1
     }
 
     /// The index of the base proposition called `name`.

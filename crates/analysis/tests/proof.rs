@@ -11,13 +11,6 @@ use rand::SeedableRng;
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
-fn bundled(name: &str) -> (gdl::Description, Net) {
-    let game = games::find(name).expect("bundled game");
-    let (desc, _) = gdl::load(game.file, game.text).expect("valid");
-    let net = propnet::compile(&desc, &propnet::Limits::default()).expect("builds");
-    (desc, net)
-}
-
 fn proved(proof: &ProofLatches, name: &str, kind: LatchKind) -> bool {
     proof.latches.iter().any(|l| l.name == name && l.kind == kind)
 }
@@ -29,7 +22,7 @@ fn provers() -> impl Iterator<Item = Prover> {
 
 #[test]
 fn buttons_and_lights_step_one_latches_negatively_and_no_light_latches() {
-    let (desc, net) = bundled("buttonsandlights");
+    let (desc, net) = testkit::bundled("buttonsandlights");
     for prover in provers() {
         let proof = analysis::proof_latches(&desc, &net, prover, None).expect("proves");
         assert_eq!(proof.unknown, 0, "{proof:?}");
@@ -43,7 +36,7 @@ fn buttons_and_lights_step_one_latches_negatively_and_no_light_latches() {
 
 #[test]
 fn untwisty_corridor_p_latches_positively() {
-    let (desc, net) = bundled("untwistycorridor");
+    let (desc, net) = testkit::bundled("untwistycorridor");
     for prover in provers() {
         let proof = analysis::proof_latches(&desc, &net, prover, None).expect("proves");
         assert!(proved(&proof, "p", LatchKind::Positive), "{proof:?}");
@@ -52,7 +45,7 @@ fn untwisty_corridor_p_latches_positively() {
 
 #[test]
 fn a_build_without_clingo_says_so() {
-    let (desc, net) = bundled("untwistycorridor");
+    let (desc, net) = testkit::bundled("untwistycorridor");
     let answer = analysis::proof_latches(&desc, &net, Prover::Clingo, None);
     assert_eq!(answer.is_ok(), cfg!(feature = "clingo"), "{answer:?}");
 }
@@ -144,14 +137,14 @@ const CLINGO_OUT_OF_REACH: [&str; 1] = ["amazons"];
 
 /// One corpus game's rules and optimised net, for every game whose net builds.
 fn corpus(what: &str) -> Vec<(String, gdl::Description, Net)> {
-    let Some(shared) = machine::shared::locate(env!("CARGO_MANIFEST_DIR"), what) else { return Vec::new() };
+    let Some(shared) = testkit::shared::locate(env!("CARGO_MANIFEST_DIR"), what) else { return Vec::new() };
     let mut out = Vec::new();
-    for file in machine::shared::games_with_propnet(&shared) {
-        let text = machine::shared::read_text(&file).expect("readable game");
+    for file in testkit::shared::games_with_propnet(&shared) {
+        let text = testkit::shared::read_text(&file).expect("readable game");
         let (desc, _) = gdl::load(&file.display().to_string(), &text).expect("valid game");
         let limits = propnet::Limits { deadline: Some(Instant::now() + Duration::from_secs(30)), ..Default::default() };
         let Ok(net) = propnet::compile(&desc, &limits) else { continue };
-        out.push((machine::shared::stem(&file), desc, net));
+        out.push((testkit::shared::stem(&file), desc, net));
     }
     out
 }
@@ -278,7 +271,7 @@ fn sat_and_answer_set_provers_agree_on_every_corpus_game() {
     }
     analysis::wait_for_abandoned_proofs();
     eprintln!("both provers finished on {compared} games; the translation was compared with the net on {translated}");
-    if compared == 0 && machine::shared::locate(env!("CARGO_MANIFEST_DIR"), "prover agreement").is_none() {
+    if compared == 0 && testkit::shared::locate(env!("CARGO_MANIFEST_DIR"), "prover agreement").is_none() {
         return;
     }
     assert!(compared >= 45, "both provers finished on only {compared} games");

@@ -11,11 +11,11 @@ use std::time::{Duration, Instant};
 
 #[test]
 fn reported_structure_holds_on_random_trajectories_of_every_corpus_game() {
-    let Some(shared) = machine::shared::locate(env!("CARGO_MANIFEST_DIR"), "structure soundness") else { return };
+    let Some(shared) = testkit::shared::locate(env!("CARGO_MANIFEST_DIR"), "structure soundness") else { return };
     let mut violations = Vec::new();
     let mut games = 0;
-    for file in machine::shared::games_with_propnet(&shared) {
-        let text = machine::shared::read_text(&file).expect("readable game");
+    for file in testkit::shared::games_with_propnet(&shared) {
+        let text = testkit::shared::read_text(&file).expect("readable game");
         let (desc, _) = gdl::load(&file.display().to_string(), &text).expect("valid game");
         let limits = propnet::Limits { deadline: Some(Instant::now() + Duration::from_secs(30)), ..Default::default() };
         let Ok(net) = propnet::compile(&desc, &limits) else { continue };

@@ -3,8 +3,8 @@
 
 #[test]
 fn every_corpus_game_validates() {
-    let Some(shared) = machine::shared::locate(env!("CARGO_MANIFEST_DIR"), "corpus validation") else { return };
-    let files = machine::shared::games(&shared);
+    let Some(shared) = testkit::shared::locate(env!("CARGO_MANIFEST_DIR"), "corpus validation") else { return };
+    let files = testkit::shared::games(&shared);
     assert!(files.len() >= 80, "expected both corpora, found {} files", files.len());
     let mut failures = Vec::new();
     for path in &files {

@@ -42,9 +42,9 @@ fn random_states(m: &mut PropnetMachine, count: usize) -> Vec<PropnetState> {
 }
 
 fn evaluations(c: &mut Criterion) {
-    let Some(shared) = machine::shared::locate(env!("CARGO_MANIFEST_DIR"), "heuristic benchmark") else { return };
+    let Some(shared) = testkit::shared::locate(env!("CARGO_MANIFEST_DIR"), "heuristic benchmark") else { return };
     for &(game, count, plain_too) in GAMES {
-        let text = machine::shared::read_text(&shared.join(format!("games/{game}.kif"))).expect("corpus game");
+        let text = testkit::shared::read_text(&shared.join(format!("games/{game}.kif"))).expect("corpus game");
         let (desc, _) = gdl::load(game, &text).expect("valid game");
         let net = propnet::compile(&desc, &propnet::Limits::default()).expect("net builds");
         let states = random_states(&mut PropnetMachine::new(&net), count);

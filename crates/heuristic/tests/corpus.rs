@@ -23,15 +23,15 @@ fn too_large(game: &str) -> bool {
 
 #[test]
 fn every_corpus_game_with_a_propnet_gets_fuzzy_goals_that_mean_its_goals() {
-    let Some(shared) = machine::shared::locate(env!("CARGO_MANIFEST_DIR"), "fuzzy goals on the corpus") else {
+    let Some(shared) = testkit::shared::locate(env!("CARGO_MANIFEST_DIR"), "fuzzy goals on the corpus") else {
         return;
     };
     let mut failures = Vec::new();
     let mut skipped = Vec::new();
     let mut games = 0;
-    for file in machine::shared::games_with_propnet(&shared) {
+    for file in testkit::shared::games_with_propnet(&shared) {
         let name = file.file_stem().unwrap_or_default().to_string_lossy().into_owned();
-        let text = machine::shared::read_text(&file).expect("readable game");
+        let text = testkit::shared::read_text(&file).expect("readable game");
         let (desc, _) = gdl::load(&name, &text).expect("valid game");
         let limits = propnet::Limits { deadline: Some(Instant::now() + Duration::from_secs(30)), ..Default::default() };
         let Ok(net) = propnet::compile(&desc, &limits) else { continue };

@@ -97,9 +97,9 @@ fn what_latches_fix_stays_fixed_in_random_games() {
     let mut games: Vec<(String, Game)> =
         ["tictactoe", "connectfour", "untwistycorridor"].map(|n| (n.to_owned(), common::bundled(n))).into();
     games.push(("chapter16_tictactoe".into(), common::fixture("chapter16_tictactoe.kif")));
-    if let Some(shared) = machine::shared::locate(env!("CARGO_MANIFEST_DIR"), "latch soundness on corpus games") {
+    if let Some(shared) = testkit::shared::locate(env!("CARGO_MANIFEST_DIR"), "latch soundness on corpus games") {
         for name in ["breakthrough", "connectFour", "escortLatch", "pilgrimage", "twisty-passages"] {
-            let text = machine::shared::read_text(&shared.join(format!("games/{name}.kif"))).unwrap();
+            let text = testkit::shared::read_text(&shared.join(format!("games/{name}.kif"))).unwrap();
             let (desc, _) = gdl::load(name, &text).unwrap();
             let raw = propnet::build(&desc, &propnet::Limits::default()).unwrap();
             let net = propnet::optimize::optimize(&raw).0;

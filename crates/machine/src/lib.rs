@@ -12,7 +12,6 @@ pub mod perft;
 pub mod playout;
 pub mod record;
 pub mod reference;
-pub mod shared;
 
 #[cfg(test)]
 mod mock;

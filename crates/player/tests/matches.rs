@@ -142,13 +142,13 @@ fn seats_rotate_and_the_player_count_must_match_the_roles() {
 
 #[test]
 fn alpha_beta_opens_every_corpus_game_with_a_legal_move() {
-    let Some(shared) = machine::shared::locate(env!("CARGO_MANIFEST_DIR"), "alpha-beta on the corpus") else {
+    let Some(shared) = testkit::shared::locate(env!("CARGO_MANIFEST_DIR"), "alpha-beta on the corpus") else {
         return;
     };
     let mut played = 0;
-    for path in machine::shared::games_with_propnet(&shared) {
+    for path in testkit::shared::games_with_propnet(&shared) {
         let name = path.file_stem().unwrap().to_string_lossy().into_owned();
-        let text = machine::shared::read_text(&path).unwrap();
+        let text = testkit::shared::read_text(&path).unwrap();
         let Ok(game) = game_of(&name, &text, Some(Instant::now() + Duration::from_secs(20))) else { continue };
         let game = Arc::new(game);
         let mut m = game.machine().expect("a propnet");

@@ -64,7 +64,7 @@ fn without_a_propnet_mcts_searches_on_the_reasoner() {
 
 #[test]
 fn mcts_is_never_late_nor_illegal_under_short_clocks() {
-    let Some(shared) = machine::shared::locate(env!("CARGO_MANIFEST_DIR"), "MCTS on corpus games") else {
+    let Some(shared) = testkit::shared::locate(env!("CARGO_MANIFEST_DIR"), "MCTS on corpus games") else {
         return;
     };
     // Turn-taking with goal latches (escortLatch), simultaneous moves (the other three but
@@ -78,7 +78,7 @@ fn mcts_is_never_late_nor_illegal_under_short_clocks() {
     ];
     for (name, specs, games) in games {
         let path = shared.join("games").join(format!("{name}.kif"));
-        let game = game_of(name, &machine::shared::read_text(&path).expect("corpus game"));
+        let game = game_of(name, &testkit::shared::read_text(&path).expect("corpus game"));
         let mut players: Vec<_> = specs.iter().enumerate().map(|(i, s)| create(s, i as u64).unwrap()).collect();
         let options = SeriesOptions { games, clocks: clocks(500, 100), seed: 9 };
         let series = run_series(&game, &mut players, options, &mut |_| {}).expect("plays");

@@ -15,8 +15,7 @@ fn threads() -> Option<usize> {
 fn search_threads_end_with_their_matches() {
     let Some(before) = threads() else { return };
     let g = games::find("tictactoe").expect("bundled");
-    let (desc, _) = gdl::load(g.name, g.text).expect("valid");
-    let net = propnet::compile(&desc, &propnet::Limits::default()).expect("builds");
+    let (desc, net) = testkit::bundled(g.name);
     let game = Arc::new(Game::new(g.name.to_owned(), g.text.to_owned(), desc, net));
     let clocks = Clocks { start: Duration::from_millis(200), play: Duration::from_millis(50) };
     let mut players = vec![create("mcts", 1).unwrap(), create("mcts-plain", 2).unwrap()];

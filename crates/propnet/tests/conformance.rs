@@ -1,7 +1,7 @@
 //! The propnet machine must agree with the GGP-Base reference prover on every recorded game
 //! whose net builds within 10 s: every state, legal move list, terminal flag, goal value and perft
 //! count in `../shared/reference` and `../shared/more/reference`. Games whose net does not build
-//! fall back to the reasoner; they must be exactly `machine::shared::WITHOUT_PROPNET`.
+//! fall back to the reasoner; they must be exactly `testkit::shared::WITHOUT_PROPNET`.
 //!
 //! `PROPNET_GAME=stem` restricts the run to one game; `PROPNET_RAW=1` skips the optimiser.
 
@@ -14,9 +14,9 @@ use std::time::{Duration, Instant};
 /// speed is measured by benchmarks, not here: the generous deadline only catches a runaway. A game
 /// expected not to build only has to fail within the 10 s a start clock allows.
 fn net(path: &Path) -> Result<propnet::Net, propnet::Error> {
-    let text = machine::shared::read_text(path).expect("readable game");
+    let text = testkit::shared::read_text(path).expect("readable game");
     let (desc, _) = gdl::load(&path.display().to_string(), &text).expect("corpus game validates");
-    let secs = if machine::shared::without_propnet(path) { 10 } else { 60 };
+    let secs = if testkit::shared::without_propnet(path) { 10 } else { 60 };
     let limits = propnet::Limits { deadline: Some(Instant::now() + Duration::from_secs(secs)), ..Default::default() };
     let net = propnet::build(&desc, &limits)?;
     if std::env::var_os("PROPNET_RAW").is_some() {
@@ -27,14 +27,14 @@ fn net(path: &Path) -> Result<propnet::Net, propnet::Error> {
 
 #[test]
 fn propnet_matches_the_reference_prover_on_every_game_that_builds() {
-    let Some(shared) = machine::shared::locate(env!("CARGO_MANIFEST_DIR"), "propnet conformance") else { return };
+    let Some(shared) = testkit::shared::locate(env!("CARGO_MANIFEST_DIR"), "propnet conformance") else { return };
     let only = std::env::var("PROPNET_GAME").ok();
-    let files = machine::shared::recordings(&shared);
+    let files = testkit::shared::recordings(&shared);
     assert!(files.len() >= 80, "expected the whole reference set, found {}", files.len());
     let (mut failures, mut fallbacks, mut build_errors) = (Vec::new(), Vec::new(), Vec::new());
     let (mut checked, mut games) = (0, 0);
     for (file, game) in &files {
-        let stem = machine::shared::stem(game);
+        let stem = testkit::shared::stem(game);
         if only.as_ref().is_some_and(|o| *o != stem) {
             continue;
         }
@@ -61,7 +61,7 @@ fn propnet_matches_the_reference_prover_on_every_game_that_builds() {
         }
     }
     eprintln!("{games} games conformed, {checked} steps checked; fall back to the reasoner: {fallbacks:?}");
-    let expected: Vec<&str> = machine::shared::WITHOUT_PROPNET.iter().map(|(g, _)| *g).collect();
+    let expected: Vec<&str> = testkit::shared::WITHOUT_PROPNET.iter().map(|(g, _)| *g).collect();
     let unexpected: Vec<&String> = build_errors.iter().filter(|s| !expected.contains(&s.as_str())).collect();
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     assert!(unexpected.is_empty(), "nets that no longer build: {unexpected:?}");

@@ -37,7 +37,7 @@ struct Game {
 }
 
 fn shared() -> Option<PathBuf> {
-    machine::shared::locate(env!("CARGO_MANIFEST_DIR"), "propnet differential tests")
+    testkit::shared::locate(env!("CARGO_MANIFEST_DIR"), "propnet differential tests")
 }
 
 /// Every corpus game, parsed and built once for all tests of this file (on two threads).
@@ -46,8 +46,8 @@ fn games() -> &'static [Game] {
     GAMES.get_or_init(|| {
         let Some(shared) = shared() else { return Vec::new() };
         let only = std::env::var("PROPNET_GAME").ok();
-        let mut files = machine::shared::games_with_propnet(&shared);
-        files.retain(|p| only.as_ref().is_none_or(|o| machine::shared::stem(p) == *o));
+        let mut files = testkit::shared::games_with_propnet(&shared);
+        files.retain(|p| only.as_ref().is_none_or(|o| testkit::shared::stem(p) == *o));
         let queue = Mutex::new(files);
         let built = Mutex::new(Vec::new());
         std::thread::scope(|s| {
@@ -66,8 +66,8 @@ fn games() -> &'static [Game] {
 }
 
 fn load(file: &Path) -> Game {
-    let stem = machine::shared::stem(file);
-    let text = machine::shared::read_text(file).expect("readable game");
+    let stem = testkit::shared::stem(file);
+    let text = testkit::shared::read_text(file).expect("readable game");
     let (desc, _) = gdl::load(&file.display().to_string(), &text).expect("corpus game validates");
     let limits = propnet::Limits { deadline: Some(Instant::now() + Duration::from_secs(30)), ..Default::default() };
     let net = propnet::compile(&desc, &limits).map(Arc::new).map_err(|e| e.to_string());
@@ -328,7 +328,7 @@ fn depth_charges_replay_on_the_single_state_machine() {
 #[test]
 fn next_state_rejects_illegal_moves_and_wrong_counts() {
     let Some(shared) = shared() else { return };
-    let game = load(&machine::shared::game(&shared, "ticTacToe").expect("ticTacToe"));
+    let game = load(&testkit::shared::game(&shared, "ticTacToe").expect("ticTacToe"));
     let mut p = PropnetMachine::new(game.net.as_ref().expect("ticTacToe builds"));
     let s = p.initial_state();
     let x = p.legal_moves(&s, 0).expect("legal");

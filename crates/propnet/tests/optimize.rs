@@ -203,13 +203,13 @@ fn bundled_games() {
 
 /// Every corpus game, if the corpus is there.
 fn corpus() -> Option<Vec<PathBuf>> {
-    machine::shared::locate(env!("CARGO_MANIFEST_DIR"), "optimisation of the corpus games")
-        .map(|d| machine::shared::games_with_propnet(&d))
+    testkit::shared::locate(env!("CARGO_MANIFEST_DIR"), "optimisation of the corpus games")
+        .map(|d| testkit::shared::games_with_propnet(&d))
 }
 
 fn read_game(f: &Path) -> (String, gdl::Description) {
     let name = f.file_stem().unwrap().to_string_lossy().into_owned();
-    let text = machine::shared::read_text(f).expect("readable game");
+    let text = testkit::shared::read_text(f).expect("readable game");
     let desc = load(&name, &text);
     (name, desc)
 }

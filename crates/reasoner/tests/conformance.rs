@@ -7,20 +7,20 @@ use reasoner::Reasoner;
 use std::path::Path;
 
 fn load(path: &Path) -> Reasoner {
-    let text = machine::shared::read_text(path).expect("readable game");
+    let text = testkit::shared::read_text(path).expect("readable game");
     let (desc, _) = gdl::load(&path.display().to_string(), &text).expect("corpus game validates");
     Reasoner::new(&desc)
 }
 
 #[test]
 fn reasoner_matches_the_reference_prover_on_every_game() {
-    let Some(shared) = machine::shared::locate(env!("CARGO_MANIFEST_DIR"), "reasoner conformance") else { return };
-    let files = machine::shared::recordings(&shared);
+    let Some(shared) = testkit::shared::locate(env!("CARGO_MANIFEST_DIR"), "reasoner conformance") else { return };
+    let files = testkit::shared::recordings(&shared);
     assert!(files.len() >= 80, "expected the whole reference set, found {}", files.len());
     let mut failures = Vec::new();
     let mut checked = 0;
     for (file, game) in &files {
-        let stem = machine::shared::stem(game);
+        let stem = testkit::shared::stem(game);
         let reference = machine::reference::load(file).expect("reference parses");
         let mut m = load(game);
         let report = conform(&mut m, &reference, &ConformOptions::default());

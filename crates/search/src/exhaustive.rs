@@ -112,9 +112,7 @@ mod tests {
     use super::*;
 
     fn corridor() -> (propnet::Net, GoalLatches) {
-        let game = games::find("untwistycorridor").expect("bundled");
-        let (desc, _) = gdl::load(game.file, game.text).expect("valid");
-        let net = propnet::compile(&desc, &Default::default()).expect("builds");
+        let net = testkit::bundled("untwistycorridor").1;
         let mut latches = analysis::structural_latches(&net);
         latches.extend(analysis::exact_latches(&net, 16));
         let goals = GoalLatches::new(&net, &latches);

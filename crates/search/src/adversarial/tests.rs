@@ -10,13 +10,11 @@ use rand::{Rng, SeedableRng};
 use std::time::Duration;
 
 fn net_of(file: &str, text: &str) -> Net {
-    let (desc, _) = gdl::load(file, text).expect("valid");
-    propnet::compile(&desc, &propnet::Limits::default()).expect("builds")
+    testkit::compile(&testkit::load(file, text))
 }
 
 fn bundled(name: &str) -> Net {
-    let game = games::find(name).expect("bundled");
-    net_of(game.file, game.text)
+    testkit::bundled(name).1
 }
 
 /// Simultaneous moves for `roles` players over two rounds: everyone picks 1, 2 or 3; a pick

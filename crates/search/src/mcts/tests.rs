@@ -8,9 +8,7 @@ use std::time::Duration;
 
 /// The optimised net of a bundled game.
 fn net(name: &str) -> Net {
-    let game = games::find(name).expect("bundled game");
-    let (desc, _) = gdl::load(game.file, game.text).expect("valid");
-    propnet::compile(&desc, &Default::default()).expect("builds")
+    testkit::bundled(name).1
 }
 
 /// The guide of `net`'s goal latches from its structural and exact latches.
@@ -218,10 +216,10 @@ fn advancing_keeps_the_subtree_statistics() {
 
 #[test]
 fn every_corpus_game_gets_a_legal_move_for_every_role() {
-    let Some(shared) = machine::shared::locate(env!("CARGO_MANIFEST_DIR"), "MCTS on the corpus") else { return };
+    let Some(shared) = testkit::shared::locate(env!("CARGO_MANIFEST_DIR"), "MCTS on the corpus") else { return };
     let mut searched = 0;
-    for file in machine::shared::games_with_propnet(&shared) {
-        let text = machine::shared::read_text(&file).expect("readable game");
+    for file in testkit::shared::games_with_propnet(&shared) {
+        let text = testkit::shared::read_text(&file).expect("readable game");
         let (desc, _) = gdl::load(&file.display().to_string(), &text).expect("valid game");
         // Games whose nets take long to build are left to the propnet's own tests (the limit is
         // loose enough for a loaded machine to build the others).

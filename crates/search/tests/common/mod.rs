@@ -19,10 +19,10 @@ pub fn load(file: &str, text: &str) -> (Description, Result<Net, propnet::Error>
 /// The single-player games of the shared corpus whose propnet builds, as (file, description,
 /// net); empty (with a warning) without the corpus.
 pub fn corpus_puzzles(what: &str) -> Vec<(String, Description, Net)> {
-    let Some(dir) = machine::shared::locate(env!("CARGO_MANIFEST_DIR"), what) else { return Vec::new() };
+    let Some(dir) = testkit::shared::locate(env!("CARGO_MANIFEST_DIR"), what) else { return Vec::new() };
     let mut out = Vec::new();
-    for path in machine::shared::games_with_propnet(&dir) {
-        let text = machine::shared::read_text(&path).expect("readable");
+    for path in testkit::shared::games_with_propnet(&dir) {
+        let text = testkit::shared::read_text(&path).expect("readable");
         let file = path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
         let (desc, _) = gdl::load(&file, &text).expect("valid GDL");
         if desc.roles().len() != 1 {
@@ -37,9 +37,7 @@ pub fn corpus_puzzles(what: &str) -> Vec<(String, Description, Net)> {
 
 /// A bundled game's description and net.
 pub fn bundled(name: &str) -> (Description, Net) {
-    let game = games::find(name).expect("bundled");
-    let (desc, net) = load(game.file, game.text);
-    (desc, net.expect("builds"))
+    testkit::bundled(name)
 }
 
 /// The goal latches from the structural and exact latches (the proofs add nothing needed here).

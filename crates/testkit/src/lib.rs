@@ -1,0 +1,31 @@
+//! What latchkey's tests share, so that each is written once: where the corpus beside the
+//! repository lives and what it holds ([`shared`]), bundled games loaded and compiled, a naive
+//! bottom-up GDL evaluator to check engines against ([`oracle`]), and random programs to check
+//! them on ([`programs`]). A dev-dependency only; never part of a build users run.
+
+#![warn(missing_docs)]
+
+pub mod oracle;
+pub mod programs;
+pub mod shared;
+
+use gdl::Description;
+use propnet::Net;
+
+/// A validated description of the GDL text `text` (read from `label`), panicking on any error.
+pub fn load(label: &str, text: &str) -> Description {
+    gdl::load(label, text).unwrap_or_else(|e| panic!("{label} does not load: {e}")).0
+}
+
+/// The optimised propnet of `desc`, built with the default limits, panicking if it cannot be.
+pub fn compile(desc: &Description) -> Net {
+    propnet::compile(desc, &propnet::Limits::default()).unwrap_or_else(|e| panic!("no propnet: {e}"))
+}
+
+/// The bundled game `name`'s description and optimised propnet.
+pub fn bundled(name: &str) -> (Description, Net) {
+    let game = games::find(name).unwrap_or_else(|| panic!("no bundled game {name}"));
+    let desc = load(game.file, game.text);
+    let net = compile(&desc);
+    (desc, net)
+}
