@@ -48,3 +48,30 @@ pub fn load(file: &str, text: &str) -> Result<(Description, Vec<Problem>), GdlEr
     }
     Ok((desc, problems))
 }
+
+/// The canonical KIF of a ground term written in any spacing or case (`( MARK 1  1 )` is
+/// `(mark 1 1)`): the one form in which moves and propositions from outside (a game server, the
+/// command line) are compared with the names the engines print. `None` if `text` is not exactly
+/// one ground term.
+pub fn canonical_term(text: &str) -> Option<String> {
+    let desc = parse("term", &format!("(term {text})")).ok()?;
+    match desc.rules.as_slice() {
+        [rule] if rule.body.is_empty() && rule.head.args.len() == 1 && rule.head.args[0].is_ground() => {
+            Some(rule.head.args[0].to_string())
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn terms_are_read_in_any_spacing_and_case() {
+        assert_eq!(super::canonical_term("( MARK 1  1 )").as_deref(), Some("(mark 1 1)"));
+        assert_eq!(super::canonical_term(" noop ").as_deref(), Some("noop"));
+        assert_eq!(super::canonical_term("(cell (f 1) x)").as_deref(), Some("(cell (f 1) x)"));
+        for bad in ["", "(mark 1", "noop) (extra", "?x", "(mark ?x 1)", "a b"] {
+            assert_eq!(super::canonical_term(bad), None, "{bad:?}");
+        }
+    }
+}

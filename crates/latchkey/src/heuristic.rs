@@ -116,15 +116,6 @@ pub fn run(spec: &str, args: &Args) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// A term written in KIF, printed canonically (`( MARK 1 1 )` becomes `(mark 1 1)`).
-fn canonical(text: &str, what: &str) -> Result<String> {
-    let parsed = gdl::parse(what, &format!("(wrap {text})")).ok().filter(|d| d.rules.len() == 1);
-    match parsed.as_ref().map(|d| (&d.rules[0].head.args[..], d.rules[0].is_fact())) {
-        Some(([term], true)) if term.is_ground() => Ok(term.to_string()),
-        _ => bail!("{what}: {text:?} is not a ground KIF term"),
-    }
-}
-
 /// Plays `moves` from the initial state, one move per role in each joint move.
 fn play(m: &mut PropnetMachine, moves: &[String]) -> Result<(PropnetState, String)> {
     let roles = m.roles().to_vec();
@@ -143,11 +134,13 @@ fn play(m: &mut PropnetMachine, moves: &[String]) -> Result<(PropnetState, Strin
     for (step, joint) in moves.chunks(per_step).enumerate() {
         let mut chosen = Vec::new();
         for (role, text) in joint.iter().enumerate() {
-            let name = canonical(text, &format!("move {} of joint move {}", role + 1, step + 1))?;
-            let legal = m.legal_moves(&state, role)?;
-            match legal.iter().find(|&&mv| m.format_move(&mv) == name) {
-                Some(&mv) => chosen.push(mv),
+            let Some(name) = gdl::canonical_term(text) else {
+                bail!("move {} of joint move {}: {text:?} is not a ground KIF term", role + 1, step + 1)
+            };
+            match m.legal_move(&state, role, &name)? {
+                Some(mv) => chosen.push(mv),
                 None => {
+                    let legal = m.legal_moves(&state, role)?;
                     let options: Vec<String> = legal.iter().map(|mv| m.format_move(mv)).collect();
                     bail!(
                         "joint move {}: {name} is not a legal move of {} (legal: {})",

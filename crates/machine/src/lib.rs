@@ -71,6 +71,14 @@ pub trait StateMachine {
     /// The move printed in canonical KIF, e.g. `(mark 1 1)` or `noop`.
     fn format_move(&self, mv: &Self::Move) -> String;
 
+    /// The legal move of `role` in `state` that prints as `name` (canonical KIF, as
+    /// `gdl::canonical_term` writes moves from outside), if there is one: how every caller reads
+    /// a move given as text.
+    fn legal_move(&mut self, state: &Self::State, role: usize, name: &str) -> Result<Option<Self::Move>, MachineError> {
+        let legal = self.legal_moves(state, role)?;
+        Ok(legal.into_iter().find(|mv| self.format_move(mv) == name))
+    }
+
     /// Runs `count` random playouts from the initial state, each at most `max_steps` joint moves,
     /// with moves drawn by a generator seeded with `seed`. Engines with a faster playout path than
     /// one query at a time override this.

@@ -2,7 +2,7 @@
 //! alpha-beta search. Each follows the match on a machine of its own (the game's propnet, or the
 //! reasoner where it has none), from the joint moves it is told.
 
-use crate::{canonical_move, MatchInfo, Player, PlayerError, Propnet};
+use crate::{MatchInfo, Player, PlayerError, Propnet};
 use machine::StateMachine;
 use propnet::{PropnetMachine, PropnetState};
 use rand::rngs::SmallRng;
@@ -73,19 +73,14 @@ where
     }
 
     fn answer(&mut self, mv: &str) -> Result<String, PlayerError> {
-        let legal = Follower::legal(self)?;
-        let found = find(&self.m, &legal, mv).ok_or_else(|| PlayerError::BadMove(mv.to_owned()))?;
+        let found =
+            self.m.legal_move(&self.state, self.role, mv)?.ok_or_else(|| PlayerError::BadMove(mv.to_owned()))?;
         Ok(Follower::answer(self, found))
     }
 
     fn guess(&mut self, joint: &[String]) -> Result<String, PlayerError> {
         Follower::guess(self, joint)
     }
-}
-
-/// The move among `moves` that `m` prints as `name` (canonical KIF).
-pub(crate) fn find<M: StateMachine>(m: &M, moves: &[M::Move], name: &str) -> Option<M::Move> {
-    moves.iter().find(|mv| m.format_move(mv) == name).cloned()
 }
 
 impl<M: StateMachine> Follower<M> {
@@ -171,8 +166,10 @@ impl<M: StateMachine> Follower<M> {
         let mut guessed = Vec::with_capacity(self.m.roles().len());
         for r in 0..self.m.roles().len() {
             let legal = self.m.legal_moves(&self.state, r)?;
-            let written = joint.get(r).and_then(|text| canonical_move(text).ok());
-            let read = legal.iter().find(|mv| Some(self.m.format_move(mv)) == written).cloned();
+            let read = match joint.get(r).and_then(|text| gdl::canonical_term(text)) {
+                Some(name) => self.m.legal_move(&self.state, r, &name)?,
+                None => None,
+            };
             let ours = self.mine.clone().filter(|_| r == self.role);
             guessed.push(ours.or(read).or_else(|| legal.first().cloned()).ok_or(PlayerError::NoLegalMove)?);
         }
@@ -199,9 +196,9 @@ fn read<M: StateMachine>(m: &mut M, state: &M::State, joint: &[String]) -> Resul
     }
     let mut moves = Vec::with_capacity(roles);
     for (r, text) in joint.iter().enumerate() {
-        let name = canonical_move(text)?;
-        let legal = m.legal_moves(state, r)?;
-        moves.push(find(m, &legal, &name).ok_or(PlayerError::BadMove(text.clone()))?);
+        let bad = || PlayerError::BadMove(text.clone());
+        let name = gdl::canonical_term(text).ok_or_else(bad)?;
+        moves.push(m.legal_move(state, r, &name)?.ok_or_else(bad)?);
     }
     Ok(moves)
 }

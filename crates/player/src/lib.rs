@@ -227,31 +227,9 @@ pub trait Player: Send {
     }
 }
 
-/// The canonical KIF of a move written in any spacing or case, e.g. `( MARK 1  1 )` →
-/// `(mark 1 1)`, so moves from elsewhere compare with the game's own.
-pub fn canonical_move(text: &str) -> Result<String, PlayerError> {
-    let bad = || PlayerError::BadMove(text.to_owned());
-    let desc = gdl::parse("move", &format!("(move {text})")).map_err(|_| bad())?;
-    match desc.rules.as_slice() {
-        [rule] if rule.body.is_empty() && rule.head.args.len() == 1 && rule.head.args[0].is_ground() => {
-            Ok(rule.head.args[0].to_string())
-        }
-        _ => Err(bad()),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn moves_are_read_in_any_spacing_and_case() {
-        assert_eq!(canonical_move("( MARK 1  1 )").unwrap(), "(mark 1 1)");
-        assert_eq!(canonical_move(" noop ").unwrap(), "noop");
-        for bad in ["", "(mark 1", "noop) (extra", "?x", "(mark ?x 1)"] {
-            assert_eq!(canonical_move(bad), Err(PlayerError::BadMove(bad.to_owned())), "{bad:?}");
-        }
-    }
 
     #[test]
     fn unknown_players_are_named_with_the_known_ones() {

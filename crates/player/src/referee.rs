@@ -3,8 +3,7 @@
 //! going whatever a player does. A move that comes late, is not a legal move, or never comes
 //! because the player failed is recorded as a fault and replaced by a random legal move.
 
-use crate::builtin::find;
-use crate::{canonical_move, Game, MatchInfo, Player, PlayerError};
+use crate::{Game, MatchInfo, Player, PlayerError};
 use machine::StateMachine;
 use rand::rngs::SmallRng;
 use rand::Rng;
@@ -237,10 +236,10 @@ impl Table<'_> {
                 let chosen = match answer {
                     Err(e) => Err(Fault::Error(e.to_string())),
                     Ok(_) if at > deadline => Err(Fault::Late),
-                    Ok(text) => canonical_move(&text)
-                        .ok()
-                        .and_then(|name| find(&m, &legal[role], &name))
-                        .ok_or(Fault::Illegal(text)),
+                    Ok(text) => match gdl::canonical_term(&text) {
+                        Some(name) => m.legal_move(&state, role, &name)?.ok_or(Fault::Illegal(text)),
+                        None => Err(Fault::Illegal(text)),
+                    },
                 };
                 joint.push(chosen.unwrap_or_else(|fault| {
                     let mv = legal[role][rng.random_range(0..legal[role].len())].clone();
