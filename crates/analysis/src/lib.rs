@@ -4,6 +4,8 @@
 //! state (Sancho), the dead states that follow from them, and the propositions a latch keeps
 //! at their value for good.
 
+#![warn(missing_docs)]
+
 mod composite;
 mod cone;
 mod goals;

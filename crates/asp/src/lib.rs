@@ -14,6 +14,8 @@
 //! only with the `clingo` feature, since clingo is built from C++ sources with cmake. Without it,
 //! `analysis` answers the same question with a SAT solver over the propnet.
 
+#![warn(missing_docs)]
+
 #[cfg(feature = "clingo")]
 mod solve;
 mod translate;

@@ -1,6 +1,8 @@
 //! Games bundled with latchkey (the `games/` folder at the top of the repository), embedded in the
 //! binary so that every command accepts a bare name such as `tictactoe`.
 
+#![warn(missing_docs)]
+
 /// A bundled game: its name and its GDL text.
 #[derive(Debug, Clone, Copy)]
 pub struct Bundled {

@@ -1,6 +1,8 @@
 //! The Game Description Language front end: reading KIF text into rules with source positions,
 //! interning symbols, normalising bodies, and validating the rules against the GDL specification.
 
+#![warn(missing_docs)]
+
 mod ast;
 mod normal;
 mod parse;

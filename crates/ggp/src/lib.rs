@@ -1,6 +1,8 @@
 //! The General Game Playing protocol as game servers speak it: KIF messages (`START`, `PLAY`,
 //! `STOP`, `ABORT`, `INFO`, `PREVIEW`) posted over HTTP, and a server that hands them to a player.
 
+#![warn(missing_docs)]
+
 mod message;
 mod server;
 

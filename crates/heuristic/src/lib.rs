@@ -10,6 +10,8 @@
 //! them for one set of [`Params`] into a flat circuit that evaluates a [`propnet::PropnetState`]
 //! in one pass, optionally refined by the latches the `analysis` crate finds.
 
+#![warn(missing_docs)]
+
 mod circuit;
 mod formulas;
 mod latches;

@@ -5,6 +5,8 @@
 //! each role scores there. The reference reasoner and the propnet both implement it, so everything
 //! built on top (perft, conformance, search) is written once and differential-tested across them.
 
+#![warn(missing_docs)]
+
 pub mod conform;
 mod error;
 pub mod java_random;

@@ -4,6 +4,8 @@
 //! behind the GGP protocol. The [`referee`] runs local matches between players, enforcing the
 //! clocks, and [`series`] runs many of them with the seats rotating and sums up the results.
 
+#![warn(missing_docs)]
+
 mod builtin;
 mod mcts;
 pub mod referee;

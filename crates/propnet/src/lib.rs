@@ -1,6 +1,8 @@
 //! Propositional networks (chapter 13): GDL rules grounded and compiled into a circuit of
 //! AND/OR/NOT gates between base, input and view propositions, optimised, and run fast.
 
+#![warn(missing_docs)]
+
 pub mod build;
 pub mod cut;
 pub mod dot;

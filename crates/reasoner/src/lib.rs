@@ -2,6 +2,8 @@
 //! rules directly (goal-directed, with tabling; see [`engine`]). It is the engine every faster
 //! engine is checked against, so it favours being plainly right over being clever.
 
+#![warn(missing_docs)]
+
 #[cfg(test)]
 mod differential;
 mod engine;

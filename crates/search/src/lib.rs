@@ -5,6 +5,8 @@
 //! depth-limited adversarial search for play under a clock (`adversarial`), and Monte Carlo tree
 //! search for any game ([`mcts`]).
 
+#![warn(missing_docs)]
+
 pub mod adversarial;
 mod bound;
 mod exhaustive;
