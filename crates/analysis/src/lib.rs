@@ -21,7 +21,7 @@ pub use implication::Implication;
 pub use inhibitors::{exact_inhibitors, structural_inhibitors, GoalInhibitor, Inhibitor};
 pub use kept::{kept_by_latches, Kept};
 pub use latches::{exact_latches, structural_latches, Latch, LatchKind, Method};
-pub use run::{Analysis, Options, Phase};
+pub use run::{Analysis, AnalysisConfig, Phase};
 
 mod proof;
 pub use proof::{proof_latches, wait_for_abandoned_proofs, ProofError, ProofLatches, Prover, PROOF_BUDGET};

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 /// What to run and how much effort to spend.
 #[derive(Debug, Clone)]
-pub struct Options {
+pub struct AnalysisConfig {
     /// Latches from the shape of the next-value gates.
     pub structural: bool,
     /// Latches and inhibitors by enumerating small cones.
@@ -28,9 +28,9 @@ pub struct Options {
     pub deadline: Option<Instant>,
 }
 
-impl Default for Options {
-    fn default() -> Options {
-        Options {
+impl Default for AnalysisConfig {
+    fn default() -> AnalysisConfig {
+        AnalysisConfig {
             structural: true,
             exact: true,
             proof: true,
@@ -101,7 +101,12 @@ impl Runner<'_> {
 
 impl Analysis {
     /// Analyses `net`, built from `desc`, telling `progress` each phase as it starts.
-    pub fn run(net: &Net, desc: &gdl::Description, options: &Options, progress: &mut dyn FnMut(&str)) -> Analysis {
+    pub fn run(
+        net: &Net,
+        desc: &gdl::Description,
+        options: &AnalysisConfig,
+        progress: &mut dyn FnMut(&str),
+    ) -> Analysis {
         let mut runner = Runner { deadline: options.deadline, progress, phases: Vec::new(), notes: Vec::new() };
         let mut latches = Vec::new();
         if options.structural {

@@ -2,7 +2,7 @@
 //! no inhibitor, goal inhibitor, composite latch, goal latch or achievable score range that the
 //! analysis reports is ever contradicted.
 
-use analysis::{Analysis, Effect, Junction, LatchKind, Options};
+use analysis::{Analysis, AnalysisConfig, Effect, Junction, LatchKind};
 use machine::{random_trajectory, StateMachine};
 use propnet::{PropnetMachine, PropnetState};
 use rand::rngs::SmallRng;
@@ -19,7 +19,8 @@ fn reported_structure_holds_on_random_trajectories_of_every_corpus_game() {
         let (desc, _) = gdl::load(&file.display().to_string(), &text).expect("valid game");
         let limits = propnet::Limits { deadline: Some(Instant::now() + Duration::from_secs(30)), ..Default::default() };
         let Ok(net) = propnet::compile(&desc, &limits) else { continue };
-        let options = Options { deadline: Some(Instant::now() + Duration::from_secs(10)), ..Options::default() };
+        let options =
+            AnalysisConfig { deadline: Some(Instant::now() + Duration::from_secs(10)), ..AnalysisConfig::default() };
         let a = Analysis::run(&net, &desc, &options, &mut |_| {});
         let name = file.file_stem().unwrap().to_string_lossy().into_owned();
         let mut m = PropnetMachine::new(&net);

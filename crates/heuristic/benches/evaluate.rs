@@ -5,7 +5,7 @@
 //! fixpoint costs; its plain evaluation is too slow to sample. `cargo bench -p heuristic --bench
 //! evaluate`.
 
-use analysis::{Analysis, Options};
+use analysis::{Analysis, AnalysisConfig};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use heuristic::{Formulas, FuzzyGoals, Params};
 use machine::StateMachine;
@@ -50,7 +50,8 @@ fn evaluations(c: &mut Criterion) {
         let states = random_states(&mut PropnetMachine::new(&net), count);
         let params = Params::default();
         let formulas = Formulas::new(&desc, &net, &propnet::Limits::default()).expect("formulas");
-        let analysis = Analysis::run(&net, &desc, &Options { proof: false, ..Options::default() }, &mut |_| {});
+        let analysis =
+            Analysis::run(&net, &desc, &AnalysisConfig { proof: false, ..AnalysisConfig::default() }, &mut |_| {});
         let plain = FuzzyGoals::compile(&formulas, &params).expect("compiles");
         let latched = plain.clone().with_latches(&net, &analysis);
 

@@ -2,7 +2,7 @@
 
 mod common;
 
-use analysis::{Analysis, Options};
+use analysis::{Analysis, AnalysisConfig};
 use common::Game;
 use heuristic::{Formulas, FuzzyGoals, Params};
 use machine::StateMachine;
@@ -12,7 +12,8 @@ use rand::{Rng, SeedableRng};
 use std::time::{Duration, Instant};
 
 fn analysis(game: &Game) -> Analysis {
-    let options = Options { deadline: Some(Instant::now() + Duration::from_secs(10)), ..Options::default() };
+    let options =
+        AnalysisConfig { deadline: Some(Instant::now() + Duration::from_secs(10)), ..AnalysisConfig::default() };
     Analysis::run(&game.net, &game.desc, &options, &mut |_| {})
 }
 

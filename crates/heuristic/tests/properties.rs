@@ -6,7 +6,7 @@
 
 mod common;
 
-use analysis::{Analysis, Options};
+use analysis::{Analysis, AnalysisConfig};
 use common::Game;
 use heuristic::{Formulas, FuzzyGoals, Norm, Params};
 use propnet::net::Kind;
@@ -160,8 +160,12 @@ fn the_threshold_guarantee_covers_the_chapters_formulas() {
 #[test]
 fn latches_change_exactly_the_degrees_of_the_propositions_they_fix() {
     for (name, game) in games() {
-        let analysis =
-            Analysis::run(&game.net, &game.desc, &Options { proof: false, ..Options::default() }, &mut |_| {});
+        let analysis = Analysis::run(
+            &game.net,
+            &game.desc,
+            &AnalysisConfig { proof: false, ..AnalysisConfig::default() },
+            &mut |_| {},
+        );
         let formulas = Formulas::new(&game.desc, &game.net, &propnet::Limits::default()).expect("formulas");
         let bases = game.net.bases.len();
         let mut runner = TestRunner::new(Config::with_cases(32));

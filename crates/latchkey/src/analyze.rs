@@ -3,7 +3,7 @@
 //! whenever a field changes meaning or goes away.
 
 use crate::game;
-use analysis::{Analysis, Effect, Junction, LatchKind, Method, Options, Prover};
+use analysis::{Analysis, AnalysisConfig, Effect, Junction, LatchKind, Method, Prover};
 use anyhow::{bail, Result};
 use clap::ValueEnum;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -154,13 +154,13 @@ pub fn run(spec: &str, methods: Methods, prover: ProverArg, secs: f64, json: boo
     };
     let net = &propnet.net;
 
-    let options = Options {
+    let options = AnalysisConfig {
         structural: matches!(methods, Methods::Structural | Methods::All),
         exact: matches!(methods, Methods::Exact | Methods::All),
         proof: matches!(methods, Methods::Proof | Methods::All),
         prover,
         deadline: Some(start + Duration::from_secs_f64(secs)),
-        ..Options::default()
+        ..AnalysisConfig::default()
     };
     let result = Analysis::run(net, &game.desc, &options, &mut |phase| {
         bar.inc(1);

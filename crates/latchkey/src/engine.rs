@@ -1,7 +1,7 @@
 //! Choosing the engine a command runs on, and falling back to the reasoner when a game's
 //! propnet cannot be built within limits.
 
-use crate::game::Game;
+use crate::game::LoadedGame;
 use anyhow::Result;
 use clap::ValueEnum;
 use machine::StateMachine;
@@ -37,20 +37,20 @@ pub trait OnMachine {
 
 /// Grounds and builds the game's propnet, unoptimised, within [`PROPNET_BUILD_LIMIT`], with the
 /// sizes of the grounding: atoms of the model and ground rules.
-pub fn build_raw_propnet(game: &Game) -> Result<(Net, usize, usize), propnet::Error> {
+pub fn build_raw_propnet(game: &LoadedGame) -> Result<(Net, usize, usize), propnet::Error> {
     let grounded = propnet::ground::ground(&game.desc, &limits())?;
     let net = propnet::build::build(&grounded)?;
     Ok((net, grounded.atom_count(), grounded.rules.len()))
 }
 
 /// Grounds, builds and optimises the game's propnet within [`PROPNET_BUILD_LIMIT`].
-pub fn build_propnet(game: &Game) -> Result<Net, propnet::Error> {
+pub fn build_propnet(game: &LoadedGame) -> Result<Net, propnet::Error> {
     propnet::compile(&game.desc, &limits())
 }
 
 /// Runs `task` on the chosen engine for `game`. A propnet that cannot be built is reported on
 /// standard error and the reasoner runs instead.
-pub fn on_machine<T: OnMachine>(game: &Game, engine: Engine, task: T) -> Result<T::Output> {
+pub fn on_machine<T: OnMachine>(game: &LoadedGame, engine: Engine, task: T) -> Result<T::Output> {
     match engine {
         Engine::Reasoner => task.run(&mut Reasoner::new(&game.desc)),
         Engine::Propnet => match build_propnet(game) {

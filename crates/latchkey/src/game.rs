@@ -6,7 +6,7 @@ use std::path::Path;
 use std::time::Instant;
 
 /// A game whose rules were read, parsed and validated.
-pub struct Game {
+pub struct LoadedGame {
     /// A short name: the bundled name or the file stem.
     pub name: String,
     /// The rules.
@@ -33,11 +33,11 @@ pub fn read(spec: &str) -> Result<(String, String, String)> {
 
 /// Reads, parses and validates the game `spec`; fails with every error found and prints the
 /// warnings on standard error.
-pub fn load(spec: &str) -> Result<Game> {
+pub fn load(spec: &str) -> Result<LoadedGame> {
     let (name, label, text) = read(spec)?;
     let (desc, warnings) = gdl::load(&label, &text)?;
     warn(&warnings);
-    Ok(Game { name, desc })
+    Ok(LoadedGame { name, desc })
 }
 
 /// Reads the game `spec` and prepares a match of it whose start clock ends at `deadline`, as

@@ -4,7 +4,7 @@
 
 use crate::engine::build_propnet;
 use crate::game;
-use analysis::{Analysis, Options};
+use analysis::{Analysis, AnalysisConfig};
 use anyhow::{bail, Context, Result};
 use heuristic::{CircuitStats, FuzzyGoals, GoalDegree, Norm, Params};
 use machine::StateMachine;
@@ -76,7 +76,7 @@ pub fn run(spec: &str, args: &Args) -> Result<ExitCode> {
     let mut goals = FuzzyGoals::new(&game.desc, &net, &params)
         .with_context(|| format!("cannot build the goal heuristics of {spec}"))?;
     if args.latches {
-        let options = Options { deadline: Some(Instant::now() + ANALYSIS_TIME), ..Options::default() };
+        let options = AnalysisConfig { deadline: Some(Instant::now() + ANALYSIS_TIME), ..AnalysisConfig::default() };
         goals = goals.with_latches(&net, &Analysis::run(&net, &game.desc, &options, &mut |_| {}));
     }
     let mut m = PropnetMachine::new(&net);

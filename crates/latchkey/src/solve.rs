@@ -4,7 +4,7 @@
 //! and without the removal.
 
 use crate::game;
-use analysis::{Analysis, Options};
+use analysis::{Analysis, AnalysisConfig};
 use anyhow::{bail, Result};
 use propnet::PropnetMachine;
 use search::Solution;
@@ -56,8 +56,12 @@ pub fn run(spec: &str, secs: f64, stats: bool, json: bool) -> Result<ExitCode> {
     };
     let net = &*propnet.net;
     let analysing = Instant::now();
-    let analysis =
-        Analysis::run(net, &game.desc, &Options { deadline: Some(deadline), ..Options::default() }, &mut |_| {});
+    let analysis = Analysis::run(
+        net,
+        &game.desc,
+        &AnalysisConfig { deadline: Some(deadline), ..AnalysisConfig::default() },
+        &mut |_| {},
+    );
     let analysis_seconds = analysing.elapsed().as_secs_f64();
 
     let begun = Instant::now();
@@ -68,7 +72,7 @@ pub fn run(spec: &str, secs: f64, stats: bool, json: bool) -> Result<ExitCode> {
         .map(|f| f.with_latches(net, &analysis));
     let mut guide = |state: &propnet::PropnetState| fuzzy.as_mut().map_or(0.0, |f| f.value(state, 0));
     let options =
-        search::Options { goals: Some(&analysis.goals), guidance: Some(&mut guide), deadline: Some(deadline) };
+        search::SolveConfig { goals: Some(&analysis.goals), guidance: Some(&mut guide), deadline: Some(deadline) };
     let solution = search::solve(net, options)?;
     let search = Search { seconds: begun.elapsed().as_secs_f64(), moves: solution.plan.len(), solution };
 

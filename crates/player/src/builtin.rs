@@ -8,7 +8,7 @@ use propnet::{PropnetMachine, PropnetState};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use reasoner::Reasoner;
-use search::adversarial::Options;
+use search::adversarial::AlphaBetaConfig;
 use search::{Evaluator, GoalEvaluator, Model, Searcher};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -325,7 +325,7 @@ where
         evaluator: Box<dyn Evaluator<M> + Send>,
     ) -> Result<Box<dyn Deliberate>, PlayerError> {
         let state = m.initial_state();
-        let searcher = Searcher::new(m, role, model, evaluator, Options::default())
+        let searcher = Searcher::new(m, role, model, evaluator, AlphaBetaConfig::default())
             .map_err(|e| PlayerError::Failed(e.to_string()))?;
         Ok(Box::new(Line { searcher, state }))
     }

@@ -16,7 +16,7 @@ use crate::{MatchInfo, Player, PlayerError, Track};
 use analysis::{Analysis, GoalLatches};
 use propnet::PropnetMachine;
 use reasoner::Reasoner;
-use search::mcts::{Config, Guide, Mcts, Plan, SearchMachine};
+use search::mcts::{Guide, Mcts, MctsConfig, Plan, SearchMachine};
 use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -67,12 +67,12 @@ pub struct MctsOptions {
     /// Keep searching between move requests (on the opponents' time).
     pub ponder: bool,
     /// The search's own settings (threads, seed, pool size, exploration).
-    pub search: Config,
+    pub search: MctsConfig,
 }
 
 impl Default for MctsOptions {
     fn default() -> MctsOptions {
-        MctsOptions { analysis: true, ponder: true, search: Config::default() }
+        MctsOptions { analysis: true, ponder: true, search: MctsConfig::default() }
     }
 }
 
@@ -89,13 +89,13 @@ impl MctsPlayer {
     /// The `mcts` player: the analysis' goal latches guide the search; `seed` fixes its random
     /// choices.
     pub fn new(seed: u64) -> MctsPlayer {
-        let search = Config { seed, ..Config::default() };
+        let search = MctsConfig { seed, ..MctsConfig::default() };
         MctsPlayer::with_options("mcts", MctsOptions { search, ..MctsOptions::default() })
     }
 
     /// The `mcts-plain` player: the same search without the analysis.
     pub fn plain(seed: u64) -> MctsPlayer {
-        let search = Config { seed, ..Config::default() };
+        let search = MctsConfig { seed, ..MctsConfig::default() };
         MctsPlayer::with_options("mcts-plain", MctsOptions { analysis: false, search, ..MctsOptions::default() })
     }
 
@@ -232,7 +232,7 @@ impl<M: SearchMachine + 'static> Thinker<M> {
 /// `deadline`; none if no latch decides a goal (the search then runs without them).
 fn guide(info: &MatchInfo, deadline: Instant) -> Option<Arc<Guide>> {
     let net = &info.game.net()?.net;
-    let options = analysis::Options { deadline: Some(deadline), ..analysis::Options::default() };
+    let options = analysis::AnalysisConfig { deadline: Some(deadline), ..analysis::AnalysisConfig::default() };
     let goals = Analysis::run(net, &info.game.desc, &options, &mut |_| {}).goals;
     (!goals.is_empty()).then(|| Arc::new(Guide::new(net, goals)))
 }
@@ -279,7 +279,7 @@ fn prepare_puzzle(
     if mcts.plan().is_some_and(|p| p.score >= best) {
         return Ok(true);
     }
-    let options = search::Options { goals, deadline: Some(end), ..search::Options::default() };
+    let options = search::SolveConfig { goals, deadline: Some(end), ..search::SolveConfig::default() };
     let solution = search::solve(net, options).map_err(|e| PlayerError::Failed(e.to_string()))?;
     let moves: Option<Vec<u32>> = solution.plan.iter().map(|mv| mcts.machine().find_move(0, mv)).collect();
     let (Some(score), Some(moves)) = (solution.score, moves) else { return Ok(false) };

@@ -2,7 +2,7 @@
 //! the cost of the whole net.
 
 use crate::net::{Kind, Net};
-use crate::optimize::{optimize_with, Options};
+use crate::optimize::{optimize_with, Passes};
 
 /// `net` cut down to what the next values of the bases `keep` read: every other output (legal,
 /// goal, terminal, the other bases' next) is made false and whatever only they read is removed,
@@ -36,6 +36,6 @@ fn cut(net: &Net, keep: &[usize], outcome: bool) -> Net {
             b.next = never;
         }
     }
-    let options = Options { reachability: false, flatten: false, ..Options::default() };
+    let options = Passes { reachability: false, flatten: false, ..Passes::default() };
     optimize_with(&cut, &options).0
 }

@@ -7,7 +7,7 @@
 //! size and timing report over every corpus game, big ones included (`GAME=name` for one game,
 //! `VERBOSE=1` for per-pass statistics).
 
-use propnet::optimize::{optimize, optimize_with, OptimizeStats, Options};
+use propnet::optimize::{optimize, optimize_with, OptimizeStats, Passes};
 use propnet::Net;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -167,7 +167,7 @@ fn check_playouts(game: &str, a: &Net, b: &Net, max_states: usize, rng: &mut Sma
 
 /// Builds, optimises both ways and checks one game.
 fn check_game(game: &str, net: &Net, seed: u64) -> OptimizeStats {
-    let exact = Options { reachability: false, ..Options::default() };
+    let exact = Passes { reachability: false, ..Passes::default() };
     let (eq, _) = optimize_with(net, &exact);
     let (full, stats) = optimize(net);
     same_interface(net, &eq);
@@ -283,7 +283,7 @@ fn corpus_report() {
         let t = Instant::now();
         let (opt, stats) = optimize(&net);
         let took = t.elapsed().as_secs_f64();
-        let (eq, _) = optimize_with(&net, &Options { reachability: false, ..Options::default() });
+        let (eq, _) = optimize_with(&net, &Passes { reachability: false, ..Passes::default() });
         build_total += built;
         opt_total += took;
         eprintln!(

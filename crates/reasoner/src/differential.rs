@@ -9,7 +9,7 @@
 //! each answer set with the naive model filtered by the bound arguments.
 
 use crate::engine::Engine;
-use crate::program::Program;
+use crate::program::CompiledRules;
 use gdl::{Description, Sym, Term};
 use gdl::{TermId, TermPool};
 use proptest::prelude::*;
@@ -53,9 +53,9 @@ fn expected(facts: &Facts, (rel, key): &Query) -> BTreeSet<String> {
 }
 
 /// A compiled program and its term store, built the way `Reasoner::new` builds them.
-fn compile(desc: &Description) -> (Arc<Program>, TermPool) {
+fn compile(desc: &Description) -> (Arc<CompiledRules>, TermPool) {
     let mut pool = TermPool::default();
-    let prog = Program::compile(desc, &mut pool);
+    let prog = CompiledRules::compile(desc, &mut pool);
     (Arc::new(prog), pool)
 }
 

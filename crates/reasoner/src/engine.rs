@@ -9,7 +9,7 @@
 //! outermost table of the cycle (its *leader*) re-runs until no table of the cycle grows.
 //! Negation only ever reads complete tables because the rules are stratified.
 
-use crate::program::{CRule, Lifetime, Op, Program, RelId};
+use crate::program::{CRule, CompiledRules, Lifetime, Op, RelId};
 use gdl::{Bindings, Pat, Sym, TermId, TermPool};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::sync::Arc;
@@ -66,7 +66,7 @@ pub struct Answers {
 
 /// The evaluator for one game.
 pub struct Engine {
-    prog: Arc<Program>,
+    prog: Arc<CompiledRules>,
     /// The ground terms seen so far.
     pub pool: TermPool,
     stores: [Store; 3],
@@ -87,7 +87,7 @@ pub struct Engine {
 
 impl Engine {
     /// An evaluator for a compiled program whose ground terms live in `pool`.
-    pub fn new(prog: Arc<Program>, pool: TermPool) -> Engine {
+    pub fn new(prog: Arc<CompiledRules>, pool: TermPool) -> Engine {
         Engine {
             prog,
             pool,
@@ -163,7 +163,7 @@ impl Engine {
     }
 
     /// The table of a call, computing it if needed.
-    fn call(&mut self, prog: &Program, rel: RelId, args: &[Pat], frame: &Bindings) -> TableRef {
+    fn call(&mut self, prog: &CompiledRules, rel: RelId, args: &[Pat], frame: &Bindings) -> TableRef {
         let store = prog.relations[rel as usize].lifetime as usize;
         self.key.clear();
         self.key.push(rel);
@@ -207,7 +207,7 @@ impl Engine {
     }
 
     /// Runs every rule of a table's relation, to a fixpoint if the table leads a recursive cycle.
-    fn evaluate(&mut self, prog: &Program, t: TableRef) {
+    fn evaluate(&mut self, prog: &CompiledRules, t: TableRef) {
         self.depth += 1;
         let me = self.depth;
         let saved_low = std::mem::replace(&mut self.low, u32::MAX);
@@ -253,7 +253,7 @@ impl Engine {
         self.low = saved_low.min(low);
     }
 
-    fn run_rule(&mut self, prog: &Program, rule: &CRule, t: TableRef, key: &[TermId]) {
+    fn run_rule(&mut self, prog: &CompiledRules, rule: &CRule, t: TableRef, key: &[TermId]) {
         let mut frame = self.frames.pop().unwrap_or_default();
         frame.reset(rule.vars as usize);
         let head_ok = rule.head.iter().zip(key).all(|(p, &k)| k == TermId::NONE || frame.unify(&self.pool, p, k));
@@ -263,7 +263,7 @@ impl Engine {
         self.frames.push(frame);
     }
 
-    fn body(&mut self, prog: &Program, rule: &CRule, i: usize, f: &mut Bindings, t: TableRef) {
+    fn body(&mut self, prog: &CompiledRules, rule: &CRule, i: usize, f: &mut Bindings, t: TableRef) {
         let Some(op) = rule.body.get(i) else {
             self.add_answer(rule, f, t);
             return;

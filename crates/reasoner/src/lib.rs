@@ -14,7 +14,7 @@ pub use gdl::{TermId, TermPool};
 use engine::Engine;
 use gdl::{Description, Sym};
 use machine::{MachineError, StateMachine};
-use program::Program;
+use program::CompiledRules;
 use std::sync::Arc;
 
 /// A game state: the sorted ids of the true base propositions.
@@ -42,7 +42,7 @@ impl Reasoner {
     /// A reasoner for a validated description (see [`gdl::load`]).
     pub fn new(desc: &Description) -> Reasoner {
         let mut pool = TermPool::default();
-        let prog = Program::compile(desc, &mut pool);
+        let prog = CompiledRules::compile(desc, &mut pool);
         let role_terms = prog.roles.iter().map(|&r| pool.constant(r)).collect();
         let roles = prog.roles.iter().map(|r| r.as_str().to_owned()).collect();
         Reasoner { engine: Engine::new(Arc::new(prog), pool), roles, role_terms }

@@ -5,7 +5,7 @@
 use gdl::{normal_bodies, Atom, Description, Lit, Pat, Sym, Term, TermPool, VarNumbering};
 use rustc_hash::{FxHashMap, FxHashSet};
 
-/// A relation's index in [`Program::relations`].
+/// A relation's index in [`CompiledRules::relations`].
 pub type RelId = u32;
 
 /// One step of a compiled rule body.
@@ -64,7 +64,7 @@ pub struct Relation {
 
 /// A whole compiled game.
 #[derive(Debug, Clone)]
-pub struct Program {
+pub struct CompiledRules {
     /// Every relation that occurs in a head or body (except `true`, `does`, `distinct`).
     pub relations: Vec<Relation>,
     /// Relation ids by name.
@@ -73,9 +73,9 @@ pub struct Program {
     pub roles: Vec<Sym>,
 }
 
-impl Program {
+impl CompiledRules {
     /// Compiles a validated description; ground terms are interned into `pool`.
-    pub fn compile(desc: &Description, pool: &mut TermPool) -> Program {
+    pub fn compile(desc: &Description, pool: &mut TermPool) -> CompiledRules {
         let mut by_name: FxHashMap<Sym, RelId> = FxHashMap::default();
         let mut relations: Vec<Relation> = Vec::new();
         let mut rel_id = |atom: &Atom, relations: &mut Vec<Relation>| -> RelId {
@@ -109,7 +109,7 @@ impl Program {
             relations[head_rel as usize].rules.push(crule);
         }
         set_lifetimes(&mut relations);
-        Program { relations, by_name: ids, roles: desc.roles() }
+        CompiledRules { relations, by_name: ids, roles: desc.roles() }
     }
 
     /// The id of the relation called `name`, if the game mentions it.

@@ -2,10 +2,10 @@
 //! and without the analysis (criterion's "elements/s" are iterations/s). Each sample searches a
 //! fresh tree. `cargo bench -p search --bench mcts`.
 
-use analysis::{Analysis, Options};
+use analysis::{Analysis, AnalysisConfig};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use propnet::Program;
-use search::mcts::{Config, Guide, Mcts};
+use search::mcts::{Guide, Mcts, MctsConfig};
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -31,7 +31,8 @@ fn iterations(c: &mut Criterion) {
         };
         let (desc, _) = gdl::load(game, &String::from_utf8_lossy(&bytes)).expect("valid game");
         let net = propnet::compile(&desc, &propnet::Limits::default()).expect("net builds");
-        let options = Options { deadline: Some(Instant::now() + Duration::from_secs(10)), ..Options::default() };
+        let options =
+            AnalysisConfig { deadline: Some(Instant::now() + Duration::from_secs(10)), ..AnalysisConfig::default() };
         let analysis = Analysis::run(&net, &desc, &options, &mut |_| {});
         let program = Arc::new(Program::new(&net));
         let mut group = c.benchmark_group(format!("mcts/{game}"));
@@ -43,7 +44,7 @@ fn iterations(c: &mut Criterion) {
                 let mut seed = 0;
                 b.iter(|| {
                     seed += 1;
-                    let config = Config { threads: 1, seed, ..Config::default() };
+                    let config = MctsConfig { threads: 1, seed, ..MctsConfig::default() };
                     let mut mcts = Mcts::new(Arc::clone(&program), guide.clone(), config).expect("starts");
                     mcts.search_iterations(count).expect("searches")
                 })

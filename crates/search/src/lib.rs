@@ -17,7 +17,7 @@ pub use adversarial::{Evaluator, GoalEvaluator, Model, SearchError, SearchResult
 pub use bound::{Bound, UNREACHABLE};
 pub use exhaustive::exhaustive;
 pub use mcts::Mcts;
-pub use puzzle::{solve, Options};
+pub use puzzle::{solve, SolveConfig};
 
 use machine::MachineError;
 use serde::Serialize;

@@ -12,9 +12,9 @@
 //! a search cut short by the deadline still has a plan to show.
 
 use crate::bound::{Bound, UNREACHABLE};
-use crate::{Solution, SolveError, SolveStats};
+use crate::{Solution, SolveError, SolveStats, Stop};
 use analysis::GoalLatches;
-use machine::{MachineError, StateMachine};
+use machine::StateMachine;
 use propnet::{Net, PropnetMachine, PropnetState};
 use rustc_hash::FxHashMap;
 use std::time::Instant;
@@ -26,7 +26,7 @@ const DIVE_LIMIT: usize = 100_000;
 
 /// How to search.
 #[derive(Default)]
-pub struct Options<'a> {
+pub struct SolveConfig<'a> {
     /// Dead-state removal: states whose latches rule the sought value out are not searched.
     pub goals: Option<&'a GoalLatches>,
     /// Orders siblings with equal bounds, higher first (e.g. a heuristic estimate of the goal).
@@ -55,18 +55,6 @@ enum Pass {
     Exceeded(u32),
 }
 
-/// Why the search stopped early.
-enum Stop {
-    Machine(MachineError),
-    OutOfTime,
-}
-
-impl From<MachineError> for Stop {
-    fn from(e: MachineError) -> Stop {
-        Stop::Machine(e)
-    }
-}
-
 struct Search<'a> {
     m: PropnetMachine,
     bound: Bound,
@@ -81,7 +69,7 @@ struct Search<'a> {
 }
 
 /// Finds the best score of `net`'s single-player game and a shortest plan reaching it.
-pub fn solve(net: &Net, options: Options<'_>) -> Result<Solution, SolveError> {
+pub fn solve(net: &Net, options: SolveConfig<'_>) -> Result<Solution, SolveError> {
     if net.roles.len() != 1 {
         return Err(SolveError::NotSinglePlayer(net.roles.len()));
     }

@@ -97,7 +97,7 @@ fn check(name: &str, desc: &gdl::Description, net: &Net) -> Option<usize> {
             best = Some((value, dist[0]));
         }
     }
-    let solution = search::solve(net, search::Options::default()).expect("solves");
+    let solution = search::solve(net, search::SolveConfig::default()).expect("solves");
     let (value, moves) = best.expect("some goal value is reachable");
     assert!(solution.optimal, "{name}");
     assert_eq!((solution.score, solution.plan.len() as u32), (Some(value), moves), "{name}");

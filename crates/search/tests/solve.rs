@@ -10,7 +10,8 @@ use std::time::{Duration, Instant};
 fn the_eight_puzzle_is_solved_in_its_optimal_20_moves() {
     let (desc, net) = common::bundled("eightpuzzle");
     let goals = common::goal_latches(&net);
-    let solution = search::solve(&net, search::Options { goals: Some(&goals), ..Default::default() }).expect("solves");
+    let solution =
+        search::solve(&net, search::SolveConfig { goals: Some(&goals), ..Default::default() }).expect("solves");
     assert_eq!((solution.score, solution.optimal, solution.plan.len()), (Some(100), true, 20));
     assert_eq!(common::replay(&desc, &solution.plan), Some(100));
 }
@@ -25,7 +26,7 @@ fn guidance_orders_siblings_without_changing_the_optimum() {
         s.words()[0].count_ones() as f64
     };
     let solution =
-        search::solve(&net, search::Options { guidance: Some(&mut guide), ..Default::default() }).expect("solves");
+        search::solve(&net, search::SolveConfig { guidance: Some(&mut guide), ..Default::default() }).expect("solves");
     assert_eq!((solution.score, solution.optimal, solution.plan.len()), (Some(100), true, 20));
     assert_eq!(common::replay(&desc, &solution.plan), Some(100));
     assert!(calls > 0);
@@ -35,7 +36,7 @@ fn guidance_orders_siblings_without_changing_the_optimum() {
 fn a_search_cut_short_still_returns_the_best_plan_it_found() {
     let (desc, net) = common::bundled("fifteenpuzzle");
     let deadline = Some(Instant::now() + Duration::from_millis(300));
-    let solution = search::solve(&net, search::Options { deadline, ..Default::default() }).expect("solves");
+    let solution = search::solve(&net, search::SolveConfig { deadline, ..Default::default() }).expect("solves");
     assert!(!solution.optimal, "40 moves are not proved in 0.3 s");
     let score = solution.score.expect("the first descent reaches a terminal state");
     assert_eq!(common::replay(&desc, &solution.plan), Some(score));
@@ -48,7 +49,7 @@ fn every_single_player_corpus_game_gives_a_plan_that_replays_to_its_score() {
     for (file, desc, net) in &puzzles {
         let goals = common::goal_latches(net);
         let deadline = Some(Instant::now() + Duration::from_millis(500));
-        let solution = search::solve(net, search::Options { goals: Some(&goals), deadline, ..Default::default() })
+        let solution = search::solve(net, search::SolveConfig { goals: Some(&goals), deadline, ..Default::default() })
             .unwrap_or_else(|e| panic!("{file}: {e}"));
         if let Some(score) = solution.score {
             assert_eq!(common::replay(desc, &solution.plan), Some(score), "{file}: {:?}", solution.plan);

@@ -14,7 +14,7 @@
 //!   `x = x AND r` is false).
 //! * **merge** — hash-consing: gates of one kind over the same input set become one node.
 //! * **flatten** — an AND read only by an AND (or OR by an OR), not an output, is spliced into its
-//!   reader (losing its label, if it had one, unless [`Options::flatten_labelled`] is off).
+//!   reader (losing its label, if it had one, unless [`Passes::flatten_labelled`] is off).
 //! * **reach** — abstract interpretation of the game over three-valued states: bases start at their
 //!   initial value and become unknown once their `next` may differ; an input is known false until
 //!   its `legal` may hold. Every node constant in the resulting over-approximation of the reachable
@@ -25,7 +25,7 @@
 //!
 //! Passes fold, prune, collapse, merge and flatten are equivalences: the optimised net computes the
 //! same outputs for *every* base and input marking. Pass reach is only valid on reachable states
-//! and legal moves (on those it is exact), so [`Options::reachability`] can turn it off.
+//! and legal moves (on those it is exact), so [`Passes::reachability`] can turn it off.
 //!
 //! The rewrites assume a stratified net (no NOT inside a cycle), as every net [`crate::build()`]
 //! makes from valid GDL is. Constant folding leaves a cycle through a NOT alone, but the other
@@ -53,7 +53,7 @@ use work::Work;
 
 /// Which passes [`optimize_with`] runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct Options {
+pub struct Passes {
     /// Run pass reach (valid on reachable states only); off, the result is an exact equivalent.
     pub reachability: bool,
     /// Run pass flatten.
@@ -65,9 +65,9 @@ pub struct Options {
     pub max_rounds: usize,
 }
 
-impl Default for Options {
+impl Default for Passes {
     fn default() -> Self {
-        Options { reachability: true, flatten: true, flatten_labelled: true, max_rounds: 20 }
+        Passes { reachability: true, flatten: true, flatten_labelled: true, max_rounds: 20 }
     }
 }
 
@@ -167,10 +167,10 @@ impl fmt::Display for OptimizeStats {
 /// Optimises `net` with every pass (see the module documentation). The result agrees with `net` on
 /// every reachable state and legal joint move; use [`optimize_with`] for an exact equivalent.
 pub fn optimize(net: &Net) -> (Net, OptimizeStats) {
-    optimize_with(net, &Options::default())
+    optimize_with(net, &Passes::default())
 }
 /// Optimises `net` with the passes `options` selects.
-pub fn optimize_with(net: &Net, options: &Options) -> (Net, OptimizeStats) {
+pub fn optimize_with(net: &Net, options: &Passes) -> (Net, OptimizeStats) {
     let start = Instant::now();
     let before = net.counts();
     let mut w = Work::new(Cow::Borrowed(net), None, &net.labels);

@@ -118,8 +118,8 @@ fn check_reachable(a: &Net, b: &Net) {
     }
 }
 
-fn exact() -> Options {
-    Options { reachability: false, ..Options::default() }
+fn exact() -> Passes {
+    Passes { reachability: false, ..Passes::default() }
 }
 
 #[test]
@@ -234,7 +234,7 @@ fn complements_and_flattening() {
     assert_eq!(opt.kinds[opt.bases[0].next as usize], Kind::Const(false));
     assert_eq!(opt.kinds[opt.bases[1].next as usize], Kind::Const(true));
     assert_eq!(opt.inputs[opt.bases[2].next as usize].len(), 3, "inner spliced into outer");
-    let keep = Options { flatten_labelled: false, ..exact() };
+    let keep = Passes { flatten_labelled: false, ..exact() };
     let (opt, _) = optimize_with(&net, &keep);
     check_exact(&net, &opt);
     assert_eq!(opt.inputs[opt.bases[2].next as usize].len(), 2, "named inner kept");

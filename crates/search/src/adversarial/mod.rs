@@ -45,7 +45,7 @@ const NO_MOVE: u32 = u32::MAX;
 
 /// Limits and switches of a search.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Options {
+pub struct AlphaBetaConfig {
     /// The deepest iteration (in joint moves).
     pub max_depth: u32,
     /// Transposition table slots (rounded up to a power of two); 0 turns the table off.
@@ -54,9 +54,9 @@ pub struct Options {
     pub ordering: bool,
 }
 
-impl Default for Options {
-    fn default() -> Options {
-        Options { max_depth: 1000, table_entries: 1 << 19, ordering: true }
+impl Default for AlphaBetaConfig {
+    fn default() -> AlphaBetaConfig {
+        AlphaBetaConfig { max_depth: 1000, table_entries: 1 << 19, ordering: true }
     }
 }
 
@@ -115,7 +115,7 @@ pub struct Searcher<E, M: StateMachine = PropnetMachine> {
     role: usize,
     model: Model,
     evaluator: E,
-    options: Options,
+    options: AlphaBetaConfig,
     table: Table,
     /// Per move, how much cutting off with it has been worth.
     history: FxHashMap<M::Move, u64>,
@@ -128,7 +128,13 @@ pub struct Searcher<E, M: StateMachine = PropnetMachine> {
 impl<M: StateMachine, E: Evaluator<M>> Searcher<E, M> {
     /// A searcher choosing moves for `role` on the machine `m`, modelling the others by `model`
     /// (see [`Model::of`]) and scoring depth-limited leaves with `evaluator`.
-    pub fn new(m: M, role: usize, model: Model, evaluator: E, options: Options) -> Result<Searcher<E, M>, SearchError> {
+    pub fn new(
+        m: M,
+        role: usize,
+        model: Model,
+        evaluator: E,
+        options: AlphaBetaConfig,
+    ) -> Result<Searcher<E, M>, SearchError> {
         if role >= m.roles().len() {
             return Err(SearchError::NoSuchRole(role));
         }

@@ -51,15 +51,15 @@ impl Evaluator for Scrambled {
     }
 }
 
-fn options(table: bool, ordering: bool, max_depth: u32) -> Options {
-    Options { max_depth, table_entries: if table { 1 << 12 } else { 0 }, ordering }
+fn options(table: bool, ordering: bool, max_depth: u32) -> AlphaBetaConfig {
+    AlphaBetaConfig { max_depth, table_entries: if table { 1 << 12 } else { 0 }, ordering }
 }
 
-fn searcher(net: &Net, role: usize, options: Options) -> Searcher<GoalEvaluator> {
+fn searcher(net: &Net, role: usize, options: AlphaBetaConfig) -> Searcher<GoalEvaluator> {
     Searcher::new(PropnetMachine::new(net), role, Model::of(net), GoalEvaluator, options).expect("role exists")
 }
 
-fn scrambled(net: &Net, role: usize, options: Options) -> Searcher<Scrambled> {
+fn scrambled(net: &Net, role: usize, options: AlphaBetaConfig) -> Searcher<Scrambled> {
     let evaluator = Scrambled { roles: net.roles.len() };
     Searcher::new(PropnetMachine::new(net), role, Model::of(net), evaluator, options).expect("role exists")
 }
@@ -179,7 +179,7 @@ fn two_player_games_are_proved_zero_sum_and_others_are_not() {
 #[test]
 fn a_move_is_ready_when_the_deadline_has_already_passed() {
     let net = bundled("connectfour");
-    let mut s = searcher(&net, 0, Options::default());
+    let mut s = searcher(&net, 0, AlphaBetaConfig::default());
     let mut m = PropnetMachine::new(&net);
     let state = m.initial_state();
     let found = s.search(&state, Instant::now() - Duration::from_millis(1)).unwrap();
@@ -192,7 +192,7 @@ fn tictactoe_is_solved_as_a_draw_from_either_side() {
     let net = bundled("tictactoe");
     let state = PropnetMachine::new(&net).initial_state();
     for role in 0..2 {
-        let mut s = searcher(&net, role, Options::default());
+        let mut s = searcher(&net, role, AlphaBetaConfig::default());
         let found = s.search(&state, Instant::now() + Duration::from_secs(600)).unwrap();
         assert!(found.solved, "{found:?}");
         assert_eq!(found.value, 50.0);
@@ -210,7 +210,7 @@ fn the_nearest_win_is_preferred() {
         let joint = [m.find_move(0, x).unwrap(), m.find_move(1, o).unwrap()];
         state = m.next_state(&state, &joint).unwrap();
     }
-    let mut s = searcher(&net, 0, Options::default());
+    let mut s = searcher(&net, 0, AlphaBetaConfig::default());
     let found = s.search(&state, Instant::now() + Duration::from_secs(600)).unwrap();
     assert_eq!(m.format_move(&found.best), "(mark 3 3)");
     assert!(found.solved && found.value == 99.999, "{found:?}");
@@ -221,7 +221,10 @@ fn an_unknown_role_is_an_error() {
     let net = bundled("tictactoe");
     let m = PropnetMachine::new(&net);
     let ev = GoalEvaluator;
-    assert!(matches!(Searcher::new(m, 2, Model::Paranoid, ev, Options::default()), Err(SearchError::NoSuchRole(2))));
+    assert!(matches!(
+        Searcher::new(m, 2, Model::Paranoid, ev, AlphaBetaConfig::default()),
+        Err(SearchError::NoSuchRole(2))
+    ));
 }
 
 #[test]
@@ -237,7 +240,7 @@ fn the_reasoner_is_searched_like_the_propnet() {
             .collect();
         state = m.next_state(&state, &joint).unwrap();
     }
-    let mut s = Searcher::new(m, 0, Model::Paranoid, GoalEvaluator, Options::default()).expect("role exists");
+    let mut s = Searcher::new(m, 0, Model::Paranoid, GoalEvaluator, AlphaBetaConfig::default()).expect("role exists");
     let found = s.search(&state, Instant::now() + Duration::from_secs(600)).unwrap();
     assert_eq!(s.m.format_move(&found.best), "(mark 1 3)");
     assert!(found.solved, "{found:?}");

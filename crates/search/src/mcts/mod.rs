@@ -51,7 +51,7 @@ const GUIDED_BATCH: usize = 4;
 
 /// How the search runs.
 #[derive(Debug, Clone)]
-pub struct Config {
+pub struct MctsConfig {
     /// Threads playing out leaves (1: everything on the calling thread, reproducibly).
     pub threads: usize,
     /// Seeds every random choice.
@@ -75,9 +75,9 @@ pub struct Config {
     pub max_playout_steps: u32,
 }
 
-impl Default for Config {
-    fn default() -> Config {
-        Config {
+impl Default for MctsConfig {
+    fn default() -> MctsConfig {
+        MctsConfig {
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             seed: 0,
             max_nodes: 4_000_000,
@@ -174,7 +174,7 @@ struct Worker<M: SearchMachine> {
 /// A Monte Carlo tree search that keeps its tree between moves.
 pub struct Mcts<M: SearchMachine = PropnetMachine> {
     guide: Option<Arc<Guide>>,
-    config: Config,
+    config: MctsConfig,
     roles: usize,
     /// The tree thread's machine (expansion, and the playouts when the search has one thread).
     machine: M,
@@ -207,7 +207,7 @@ fn score(goal: &Result<u32, MachineError>) -> u8 {
 impl Mcts<PropnetMachine> {
     /// A search on `program`'s net from its initial state, using the analysis' goal latches in
     /// `guide` (if any) as the module header describes.
-    pub fn new(program: Arc<Program>, guide: Option<Arc<Guide>>, config: Config) -> Result<Mcts, MachineError> {
+    pub fn new(program: Arc<Program>, guide: Option<Arc<Guide>>, config: MctsConfig) -> Result<Mcts, MachineError> {
         Mcts::on(PropnetMachine::from_program(program), guide, config)
     }
 }
@@ -216,7 +216,7 @@ impl<M: SearchMachine> Mcts<M> {
     /// A search on `machine` from the initial state, using the analysis' goal latches in `guide`
     /// (if any, and if the machine's states are the bitsets they read) as the module header
     /// describes.
-    pub fn on(mut machine: M, guide: Option<Arc<Guide>>, config: Config) -> Result<Mcts<M>, MachineError> {
+    pub fn on(mut machine: M, guide: Option<Arc<Guide>>, config: MctsConfig) -> Result<Mcts<M>, MachineError> {
         let roles = machine.roles().len();
         let game_range = (0..roles)
             .map(|r| machine.goal_range(r).map_or((0, 100), |(lo, hi)| (lo.min(100) as u8, hi.min(100) as u8)))
@@ -796,7 +796,13 @@ impl<M: SearchMachine> Mcts<M> {
 /// proven are left alone while any other is open: playing them again teaches nothing, and the
 /// open ones are what stands between the node and its proof (their value reaches the ancestors
 /// through the node's floor instead).
-fn choose<M: SearchMachine>(pool: &Pool<M>, rng: &mut SmallRng, config: &Config, node: &Node<M>, role: usize) -> usize {
+fn choose<M: SearchMachine>(
+    pool: &Pool<M>,
+    rng: &mut SmallRng,
+    config: &MctsConfig,
+    node: &Node<M>,
+    role: usize,
+) -> usize {
     let count = node.move_count(role);
     if count <= 1 {
         return 0;

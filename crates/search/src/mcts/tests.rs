@@ -19,8 +19,8 @@ fn guide(net: &Net) -> Arc<Guide> {
 }
 
 /// One thread, a fixed seed, the given pool size.
-fn config(max_nodes: usize) -> Config {
-    Config { threads: 1, seed: 7, max_nodes, ..Config::default() }
+fn config(max_nodes: usize) -> MctsConfig {
+    MctsConfig { threads: 1, seed: 7, max_nodes, ..MctsConfig::default() }
 }
 
 /// A machine for `net` and the state reached by playing `moves` (one printed move per role per
@@ -36,7 +36,7 @@ fn position(net: &Net, moves: &[[&str; 2]]) -> (PropnetMachine, PropnetState) {
 }
 
 /// A machine for `net` and an MCTS moved (by `advance`) to the state after `moves`.
-fn search_from(net: &Net, moves: &[[&str; 2]], config: Config) -> (PropnetMachine, Mcts) {
+fn search_from(net: &Net, moves: &[[&str; 2]], config: MctsConfig) -> (PropnetMachine, Mcts) {
     let (m, state) = position(net, moves);
     let mut mcts = Mcts::new(Arc::new(Program::new(net)), None, config).expect("starts");
     for step in moves {
@@ -65,7 +65,7 @@ fn the_reasoner_searches_like_the_propnet() {
     let game = games::find("tictactoe").expect("bundled game");
     let (desc, _) = gdl::load(game.file, game.text).expect("valid");
     // Two threads asked for: the reasoner's states are its own, so it searches on one.
-    let config = Config { threads: 2, ..config(10_000) };
+    let config = MctsConfig { threads: 2, ..config(10_000) };
     let mut mcts = Mcts::on(reasoner::Reasoner::new(&desc), None, config).expect("starts");
     let moves = [["(mark 1 1)", "noop"], ["noop", "(mark 2 1)"], ["(mark 1 2)", "noop"], ["noop", "(mark 2 2)"]];
     for step in moves {
@@ -132,7 +132,7 @@ fn goal_latches_shrink_the_corridor_search() {
     let mut work = [(0, 0); 2];
     for (k, guide) in [Some(guide), None].into_iter().enumerate() {
         for seed in 0..10 {
-            let config = Config { seed, ..config(100_000) };
+            let config = MctsConfig { seed, ..config(100_000) };
             let mut mcts = Mcts::new(Arc::clone(&program), guide.clone(), config).expect("starts");
             let stats = mcts.search_iterations(100_000).expect("searches");
             assert_eq!(stats.proven, Some(vec![100]));
@@ -168,7 +168,7 @@ fn a_tiny_pool_stays_within_its_bound() {
 fn a_byte_budget_bounds_the_pool_before_its_node_count_does() {
     let net = net("connectfour");
     let budget = 64 << 10;
-    let config = Config { max_bytes: budget, ..config(1_000_000) };
+    let config = MctsConfig { max_bytes: budget, ..config(1_000_000) };
     let mut mcts = Mcts::new(Arc::new(Program::new(&net)), None, config).expect("starts");
     let mut most = 0;
     for _ in 0..20 {
@@ -187,7 +187,7 @@ fn worker_threads_return_legal_moves() {
     let net = net("connectfour");
     let mut m = PropnetMachine::new(&net);
     let initial = m.initial_state();
-    let config = Config { threads: 2, ..config(100_000) };
+    let config = MctsConfig { threads: 2, ..config(100_000) };
     let mut mcts = Mcts::new(Arc::new(Program::new(&net)), None, config).expect("starts");
     let stats = mcts.search_iterations(5_000).expect("searches");
     assert!(stats.iterations >= 5_000 && stats.playouts > 0, "{stats:?}");
