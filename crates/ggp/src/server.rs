@@ -10,13 +10,16 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 use tiny_http::{Header, Method, Request, Response};
 
+/// Why a [`Handler`] could not answer: whatever error the player behind it has, with its causes.
+pub type HandlerError = Box<dyn std::error::Error + Send + Sync>;
+
 /// A player behind the protocol. Each call must return by its deadline (the clock less the
 /// server's safety margin).
 pub trait Handler: Send {
     /// Prepares a new match (meta-gaming); an error means the match cannot be played.
-    fn start(&mut self, start: &Start, deadline: Instant) -> Result<(), String>;
+    fn start(&mut self, start: &Start, deadline: Instant) -> Result<(), HandlerError>;
     /// Chooses a move after the given joint move (`None` first); answers in KIF.
-    fn play(&mut self, moves: Option<&[String]>, deadline: Instant) -> Result<String, String>;
+    fn play(&mut self, moves: Option<&[String]>, deadline: Instant) -> Result<String, HandlerError>;
     /// The match ended with the given joint move.
     fn stop(&mut self, moves: Option<&[String]>);
     /// The match was cancelled.
@@ -182,7 +185,7 @@ fn dispatch(shared: &Shared, message: &Message, received: Instant) -> Result<Str
                 Ok(()) => Ok("ready".into()),
                 Err(e) => {
                     *lock(&shared.current) = None;
-                    Err(format!("cannot play match {}: {e}", start.id))
+                    Err(format!("cannot play match {}: {}", start.id, crate::error_chain(e.as_ref())))
                 }
             }
         }
@@ -193,7 +196,9 @@ fn dispatch(shared: &Shared, message: &Message, received: Instant) -> Result<Str
             let Some((_, clock)) = lock(&shared.current).clone() else {
                 return Err(format!("no match {id} is being played"));
             };
-            lock(&shared.handler).play(moves.as_deref(), deadline(options, received, clock))
+            lock(&shared.handler)
+                .play(moves.as_deref(), deadline(options, received, clock))
+                .map_err(|e| crate::error_chain(e.as_ref()))
         }
         Message::Stop { id, moves } => {
             if busy(id) {

@@ -1,7 +1,7 @@
 //! The server over real sockets: HTTP/1.0 and 1.1, every message, `busy` for other matches,
 //! `INFO` while a move is being computed, and garbage that must get an HTTP error, not a crash.
 
-use ggp::{Handler, Server, ServerOptions, Start};
+use ggp::{Handler, HandlerError, Server, ServerOptions, Start};
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::sync::mpsc;
@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 struct Slow(mpsc::Sender<String>);
 
 impl Handler for Slow {
-    fn start(&mut self, start: &Start, deadline: Instant) -> Result<(), String> {
+    fn start(&mut self, start: &Start, deadline: Instant) -> Result<(), HandlerError> {
         assert!(deadline > Instant::now(), "the start deadline is in the future");
         if start.rules.contains("broken") {
             return Err("the rules are broken".into());
@@ -20,7 +20,7 @@ impl Handler for Slow {
         self.0.send(format!("start {} {}", start.id, start.role)).unwrap();
         Ok(())
     }
-    fn play(&mut self, moves: Option<&[String]>, deadline: Instant) -> Result<String, String> {
+    fn play(&mut self, moves: Option<&[String]>, deadline: Instant) -> Result<String, HandlerError> {
         // A play clock of 2 s with the default 1 s margin leaves 1 s.
         let left = deadline.saturating_duration_since(Instant::now());
         assert!(left <= Duration::from_secs(1) && left > Duration::from_millis(500), "{left:?}");

@@ -4,7 +4,7 @@
 //! unable to play the game, MCTS plays it instead, so that no match is lost before it begins.
 
 use anyhow::{bail, Context, Result};
-use ggp::{Handler, Server, ServerOptions, Start};
+use ggp::{Handler, HandlerError, Server, ServerOptions, Start};
 use player::{Game, MatchInfo, Player};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -57,9 +57,9 @@ struct Served {
 }
 
 impl Handler for Served {
-    fn start(&mut self, start: &Start, deadline: Instant) -> Result<(), String> {
+    fn start(&mut self, start: &Start, deadline: Instant) -> Result<(), HandlerError> {
         let label = format!("match {}", start.id);
-        let (game, _) = Game::prepare(&label, &label, &start.rules, deadline).map_err(|e| e.to_string())?;
+        let (game, _) = Game::prepare(&label, &label, &start.rules, deadline)?;
         if let Err(why) = &game.propnet {
             eprintln!("note: no propnet for {label} ({why}); playing on the reasoner");
         }
@@ -72,14 +72,14 @@ impl Handler for Served {
             start_clock: Duration::from_secs(start.start_clock),
             play_clock: Duration::from_secs(start.play_clock),
         };
-        let mut player = player::create(&self.spec, seed).map_err(|e| e.to_string())?;
+        let mut player = player::create(&self.spec, seed)?;
         if let Err(e) = player.start(&info, deadline) {
             if self.spec == FALLBACK {
-                return Err(e.to_string());
+                return Err(e.into());
             }
-            eprintln!("note: {} cannot play {label} ({e}); {FALLBACK} plays it", self.spec);
-            player = player::create(FALLBACK, seed).map_err(|e| e.to_string())?;
-            player.start(&info, deadline).map_err(|e| e.to_string())?;
+            eprintln!("note: {} cannot play {label} ({}); {FALLBACK} plays it", self.spec, ggp::error_chain(&e));
+            player = player::create(FALLBACK, seed)?;
+            player.start(&info, deadline)?;
         }
         self.player = Some(player);
         Ok(())
@@ -88,21 +88,22 @@ impl Handler for Served {
     /// A joint move the player cannot read (not the game's, not legal, the wrong number) still
     /// gets a legal answer, guessed from what can be read, so that a confused server or a bug of
     /// ours costs a move at worst, never the match; the problem goes to standard error.
-    fn play(&mut self, moves: Option<&[String]>, deadline: Instant) -> Result<String, String> {
+    fn play(&mut self, moves: Option<&[String]>, deadline: Instant) -> Result<String, HandlerError> {
         let p = self.player.as_mut().ok_or("no match has started")?;
         p.play(moves, deadline).or_else(|e| match moves.and_then(|m| p.guess(m)) {
             Some(guess) => {
+                let e = ggp::error_chain(&e);
                 eprintln!("note: {e}; answering {guess}, legal after the joint move as far as it can be read");
                 Ok(guess)
             }
-            None => Err(e.to_string()),
+            None => Err(e.into()),
         })
     }
 
     fn stop(&mut self, moves: Option<&[String]>) {
         if let Some(mut p) = self.player.take() {
             if let Err(e) = p.stop(moves) {
-                eprintln!("note: the player failed to stop cleanly: {e}");
+                eprintln!("note: the player failed to stop cleanly: {}", ggp::error_chain(&e));
             }
         }
     }

@@ -152,10 +152,7 @@ impl<M: StateMachine> Follower<M> {
                 break;
             }
         }
-        Err(PlayerError::Failed(format!(
-            "lost track of the match: no joint move after the unreadable one makes {} legal",
-            joint.join(" ")
-        )))
+        Err(PlayerError::LostTrack { joint: joint.join(" ") })
     }
 
     /// One of our legal moves, in KIF, in the state that `joint`, which [`step`](Self::step)
@@ -325,8 +322,7 @@ where
         evaluator: Box<dyn Evaluator<M> + Send>,
     ) -> Result<Box<dyn Deliberate>, PlayerError> {
         let state = m.initial_state();
-        let searcher = Searcher::new(m, role, model, evaluator, AlphaBetaConfig::default())
-            .map_err(|e| PlayerError::Failed(e.to_string()))?;
+        let searcher = Searcher::new(m, role, model, evaluator, AlphaBetaConfig::default())?;
         Ok(Box::new(Line { searcher, state }))
     }
 }
@@ -344,7 +340,7 @@ where
     }
 
     fn decide(&mut self, until: Instant) -> Result<String, PlayerError> {
-        let found = self.searcher.search(&self.state, until).map_err(|e| PlayerError::Failed(e.to_string()))?;
+        let found = self.searcher.search(&self.state, until)?;
         Ok(self.searcher.machine().format_move(&found.best))
     }
 }

@@ -36,7 +36,24 @@ pub struct Game {
     /// The rules parsed and validated.
     pub desc: gdl::Description,
     /// The propnet, or why there is none.
-    pub propnet: Result<Propnet, String>,
+    pub propnet: Result<Propnet, NoPropnet>,
+}
+
+/// Why a game is played without a propnet.
+#[derive(Debug, Clone, Error)]
+pub enum NoPropnet {
+    /// Grounding or building gave up.
+    #[error(transparent)]
+    Build(#[from] propnet::Error),
+    /// Nobody asked for one.
+    #[error("the propnet was not built")]
+    NotBuilt,
+    /// The build did not finish within its share of the start clock.
+    #[error("grounding and building the propnet took more than {seconds:.2} s")]
+    OutOfTime {
+        /// The time it had.
+        seconds: f64,
+    },
 }
 
 /// A game's optimised propnet and the program compiled from it.
@@ -80,13 +97,13 @@ impl Game {
         let (done, result) = std::sync::mpsc::channel();
         let copy = desc.clone();
         let spawned = std::thread::Builder::new().name("propnet build".to_owned()).spawn(move || {
-            let _ = done.send(build(&copy).map_err(|e| e.to_string()));
+            let _ = done.send(build(&copy).map_err(NoPropnet::Build));
         });
         let propnet = match spawned {
-            Ok(_) => result.recv_timeout(window + BUILD_GRACE).unwrap_or_else(|_| {
-                Err(format!("grounding and building the propnet took more than {:.2} s", window.as_secs_f64()))
-            }),
-            Err(_) => build(&desc).map_err(|e| e.to_string()),
+            Ok(_) => result
+                .recv_timeout(window + BUILD_GRACE)
+                .unwrap_or(Err(NoPropnet::OutOfTime { seconds: window.as_secs_f64() })),
+            Err(_) => build(&desc).map_err(NoPropnet::Build),
         };
         Ok((Game { name: name.to_owned(), rules: rules.to_owned(), desc, propnet }, warnings))
     }
@@ -97,9 +114,9 @@ impl Game {
         Game { name, rules, desc, propnet: Ok(Propnet::new(net)) }
     }
 
-    /// A game played on the reasoner, for the reason `why` there is no propnet.
-    pub fn on_reasoner(name: String, rules: String, desc: gdl::Description, why: String) -> Game {
-        Game { name, rules, desc, propnet: Err(why) }
+    /// A game played on the reasoner, its propnet not built.
+    pub fn on_reasoner(name: String, rules: String, desc: gdl::Description) -> Game {
+        Game { name, rules, desc, propnet: Err(NoPropnet::NotBuilt) }
     }
 
     /// The roles, in the order of the rules.
@@ -151,7 +168,7 @@ pub struct MatchInfo {
 }
 
 /// Why a player could not do what it was asked.
-#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[derive(Debug, Error)]
 pub enum PlayerError {
     /// No player goes by this name.
     #[error("unknown player {0:?} (built-in players: {known}; or http://host:port)", known = BUILT_IN.join(", "))]
@@ -179,9 +196,61 @@ pub enum PlayerError {
         /// Roles in the game.
         roles: usize,
     },
-    /// A player failed inside (e.g. it panicked, or its search could not run).
-    #[error("{0}")]
-    Failed(String),
+    /// A thread the player needs could not be started.
+    #[error("cannot start the {what} thread")]
+    Thread {
+        /// What the thread was for.
+        what: &'static str,
+        /// Why it could not start.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The player panicked.
+    #[error("the player panicked")]
+    Panicked,
+    /// The player could not follow the match: no joint move after one it could not read makes
+    /// the next one legal.
+    #[error("lost track of the match: no joint move after the unreadable one makes {joint} legal")]
+    LostTrack {
+        /// The joint move that could not be placed, printed.
+        joint: String,
+    },
+    /// The rules could not be put in a message.
+    #[error(transparent)]
+    Protocol(#[from] ggp::ProtocolError),
+    /// A remote player could not be reached, or its answer could not be read.
+    #[error("cannot reach the player at {url}")]
+    Http {
+        /// The player's address.
+        url: String,
+        /// What went wrong.
+        #[source]
+        source: ureq::Error,
+    },
+    /// A remote player answered with an HTTP error.
+    #[error("{url}: HTTP {status}: {body}")]
+    Status {
+        /// The player's address.
+        url: String,
+        /// The HTTP status.
+        status: u16,
+        /// The answer's text.
+        body: String,
+    },
+    /// A remote player did not answer `ready` to `START`.
+    #[error("{url} answered {reply:?} to START")]
+    NotReady {
+        /// The player's address.
+        url: String,
+        /// What it answered.
+        reply: String,
+    },
+    /// Alpha-beta search could not run.
+    #[error(transparent)]
+    Search(#[from] search::SearchError),
+    /// The puzzle solver could not run.
+    #[error(transparent)]
+    Solve(#[from] search::SolveError),
 }
 
 /// The names of the built-in players, for [`create`] and messages.

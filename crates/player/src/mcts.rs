@@ -166,7 +166,7 @@ impl<M: SearchMachine + 'static> Thinker<M> {
         std::thread::Builder::new()
             .name(name)
             .spawn(move || self.run(commands))
-            .map_err(|e| PlayerError::Failed(format!("cannot start the search thread: {e}")))
+            .map_err(|source| PlayerError::Thread { what: "search", source })
     }
 
     /// Whether a search could still change the answer.
@@ -248,7 +248,7 @@ impl Analyst {
             .name("analysis".to_owned())
             .spawn(move || guide(&info, deadline))
             .map(Analyst)
-            .map_err(|e| PlayerError::Failed(format!("cannot start the analysis thread: {e}")))
+            .map_err(|source| PlayerError::Thread { what: "analysis", source })
     }
 
     /// The guide if the analysis ends by `until`; otherwise the analyst, still running.
@@ -280,7 +280,7 @@ fn prepare_puzzle(
         return Ok(true);
     }
     let options = search::SolveConfig { goals, deadline: Some(end), ..search::SolveConfig::default() };
-    let solution = search::solve(net, options).map_err(|e| PlayerError::Failed(e.to_string()))?;
+    let solution = search::solve(net, options)?;
     let moves: Option<Vec<u32>> = solution.plan.iter().map(|mv| mcts.machine().find_move(0, mv)).collect();
     let (Some(score), Some(moves)) = (solution.score, moves) else { return Ok(false) };
     mcts.offer_plan(Plan { moves, score });

@@ -128,12 +128,7 @@ fn ask_all<T: Send>(
             .enumerate()
             .map(|(role, player)| scope.spawn(move || (ask(role, player.as_mut()), Instant::now())))
             .collect();
-        threads
-            .into_iter()
-            .map(|t| {
-                t.join().unwrap_or_else(|_| (Err(PlayerError::Failed("the player panicked".into())), Instant::now()))
-            })
-            .collect()
+        threads.into_iter().map(|t| t.join().unwrap_or_else(|_| (Err(PlayerError::Panicked), Instant::now()))).collect()
     })
 }
 
@@ -202,7 +197,7 @@ impl Table<'_> {
         });
         for (role, (result, at)) in started.into_iter().enumerate() {
             let fault = match result {
-                Err(e) => Some(Fault::Error(e.to_string())),
+                Err(e) => Some(Fault::Error(ggp::error_chain(&e))),
                 Ok(()) if at > deadline => Some(Fault::Late),
                 Ok(()) => None,
             };
@@ -234,7 +229,7 @@ impl Table<'_> {
             let mut joint = Vec::with_capacity(roles.len());
             for (role, (answer, at)) in answers.into_iter().enumerate() {
                 let chosen = match answer {
-                    Err(e) => Err(Fault::Error(e.to_string())),
+                    Err(e) => Err(Fault::Error(ggp::error_chain(&e))),
                     Ok(_) if at > deadline => Err(Fault::Late),
                     Ok(text) => match gdl::canonical_term(&text) {
                         Some(name) => m.legal_move(&state, role, &name)?.ok_or(Fault::Illegal(text)),
@@ -259,7 +254,12 @@ impl Table<'_> {
         let step = record.moves.len();
         for (role, (result, _)) in stopped.into_iter().enumerate() {
             if let Err(e) = result {
-                record.faults.push(FaultRecord { step, role, fault: Fault::Error(e.to_string()), replacement: None });
+                record.faults.push(FaultRecord {
+                    step,
+                    role,
+                    fault: Fault::Error(ggp::error_chain(&e)),
+                    replacement: None,
+                });
             }
         }
         events(Event::Finished { game: number, record: &record });

@@ -26,7 +26,7 @@ impl Remote {
 
     /// Posts `message` and returns the answer's text, waiting until `deadline` (and a grace).
     fn send(&self, message: &Message, deadline: Instant) -> Result<String, PlayerError> {
-        let fail = |e: String| PlayerError::Failed(format!("{}: {e}", self.url));
+        let fail = |source: ureq::Error| PlayerError::Http { url: self.url.clone(), source };
         let wait = deadline.saturating_duration_since(Instant::now()) + GRACE;
         let mut response = self
             .agent
@@ -36,11 +36,15 @@ impl Remote {
             .build()
             .header("Content-Type", "text/acl")
             .send(message.to_string())
-            .map_err(|e| fail(e.to_string()))?;
+            .map_err(fail)?;
         let status = response.status();
-        let text = response.body_mut().read_to_string().map_err(|e| fail(e.to_string()))?;
+        let text = response.body_mut().read_to_string().map_err(fail)?;
         if !status.is_success() {
-            return Err(fail(format!("HTTP {status}: {}", text.trim())));
+            return Err(PlayerError::Status {
+                url: self.url.clone(),
+                status: status.as_u16(),
+                body: text.trim().to_owned(),
+            });
         }
         Ok(text.trim().to_owned())
     }
@@ -52,8 +56,7 @@ impl Player for Remote {
     }
 
     fn start(&mut self, info: &MatchInfo, deadline: Instant) -> Result<(), PlayerError> {
-        let rules =
-            ggp::canonical_rules(&info.game.name, &info.game.rules).map_err(|e| PlayerError::Failed(e.to_string()))?;
+        let rules = ggp::canonical_rules(&info.game.name, &info.game.rules)?;
         let start = Start {
             id: info.id.clone(),
             role: info.role.clone(),
@@ -63,7 +66,7 @@ impl Player for Remote {
         };
         let reply = self.send(&Message::Start(start), deadline)?;
         if !reply.eq_ignore_ascii_case("ready") {
-            return Err(PlayerError::Failed(format!("{} answered {reply:?} to START", self.url)));
+            return Err(PlayerError::NotReady { url: self.url.clone(), reply });
         }
         self.id = Some(info.id.clone());
         Ok(())

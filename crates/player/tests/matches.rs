@@ -52,7 +52,7 @@ fn alpha_beta_never_loses_a_hundred_tictactoe_games_to_random() {
 fn without_a_propnet_alpha_beta_searches_on_the_reasoner() {
     let g = games::find("tictactoe").expect("bundled");
     let (desc, _) = gdl::load(g.name, g.text).expect("valid");
-    let game = Arc::new(Game::on_reasoner(g.name.into(), g.text.into(), desc, "not built, for the test".into()));
+    let game = Arc::new(Game::on_reasoner(g.name.into(), g.text.into(), desc));
     let mut players = players(&["alphabeta", "random"]);
     let clocks = Clocks { start: Duration::from_millis(500), play: Duration::from_millis(300) };
     let options = SeriesOptions { games: 6, clocks, seed: 4 };
@@ -75,7 +75,7 @@ impl Player for Unruly {
     }
 
     fn start(&mut self, _info: &MatchInfo, _deadline: Instant) -> Result<(), PlayerError> {
-        Err(PlayerError::Failed("not in the mood".into()))
+        Err(PlayerError::Thread { what: "mood", source: std::io::Error::other("not in the mood") })
     }
 
     fn play(&mut self, _last: Option<&[String]>, deadline: Instant) -> Result<String, PlayerError> {
@@ -83,7 +83,7 @@ impl Player for Unruly {
         match self.turn % 4 {
             1 => Ok("(mark".into()),
             2 => Ok("(mark 9 9)".into()),
-            3 => Err(PlayerError::Failed("lost my place".into())),
+            3 => Err(PlayerError::LostTrack { joint: "(mark 1 1) noop".into() }),
             _ => {
                 std::thread::sleep(deadline.saturating_duration_since(Instant::now()) + Duration::from_millis(5));
                 Ok("noop".into())
@@ -107,10 +107,16 @@ fn faults_are_recorded_and_replaced_and_the_match_goes_on() {
     let record = &series.matches[0];
     assert_eq!(record.end, End::Terminal);
     let faults: Vec<&Fault> = record.faults.iter().map(|f| &f.fault).collect();
-    assert_eq!(faults[0], &Fault::Error("not in the mood".into()));
+    // The whole chain of causes is recorded.
+    assert_eq!(faults[0], &Fault::Error("cannot start the mood thread: not in the mood".into()));
     assert_eq!(faults[1], &Fault::Illegal("(mark".into()));
     assert_eq!(faults[2], &Fault::Illegal("(mark 9 9)".into()));
-    assert_eq!(faults[3], &Fault::Error("lost my place".into()));
+    assert_eq!(
+        faults[3],
+        &Fault::Error(
+            "lost track of the match: no joint move after the unreadable one makes (mark 1 1) noop legal".into()
+        )
+    );
     assert_eq!(faults[4], &Fault::Late);
     assert!(record.faults.iter().all(|f| f.role == 0));
     // Every faulty move was replaced by one the referee played: the moves are the record.
@@ -136,7 +142,7 @@ fn seats_rotate_and_the_player_count_must_match_the_roles() {
     assert_eq!(seats, [vec![0, 1], vec![1, 0], vec![0, 1]]);
     let mut three = self::players(&["legal", "random", "random"]);
     let e = run_series(&game, &mut three, SeriesOptions { games: 1, clocks, seed: 1 }, &mut |_| {}).err();
-    assert_eq!(e, Some(PlayerError::Seats { players: 3, roles: 2 }));
+    assert!(matches!(e, Some(PlayerError::Seats { players: 3, roles: 2 })), "{e:?}");
     assert_eq!(BUILT_IN.len(), 5);
 }
 

@@ -50,7 +50,7 @@ fn mcts_never_loses_twenty_tictactoe_games_to_random() {
 fn without_a_propnet_mcts_searches_on_the_reasoner() {
     let g = games::find("tictactoe").expect("bundled");
     let (desc, _) = gdl::load(g.name, g.text).expect("valid rules");
-    let game = Arc::new(Game::on_reasoner(g.name.into(), g.text.into(), desc, "not built, for the test".into()));
+    let game = Arc::new(Game::on_reasoner(g.name.into(), g.text.into(), desc));
     // Both seats: the referee, the random player and the search all run on reasoners.
     let mut players = vec![create("mcts", 1).unwrap(), create("random", 2).unwrap()];
     let options = SeriesOptions { games: 6, clocks: clocks(300, 200), seed: 9 };
