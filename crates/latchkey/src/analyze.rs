@@ -50,7 +50,6 @@ const SCHEMA: u32 = 2;
 /// What `latchkey analyze --json` prints.
 #[derive(Serialize)]
 struct Report {
-    schema: u32,
     game: String,
     propnet: NetSize,
     latches: Vec<LatchEntry>,
@@ -134,10 +133,31 @@ struct ProofEntry {
     solve_seconds: f64,
 }
 
-/// Runs the analysis of `spec` within `secs` seconds, propnet build included (a start clock), and
+/// `latchkey analyze`'s arguments.
+#[derive(clap::Args)]
+pub struct Args {
+    /// A GDL file, or the name of a bundled game.
+    game: String,
+    /// Which methods to run.
+    #[arg(long, value_enum, default_value_t = Methods::All)]
+    method: Methods,
+    /// Which solver proves latches by the two-step question.
+    #[arg(long, value_enum, default_value_t = ProverArg::Sat)]
+    prover: ProverArg,
+    /// Seconds for the whole analysis, propnet build included, like a start clock; phases
+    /// that would start later are skipped, and proofs still open are counted, in the notes.
+    #[arg(long, default_value_t = 10.0, value_parser = crate::output::seconds)]
+    time: f64,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Runs the analysis of the game within its time, propnet build included (a start clock), and
 /// prints it.
-pub fn run(spec: &str, methods: Methods, prover: ProverArg, secs: f64, json: bool) -> Result<ExitCode> {
-    let prover = Prover::from(prover);
+pub fn run(args: Args) -> Result<ExitCode> {
+    let (spec, methods, secs) = (&args.game, args.method, args.time);
+    let prover = Prover::from(args.prover);
     anyhow::ensure!(
         prover.available(),
         "this latchkey was built without the {} prover (cargo feature `clingo`)",
@@ -169,8 +189,8 @@ pub fn run(spec: &str, methods: Methods, prover: ProverArg, secs: f64, json: boo
     bar.finish_and_clear();
     let mut report = report(net, &result, game.name.clone());
     report.timings.insert(0, analysis::Phase { phase: "propnet".to_owned(), seconds: built });
-    if json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+    if args.json {
+        crate::output::print_json(SCHEMA, &report)?;
     } else {
         print(&report);
     }
@@ -199,7 +219,6 @@ fn report(net: &Net, a: &Analysis, game: String) -> Report {
     }
     let initial = PropnetState::from_bases(net.bases.len(), (0..net.bases.len()).filter(|&i| net.bases[i].init));
     Report {
-        schema: SCHEMA,
         game,
         propnet: NetSize { nodes: net.kinds.len(), bases: net.bases.len(), inputs: net.moves.len() },
         latches: sorted(latches.into_iter().map(|((b, kind), methods)| LatchEntry {

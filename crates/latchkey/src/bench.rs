@@ -40,10 +40,38 @@ struct GameBench {
     ratio: Option<f64>,
 }
 
-/// Runs the benchmark over `games` and prints the results.
-pub fn run(games: &[String], secs: f64, engines: Engines, json: bool) -> Result<ExitCode> {
+/// The shape of `latchkey bench --json`.
+const SCHEMA: u32 = 1;
+
+/// `latchkey bench`'s arguments.
+#[derive(clap::Args)]
+pub struct Args {
+    /// GDL files or bundled game names.
+    #[arg(required = true)]
+    games: Vec<String>,
+    /// Seconds of playouts per game and engine.
+    #[arg(long, default_value_t = 5.0)]
+    secs: f64,
+    /// Which engines to measure.
+    #[arg(long, value_enum, default_value_t = Engines::All)]
+    engine: Engines,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+/// What `latchkey bench --json` prints.
+#[derive(Serialize)]
+struct Report {
+    /// Every game, in the order given.
+    games: Vec<GameBench>,
+}
+
+/// Runs the benchmark over the games and prints the results.
+pub fn run(args: Args) -> Result<ExitCode> {
+    let (secs, engines, json) = (args.secs, args.engine, args.json);
     let mut results = Vec::new();
-    for spec in games {
+    for spec in &args.games {
         let game = game::load(spec)?;
         let mut bench = GameBench {
             game: game.name.clone(),
@@ -75,7 +103,7 @@ pub fn run(games: &[String], secs: f64, engines: Engines, json: bool) -> Result<
         results.push(bench);
     }
     if json {
-        println!("{}", serde_json::to_string_pretty(&results)?);
+        crate::output::print_json(SCHEMA, &Report { games: results })?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -13,22 +13,35 @@ use serde::Serialize;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-/// The parameters as given on the command line.
+/// The shape of `latchkey heuristic --json`.
+const SCHEMA: u32 = 1;
+
+/// `latchkey heuristic`'s arguments.
+#[derive(clap::Args)]
 pub struct Args {
-    /// A file of base propositions making up the state.
-    pub state: Option<String>,
-    /// Joint moves from the initial state, one move per role each.
-    pub moves: Vec<String>,
-    /// τ.
-    pub tau: f64,
-    /// θ, if any.
-    pub theta: Option<f64>,
-    /// The Yager parameter, if the Yager t-norm replaces the product.
-    pub yager_q: Option<f64>,
-    /// Refine the degrees with the game's latches.
-    pub latches: bool,
-    /// Print JSON.
-    pub json: bool,
+    /// A GDL file, or the name of a bundled game.
+    game: String,
+    /// A file of base propositions (KIF) making up the state.
+    #[arg(long, conflicts_with = "moves")]
+    state: Option<String>,
+    /// Joint moves from the initial state, one move per role each, e.g. "(mark 1 1)" noop.
+    #[arg(long, num_args = 1..)]
+    moves: Vec<String>,
+    /// The degree of a true proposition, between 0.5 and 1.
+    #[arg(long, default_value_t = 0.9, allow_negative_numbers = true)]
+    tau: f64,
+    /// The threshold θ of chapter 16.4, above 0.5 and at most tau.
+    #[arg(long, allow_negative_numbers = true)]
+    theta: Option<f64>,
+    /// Use the Yager t-norm with this parameter q (0 to inf) instead of the product.
+    #[arg(long, allow_negative_numbers = true)]
+    yager_q: Option<f64>,
+    /// Refine the degrees with the game's latches (chapter 16.4).
+    #[arg(long)]
+    latches: bool,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    json: bool,
 }
 
 /// How long the latch analysis may take.
@@ -67,8 +80,9 @@ struct RoleReport {
     goals: Vec<GoalDegree>,
 }
 
-/// Prints the heuristics of game `spec` in the state the arguments describe.
-pub fn run(spec: &str, args: &Args) -> Result<ExitCode> {
+/// Prints the heuristics of the game in the state the arguments describe.
+pub fn run(args: Args) -> Result<ExitCode> {
+    let spec = &args.game;
     let params = Params { tau: args.tau, theta: args.theta, norm: args.yager_q.map_or(Norm::Product, Norm::Yager) };
     params.validate().context("invalid parameters")?;
     let game = game::load(spec)?;
@@ -109,7 +123,7 @@ pub fn run(spec: &str, args: &Args) -> Result<ExitCode> {
         roles,
     };
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&report).context("cannot print JSON")?);
+        crate::output::print_json(SCHEMA, &report)?;
     } else {
         print(&report);
     }

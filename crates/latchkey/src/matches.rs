@@ -10,24 +10,36 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// What `latchkey match` was asked to do.
+/// The shape of `latchkey match --json`.
+const SCHEMA: u32 = 1;
+
+/// `latchkey match`'s arguments.
+#[derive(clap::Args)]
 pub struct Args {
-    /// The game to play.
-    pub game: String,
-    /// One player per role, by name.
-    pub players: Vec<String>,
+    /// A GDL file, or the name of a bundled game.
+    game: String,
+    /// One player per role, comma-separated: a built-in player (see docs/match.md) or the
+    /// http://host:port of a GGP player.
+    #[arg(long, value_delimiter = ',', required = true)]
+    players: Vec<String>,
     /// How many matches.
-    pub games: usize,
-    /// Start clock in seconds.
-    pub start_clock: f64,
-    /// Play clock in seconds.
-    pub play_clock: f64,
-    /// Seeds the players' and the referee's randomness.
-    pub seed: u64,
-    /// Print only the final JSON.
-    pub json: bool,
-    /// Do not show the moves.
-    pub quiet: bool,
+    #[arg(long, default_value_t = 10)]
+    games: usize,
+    /// Seconds each player has to prepare.
+    #[arg(long = "startclock", value_name = "SECONDS", default_value_t = 5.0)]
+    start_clock: f64,
+    /// Seconds each player has per move.
+    #[arg(long = "playclock", value_name = "SECONDS", default_value_t = 1.0)]
+    play_clock: f64,
+    /// Seed of the random players and of the moves that replace faulty ones.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Print the whole series as JSON instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Do not show the moves as they are played.
+    #[arg(long, short = 'q')]
+    quiet: bool,
 }
 
 /// How the game was prepared before the series: the players' start clock is what was left.
@@ -114,7 +126,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     bar.finish_and_clear();
     if args.json {
         let report = Report { series: &series, prepared };
-        println!("{}", serde_json::to_string_pretty(&report).context("cannot print JSON")?);
+        crate::output::print_json(SCHEMA, &report)?;
     } else {
         print_table(&series, &prepared);
     }

@@ -10,20 +10,27 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// What `latchkey serve` was asked to do.
+/// `latchkey serve`'s arguments.
+#[derive(clap::Args)]
 pub struct Args {
+    /// The port to listen on (0 picks a free one; the address is printed).
+    #[arg(long, default_value_t = 9147)]
+    port: u16,
     /// The address to listen on.
-    pub host: String,
-    /// The port (0 picks a free one; the address is printed either way).
-    pub port: u16,
-    /// The player that plays the matches, by name.
-    pub player: String,
-    /// Seconds kept back from every clock.
-    pub margin: f64,
-    /// Seeds the player's randomness.
-    pub seed: u64,
-    /// Do not log messages on standard error.
-    pub quiet: bool,
+    #[arg(long, default_value = "0.0.0.0")]
+    host: String,
+    /// The player that plays the matches.
+    #[arg(long, default_value = "mcts")]
+    player: String,
+    /// Seconds kept back from every clock for the network.
+    #[arg(long, default_value_t = 1.0, value_parser = crate::output::seconds)]
+    margin: f64,
+    /// Seed of the player's randomness.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Do not log the messages on standard error.
+    #[arg(long, short = 'q')]
+    quiet: bool,
 }
 
 /// Serves until the listener fails.

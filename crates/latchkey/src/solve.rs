@@ -44,9 +44,32 @@ struct Report {
     exhaustive: Vec<Run>,
 }
 
-/// Solves `spec` within `secs` seconds (propnet build, analysis and search together; each
-/// `stats` comparison run gets as long again) and prints the plan.
-pub fn run(spec: &str, secs: f64, stats: bool, json: bool) -> Result<ExitCode> {
+/// The shape of `latchkey solve --json`.
+const SCHEMA: u32 = 1;
+
+/// `latchkey solve`'s arguments.
+#[derive(clap::Args)]
+pub struct Args {
+    /// A GDL file, or the name of a bundled game.
+    game: String,
+    /// Seconds allowed for the propnet build, the analysis and the search together (and per
+    /// comparison run); when they run out, the best plan found so far is printed, not marked
+    /// optimal.
+    #[arg(long, default_value_t = 60.0, value_parser = crate::output::seconds)]
+    time: f64,
+    /// Also solve exhaustively with and without chapter 12's dead-state removal and compare
+    /// the node counts.
+    #[arg(long)]
+    stats: bool,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Solves the game within its time (propnet build, analysis and search together; each `--stats`
+/// comparison run gets as long again) and prints the plan.
+pub fn run(args: Args) -> Result<ExitCode> {
+    let (spec, secs, stats) = (&args.game, args.time, args.stats);
     let budget = Duration::from_secs_f64(secs);
     let start = Instant::now();
     let deadline = start + budget;
@@ -88,8 +111,8 @@ pub fn run(spec: &str, secs: f64, stats: bool, json: bool) -> Result<ExitCode> {
         }
     }
     let report = Report { game: game.name, analysis_seconds, search, exhaustive };
-    if json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+    if args.json {
+        crate::output::print_json(SCHEMA, &report)?;
     } else {
         print(&report);
     }

@@ -130,7 +130,8 @@ fn bench_measures_both_engines_in_one_run() {
     let o = latchkey(&["bench", "tictactoe", "--secs", "0.3", "--json"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let results: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
-    let game = &results[0];
+    assert_eq!(results["schema"], 1, "{results}");
+    let game = &results["games"][0];
     assert!(game["propnet"]["playouts_per_sec"].as_f64().unwrap() > 0.0, "{game}");
     assert!(game["reasoner"]["playouts_per_sec"].as_f64().unwrap() > 0.0, "{game}");
     assert!(game["ratio"].as_f64().is_some(), "{game}");
@@ -228,4 +229,26 @@ fn solve_prints_an_optimal_plan_and_rejects_bad_limits_and_multiplayer_games() {
     let o = latchkey(&["solve", "tictactoe"]);
     assert!(!o.status.success());
     assert!(stderr(&o).contains("single-player game; this one has 2 roles"), "{}", stderr(&o));
+}
+
+#[test]
+fn every_json_output_names_its_schema() {
+    let runs: [(&[&str], u64); 8] = [
+        (&["check", "tictactoe", "--json"], 1),
+        (&["playout", "tictactoe", "-n", "5", "--json"], 1),
+        (&["perft", "tictactoe", "--depth", "1", "--json"], 1),
+        (&["propnet", "tictactoe", "--json"], 1),
+        (&["heuristic", "tictactoe", "--json"], 1),
+        (&["solve", "buttonsandlights", "--json"], 1),
+        (&["analyze", "buttonsandlights", "--json"], 2),
+        (&["match", "tictactoe", "--players", "random,random", "--games", "1", "--playclock", "1", "--json"], 1),
+    ];
+    for (args, schema) in runs {
+        let o = latchkey(args);
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        let report: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+        assert_eq!(report["schema"], schema, "{args:?}: {report}");
+        // The schema comes first, then the report's own fields.
+        assert!(stdout(&o).trim_start().starts_with("{\n  \"schema\""), "{args:?}");
+    }
 }
