@@ -1,0 +1,163 @@
+//! The search loop: batches of leaves selected on the tree's thread, played out here or by worker
+//! threads with machines of their own, and backed up as their results come in.
+
+use super::playout::Outcome;
+use super::{Leaf, Mcts, SearchMachine, SearchStats, Selected, Settings, Worker, GUIDED_BATCH};
+use machine::MachineError;
+use std::sync::mpsc;
+use std::time::Instant;
+
+impl<M: SearchMachine> Mcts<M> {
+    /// The search loop: select batches of leaves, play them out, back up, until the deadline,
+    /// the iteration budget, or a proven root.
+    pub(super) fn run(
+        &mut self,
+        deadline: Option<Instant>,
+        iterations: Option<u64>,
+    ) -> Result<SearchStats, MachineError> {
+        let settings = Settings {
+            max_steps: self.config.max_playout_steps,
+            trace: self.roles == 1,
+            guide: self.guide.clone().filter(|_| self.config.guided_playouts),
+            deadline,
+        };
+        let batch = match settings.guide {
+            Some(_) => GUIDED_BATCH,
+            None => self.config.batch.clamp(1, 64),
+        };
+        let target = iterations.map(|n| self.iterations.saturating_add(n));
+        let mut workers = std::mem::take(&mut self.workers);
+        let result = if workers.len() == 1 {
+            self.run_here(&mut workers[0], &settings, batch, target)
+        } else {
+            self.run_threads(&mut workers, &settings, batch, target)
+        };
+        self.workers = workers;
+        result?;
+        Ok(self.stats())
+    }
+
+    /// How many leaves the next batch may take (0: stop), given `in_flight` leaves still out.
+    pub(super) fn room(&self, settings: &Settings, batch: usize, target: Option<u64>, in_flight: u64) -> usize {
+        if self.root_node().proof.is_some() || settings.out_of_time() {
+            return 0;
+        }
+        let left = target.map_or(u64::MAX, |t| t.saturating_sub(self.iterations + in_flight));
+        batch.min(usize::try_from(left).unwrap_or(usize::MAX))
+    }
+
+    /// The loop on one thread: select a batch, play it, back it up.
+    pub(super) fn run_here(
+        &mut self,
+        worker: &mut Worker<M>,
+        settings: &Settings,
+        batch: usize,
+        target: Option<u64>,
+    ) -> Result<(), MachineError> {
+        loop {
+            let room = self.room(settings, batch, target, 0);
+            if room == 0 {
+                return Ok(());
+            }
+            let leaves = self.select_batch(room)?;
+            let starts: Vec<M::State> = leaves.iter().filter_map(|l| l.state.clone()).collect();
+            let outcomes = self.machine.play_out(&mut worker.scratch, &starts, &mut worker.rng, settings)?;
+            self.finish(leaves, outcomes);
+        }
+    }
+
+    /// The loop with workers: keep each busy with up to two batches while backing up results.
+    pub(super) fn run_threads(
+        &mut self,
+        workers: &mut [Worker<M>],
+        settings: &Settings,
+        batch: usize,
+        target: Option<u64>,
+    ) -> Result<(), MachineError> {
+        type Done<Mv> = (usize, usize, Result<Vec<Option<Outcome<Mv>>>, MachineError>);
+        let mut helpers = std::mem::take(&mut self.helpers);
+        let result = std::thread::scope(|scope| {
+            let (done_tx, done_rx) = mpsc::channel::<Done<M::Move>>();
+            let mut jobs = Vec::new();
+            for (w, (worker, m)) in workers.iter_mut().zip(helpers.iter_mut()).enumerate() {
+                let (job_tx, job_rx) = mpsc::channel::<(usize, Vec<M::State>)>();
+                let done_tx = done_tx.clone();
+                scope.spawn(move || {
+                    for (id, starts) in job_rx {
+                        let played = m.play_out(&mut worker.scratch, &starts, &mut worker.rng, settings);
+                        if done_tx.send((w, id, played)).is_err() {
+                            break;
+                        }
+                    }
+                });
+                jobs.push(job_tx);
+            }
+            let mut busy = vec![0u8; jobs.len()];
+            let mut pending: Vec<Option<Vec<Leaf<M>>>> = Vec::new();
+            let mut in_flight = 0u64;
+            loop {
+                while let Some(w) = (0..busy.len()).min_by_key(|&w| busy[w]).filter(|&w| busy[w] < 2) {
+                    let room = self.room(settings, batch, target, in_flight);
+                    if room == 0 {
+                        break;
+                    }
+                    let leaves = self.select_batch(room)?;
+                    let starts: Vec<M::State> = leaves.iter().filter_map(|l| l.state.clone()).collect();
+                    let id = pending.iter().position(Option::is_none).unwrap_or(pending.len());
+                    if id == pending.len() {
+                        pending.push(None);
+                    }
+                    in_flight += starts.len() as u64;
+                    pending[id] = Some(leaves);
+                    busy[w] += 1;
+                    // A worker only stops once `jobs` is dropped, so the send cannot fail.
+                    let _ = jobs[w].send((id, starts));
+                }
+                if busy.iter().all(|&b| b == 0) {
+                    return Ok(());
+                }
+                let Ok((w, id, outcomes)) = done_rx.recv() else { return Ok(()) };
+                busy[w] -= 1;
+                let leaves = pending[id].take().unwrap_or_default();
+                in_flight -= leaves.iter().filter(|l| l.state.is_some()).count() as u64;
+                self.finish(leaves, outcomes?);
+            }
+        });
+        self.helpers = helpers;
+        result
+    }
+
+    /// Selects up to `count` leaves, backing up the decided ones at once; returns the rest (the
+    /// playouts to run), stopping early once the root is proven.
+    pub(super) fn select_batch(&mut self, count: usize) -> Result<Vec<Leaf<M>>, MachineError> {
+        let mut leaves = Vec::with_capacity(count);
+        for _ in 0..count {
+            match self.select()? {
+                Selected::Known(leaf, scores) => {
+                    self.backup(&leaf, &scores, true);
+                    if self.root_node().proof.is_some() {
+                        break;
+                    }
+                }
+                Selected::Playout(leaf) => leaves.push(leaf),
+            }
+        }
+        Ok(leaves)
+    }
+
+    /// Backs up the playouts of `leaves` (those with a start state, in order, as `outcomes`
+    /// lists them); a leaf whose playout was cut short is taken back.
+    pub(super) fn finish(&mut self, leaves: Vec<Leaf<M>>, outcomes: Vec<Option<Outcome<M::Move>>>) {
+        let mut outcomes = outcomes.into_iter();
+        for mut leaf in leaves.into_iter().filter(|l| l.state.is_some()) {
+            match outcomes.next().flatten() {
+                Some(outcome) => {
+                    self.playouts += 1;
+                    leaf.moves.extend_from_slice(&outcome.moves);
+                    self.backup(&leaf, &outcome.scores, outcome.complete);
+                }
+                None => self.take_back(&leaf),
+            }
+        }
+    }
+}

@@ -1,0 +1,179 @@
+//! Selection and backup: the descent that picks every role's move by UCB at each node and
+//! expands the first new joint move, and the statistics added (or taken back) along its path.
+
+use super::tree::{Kind, Node, Pool};
+use super::{Leaf, Mcts, MctsConfig, Plan, SearchMachine, Selected, MAX_PATH};
+use machine::MachineError;
+use rand::rngs::SmallRng;
+use rand::Rng;
+
+impl<M: SearchMachine> Mcts<M> {
+    /// Descends from the root choosing every role's move at each node, expands the first joint
+    /// move that has no node yet, and passes through nodes where nobody has a choice.
+    pub(super) fn select(&mut self) -> Result<Selected<M>, MachineError> {
+        self.tick += 1;
+        let now = self.tick;
+        let mut leaf = Leaf::default();
+        let mut at = self.root;
+        let mut fresh = false;
+        let mut choice = Vec::with_capacity(self.roles);
+        loop {
+            let node = self.pool.get_mut(at).expect("a node on the path was visited this tick");
+            node.last_visit = now;
+            node.visits += 1;
+            if let Some(p) = &node.proof {
+                let scores = p.scores.clone();
+                leaf.node = Some(at);
+                return Ok(Selected::Known(leaf, scores));
+            }
+            if (fresh && node.kind != Kind::Forced) || leaf.path.len() >= MAX_PATH || node.joint_count.is_none() {
+                leaf.node = Some(at);
+                leaf.state = Some(node.state.clone());
+                return Ok(Selected::Playout(leaf));
+            }
+            let node = self.pool.get(at).expect("just visited");
+            choice.clear();
+            for r in 0..self.roles {
+                choice.push(choose(&self.pool, &mut self.rng, &self.config, node, r) as u32);
+            }
+            let key = node.key(&choice);
+            let next = node.child(key).filter(|&c| self.pool.get(c).is_some());
+            let joint: Vec<M::Move> = choice.iter().enumerate().map(|(r, &c)| node.role_move(r, c as usize)).collect();
+            let node = self.pool.get_mut(at).expect("just visited");
+            for (r, &c) in choice.iter().enumerate() {
+                node.edges[node.starts[r] as usize + c as usize].visits += 1;
+            }
+            leaf.path.push(at);
+            leaf.choices.extend_from_slice(&choice);
+            if self.roles == 1 {
+                leaf.moves.push(joint[0]);
+            }
+            if let Some(next) = next {
+                at = next;
+                fresh = false;
+                continue;
+            }
+            let state = node.state.clone();
+            let next = self.machine.next_state(&state, &joint)?;
+            let child = match self.pool.find(&next) {
+                Some(found) => found,
+                None => match self.describe(next).map(|fresh| self.pool.insert(fresh, self.root, now))? {
+                    Ok(made) => {
+                        fresh = true;
+                        made
+                    }
+                    // No room: the leaf has no node, but its scores or its playout still count.
+                    Err(lost) => {
+                        return Ok(match lost.proof {
+                            Some(p) => Selected::Known(leaf, p.scores),
+                            None => {
+                                leaf.state = Some(lost.state);
+                                Selected::Playout(leaf)
+                            }
+                        });
+                    }
+                },
+            };
+            if let Some(node) = self.pool.get_mut(at) {
+                node.set_child(key, child);
+            }
+            at = child;
+        }
+    }
+
+    /// Propagates proofs up from a proven leaf, then adds `scores` to the statistics along
+    /// `leaf`'s path (above a node whose mover has a better proven move, that move's scores
+    /// instead), and keeps a better single-player plan.
+    pub(super) fn backup(&mut self, leaf: &Leaf<M>, scores: &[u8], complete: bool) {
+        self.iterations += 1;
+        let proven = leaf.node.and_then(|n| self.pool.get(n)).is_some_and(|n| n.proof.is_some());
+        if proven {
+            for &at in leaf.path.iter().rev() {
+                if !self.prove(at) {
+                    break;
+                }
+            }
+        }
+        if complete && self.roles == 1 {
+            self.offer_plan(Plan { moves: leaf.moves.clone(), score: u32::from(scores[0]) });
+        }
+        let roles = self.roles;
+        let mut scores: Box<[u8]> = scores.into();
+        for (k, &at) in leaf.path.iter().enumerate().rev() {
+            let Some(node) = self.pool.get_mut(at) else { continue };
+            for (r, &c) in leaf.choices[k * roles..(k + 1) * roles].iter().enumerate() {
+                node.edges[node.starts[r] as usize + c as usize].sum += f64::from(scores[r]);
+            }
+            if let (Kind::Mover(m), Some(floor)) = (node.kind, &node.floor) {
+                if floor[m] > scores[m] {
+                    scores.clone_from(floor);
+                }
+            }
+        }
+    }
+
+    /// Undoes the visits of a leaf whose playout never finished.
+    pub(super) fn take_back(&mut self, leaf: &Leaf<M>) {
+        let roles = self.roles;
+        for (k, &at) in leaf.path.iter().enumerate() {
+            if let Some(node) = self.pool.get_mut(at) {
+                node.visits = node.visits.saturating_sub(1);
+                for (r, &c) in leaf.choices[k * roles..(k + 1) * roles].iter().enumerate() {
+                    let edge = &mut node.edges[node.starts[r] as usize + c as usize];
+                    edge.visits = edge.visits.saturating_sub(1);
+                }
+            }
+        }
+        if let Some(node) = leaf.node.and_then(|n| self.pool.get_mut(n)) {
+            node.visits = node.visits.saturating_sub(1);
+        }
+    }
+}
+
+/// `role`'s move index at `node` by UCB on its own statistics: untried moves first (a random
+/// one), others at mean plus exploration plus the fading goal-latch hint. Moves whose result is
+/// proven are left alone while any other is open: playing them again teaches nothing, and the
+/// open ones are what stands between the node and its proof (their value reaches the ancestors
+/// through the node's floor instead).
+fn choose<M: SearchMachine>(
+    pool: &Pool<M>,
+    rng: &mut SmallRng,
+    config: &MctsConfig,
+    node: &Node<M>,
+    role: usize,
+) -> usize {
+    let count = node.move_count(role);
+    if count <= 1 {
+        return 0;
+    }
+    let alone = node.kind == Kind::Mover(role);
+    let log_n = f64::from(node.visits.max(1)).ln();
+    let mut best: Option<(usize, f64)> = None;
+    let mut proven: Option<(usize, u8)> = None;
+    let (mut untried, mut untried_seen) = (None, 0u32);
+    for i in 0..count {
+        let edge = node.edge(role, i);
+        let child = node.child(i as u64).filter(|_| alone).and_then(|c| pool.get(c));
+        if let Some(p) = child.and_then(|c| c.proof.as_ref()) {
+            if proven.is_none_or(|(_, v)| p.scores[role] > v) {
+                proven = Some((i, p.scores[role]));
+            }
+        } else if let Some(mean) = edge.mean() {
+            let visits = f64::from(edge.visits);
+            let hint = child.map_or(0.0, |c| {
+                let (lo, hi) = (node.range[role], c.range[role]);
+                (f64::from(hi.0) - f64::from(lo.0) + f64::from(hi.1) - f64::from(lo.1)) / 100.0
+            });
+            let value = mean / 100.0 + config.exploration * (log_n / visits).sqrt() + config.latch_bias * hint / visits;
+            if best.is_none_or(|(_, v)| value > v) {
+                best = Some((i, value));
+            }
+        } else {
+            untried_seen += 1;
+            if rng.random_range(0..untried_seen) == 0 {
+                untried = Some(i);
+            }
+        }
+    }
+    untried.or(best.map(|b| b.0)).or(proven.map(|p| p.0)).unwrap_or(0)
+}
