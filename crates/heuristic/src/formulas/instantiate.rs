@@ -1,45 +1,15 @@
-//! The goal formulas of a game, instantiated as the rules write them (chapter 16.2).
-//!
-//! The propnet's ground rules cannot serve: grounding rewrites bodies into disjunctive normal form
-//! and moves existential quantifiers inward, and the optimiser folds, merges and flattens gates.
-//! Both keep the Boolean meaning but change fuzzy degrees (`(a ∨ b) ∧ c` is not
-//! `(a ∧ c) ∨ (b ∧ c)` under the product t-norm, and the threshold θ is not even associative).
-//! So each rule a goal depends on is instantiated here from its own text, over the relaxed model
-//! of the propnet's grounder (the atoms that can ever hold):
-//!
-//! * an atom is the disjunction of every instance of every rule concluding it, an instance being
-//!   one binding of the variables the body binds outside any `or` (chapter 16.2's `line(x)`: one
-//!   disjunct per rule and per value of `M` in `row(M, x)`);
-//! * a body is the conjunction of its literals in written order, `not` a negation, `or` a
-//!   disjunction of its branches; a variable bound only inside an `or` branch ranges over that
-//!   branch alone (a disjunction over its values there), since the other branches say nothing
-//!   about it;
-//! * instances whose positive atoms cannot hold are left out: their conjunction is 0 under every
-//!   t-norm and 0 is neutral in every disjunction, so leaving them out changes no degree. Atoms
-//!   that can never hold are the constant 0.
-//!
-//! The result is a circuit of AND/OR/NOT gates stored as a [`Net`] with inputs in written order,
-//! never optimised, over the base propositions of the game's propnet (indexed like
-//! [`PropnetState`]). Its crisp meaning is the rules' meaning, which tests check against the
-//! propnet. [`Formulas::evaluate`] is the plain recursive fuzzy evaluator, the reference for the
-//! compiled [`crate::FuzzyGoals`].
+//! The instantiator: each rule a goal depends on, instantiated from its own text over the
+//! relaxed model (an atom the disjunction of its rules' instances, a body the conjunction of its
+//! literals in written order), joining body literals through the model's relation indexes.
 
-use crate::params::{Logic, Params, WithLogic};
+use super::Formulas;
 use crate::Error;
 use gdl::{Bindings, Description, Literal, Lookup, Pat, Sym, TermId, VarNumbering};
 use propnet::ground::{AtomRef, Grounded, Limits, RelId, Relation};
 use propnet::net::{Kind, Net, NodeId};
-use propnet::PropnetState;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::rc::Rc;
 use std::time::Instant;
-
-/// A recursive atom's degree is the least fixpoint of its equations, found by iteration from 0;
-/// iteration stops when no degree moves by more than this.
-pub(crate) const FIXPOINT_TOLERANCE: f64 = 1e-12;
-
-/// The most rounds of that iteration (it converges geometrically; this only bounds the work).
-pub(crate) const FIXPOINT_ROUNDS: usize = 1000;
 
 /// A body literal compiled for instantiation.
 #[derive(Debug, Clone)]
@@ -145,196 +115,8 @@ impl Lit {
     }
 }
 
-/// The goal formulas of one game, instantiated.
-#[derive(Debug, Clone)]
-pub struct Formulas {
-    /// The gates; `goals` holds each role's goal atoms.
-    net: Net,
-    /// How many base propositions the game's propnet has.
-    base_count: usize,
-    /// The evaluation order: strongly connected components, inputs first.
-    schedule: Vec<Vec<NodeId>>,
-    /// The component of each node that lies on a cycle (recursion), `u32::MAX` for the others.
-    cycle_of: Vec<u32>,
-    /// The cyclic components, each in evaluation order.
-    cycles: Vec<Vec<NodeId>>,
-}
-
-impl Formulas {
-    /// Instantiates the goal formulas of `desc` over the base propositions of `net`, its
-    /// (optimised or not) propnet, computing the relaxed model within `limits`.
-    pub fn new(desc: &Description, net: &Net, limits: &Limits) -> Result<Formulas, Error> {
-        let model = propnet::ground::relaxed_model(desc, limits)?;
-        Formulas::from_model(desc, model, net, limits)
-    }
-
-    /// Like [`new`](Self::new), from the relaxed model of `desc` already computed by
-    /// [`propnet::ground::relaxed_model`] (the rules as written: a [`Grounded`] from
-    /// [`propnet::ground::ground`] has helper relations inlined or restricted).
-    pub fn from_model(desc: &Description, model: Grounded, net: &Net, limits: &Limits) -> Result<Formulas, Error> {
-        Builder::new(desc, model, net, limits).run()
-    }
-
-    /// Per role, each goal value and the node of its goal atom, values ascending.
-    pub fn goals(&self) -> &[Vec<(u32, NodeId)>] {
-        &self.net.goals
-    }
-
-    /// How many gates the formulas have.
-    pub fn len(&self) -> usize {
-        self.net.kinds.len()
-    }
-
-    /// Whether there are no gates at all (never: the constants are always there).
-    pub fn is_empty(&self) -> bool {
-        self.net.kinds.is_empty()
-    }
-
-    /// How many base propositions the game's propnet has.
-    pub fn base_count(&self) -> usize {
-        self.base_count
-    }
-
-    /// The node of the instantiated atom printed as `atom` in canonical KIF (e.g. `(line x)`,
-    /// `(true (cell 1 1 x))`), if some goal formula uses it.
-    pub fn node(&self, atom: &str) -> Option<NodeId> {
-        self.net.labels.iter().position(|l| l.as_deref() == Some(atom)).map(|n| n as NodeId)
-    }
-
-    /// The inputs of a gate, in written order: an atom's instances, a body's conjuncts.
-    pub fn inputs(&self, node: NodeId) -> &[NodeId] {
-        &self.net.inputs[node as usize]
-    }
-
-    /// The gates, for compiling: kinds, inputs in written order, labels.
-    pub(crate) fn net(&self) -> &Net {
-        &self.net
-    }
-
-    /// The evaluation order of the gates (see [`Net::schedule`]).
-    pub(crate) fn schedule(&self) -> &[Vec<NodeId>] {
-        &self.schedule
-    }
-
-    /// Every node's crisp truth in `state`: the rules' own meaning, which the fuzzy degrees
-    /// refine.
-    pub fn crisp(&self, state: &PropnetState) -> Vec<bool> {
-        let bases: Vec<bool> = (0..self.base_count).map(|i| state.contains(i)).collect();
-        self.net.evaluate_with(&self.schedule, &bases, &[])
-    }
-
-    /// Every node's fuzzy degree in `state`, by plain recursive evaluation of the formulas as
-    /// written: the reference the compiled evaluator is tested against (and much slower).
-    pub fn evaluate(&self, state: &PropnetState, params: &Params) -> Vec<f64> {
-        let tau = params.tau;
-        self.evaluate_with(&|i| if state.contains(i) { tau } else { 1.0 - tau }, params)
-    }
-
-    /// [`evaluate`](Self::evaluate) with the degree of every `true(p)` atom given by `base`
-    /// (called with the base proposition's index).
-    pub fn evaluate_with(&self, base: &dyn Fn(usize) -> f64, params: &Params) -> Vec<f64> {
-        params.dispatch(Plain::new(self, base))
-    }
-
-    /// The kind of a gate.
-    pub fn kind(&self, node: NodeId) -> Kind {
-        self.net.kinds[node as usize]
-    }
-}
-
-/// The plain evaluator: each node's degree from its inputs' degrees, recursively, memoised.
-struct Plain<'a> {
-    f: &'a Formulas,
-    base: &'a dyn Fn(usize) -> f64,
-    values: Vec<f64>,
-    done: Vec<bool>,
-}
-
-impl<'a> Plain<'a> {
-    fn new(f: &'a Formulas, base: &'a dyn Fn(usize) -> f64) -> Plain<'a> {
-        Plain { f, base, values: vec![0.0; f.len()], done: vec![false; f.len()] }
-    }
-
-    fn value<L: Logic>(&mut self, logic: L, n: NodeId) -> f64 {
-        if !self.done[n as usize] {
-            match self.f.cycle_of[n as usize] {
-                u32::MAX => {
-                    self.values[n as usize] = self.gate(logic, n, &mut |me, i| me.value(logic, i));
-                    self.done[n as usize] = true;
-                }
-                c => self.cycle(logic, c as usize),
-            }
-        }
-        self.values[n as usize]
-    }
-
-    /// A gate's degree, reading each input's degree through `input`.
-    fn gate<L: Logic>(&mut self, logic: L, n: NodeId, input: &mut dyn FnMut(&mut Self, NodeId) -> f64) -> f64 {
-        let f = self.f;
-        let net = &f.net;
-        let inputs = &net.inputs[n as usize];
-        let fold = |me: &mut Self, input: &mut dyn FnMut(&mut Self, NodeId) -> f64, op: &dyn Fn(f64, f64) -> f64| {
-            let first = input(me, inputs[0]);
-            inputs[1..].iter().fold(first, |acc, &i| op(acc, input(me, i)))
-        };
-        match net.kinds[n as usize] {
-            Kind::Const(c) => f64::from(u8::from(c)),
-            Kind::Base(i) => (self.base)(i as usize),
-            Kind::Input(_) => 0.0,
-            Kind::Not => 1.0 - input(self, inputs[0]),
-            Kind::And if inputs.is_empty() => 1.0,
-            Kind::Or if inputs.is_empty() => 0.0,
-            Kind::And => fold(self, input, &|a, b| logic.and(a, b)),
-            Kind::Or => fold(self, input, &|a, b| logic.or(a, b)),
-        }
-    }
-
-    /// The least fixpoint of a recursive component: every member from 0, all updated together
-    /// from the previous round's degrees until none moves.
-    fn cycle<L: Logic>(&mut self, logic: L, c: usize) {
-        let f = self.f;
-        let members = &f.cycles[c];
-        for &m in members {
-            self.values[m as usize] = 0.0;
-        }
-        let mut next = vec![0.0; members.len()];
-        for _ in 0..FIXPOINT_ROUNDS {
-            for (k, &m) in members.iter().enumerate() {
-                next[k] = self.gate(logic, m, &mut |me, i| {
-                    if me.f.cycle_of[i as usize] == c as u32 {
-                        me.values[i as usize]
-                    } else {
-                        me.value(logic, i)
-                    }
-                });
-            }
-            let mut moved = 0.0f64;
-            for (k, &m) in members.iter().enumerate() {
-                moved = moved.max((next[k] - self.values[m as usize]).abs());
-                self.values[m as usize] = next[k];
-            }
-            if moved <= FIXPOINT_TOLERANCE {
-                break;
-            }
-        }
-        for &m in members {
-            self.done[m as usize] = true;
-        }
-    }
-}
-
-impl WithLogic for Plain<'_> {
-    type Output = Vec<f64>;
-    fn run<L: Logic>(mut self, logic: L) -> Vec<f64> {
-        for n in 0..self.f.len() as NodeId {
-            self.value(logic, n);
-        }
-        self.values
-    }
-}
-
 /// Instantiates the formulas, atom by atom from the goals down.
-struct Builder<'a> {
+pub(super) struct Builder<'a> {
     desc: &'a Description,
     /// The relaxed model; its relations are moved to `relations`.
     model: Grounded,
@@ -360,7 +142,7 @@ struct Builder<'a> {
 }
 
 impl<'a> Builder<'a> {
-    fn new(desc: &'a Description, mut model: Grounded, game: &'a Net, limits: &Limits) -> Builder<'a> {
+    pub(super) fn new(desc: &'a Description, mut model: Grounded, game: &'a Net, limits: &Limits) -> Builder<'a> {
         let mut net = Net {
             kinds: Vec::new(),
             inputs: Vec::new(),
@@ -393,7 +175,7 @@ impl<'a> Builder<'a> {
         }
     }
 
-    fn run(mut self) -> Result<Formulas, Error> {
+    pub(super) fn run(mut self) -> Result<Formulas, Error> {
         self.goal_atoms()?;
         while let Some((atom, node)) = self.queue.pop() {
             self.define(atom, node)?;
