@@ -5,7 +5,7 @@
 use super::Formulas;
 use crate::Error;
 use gdl::{Bindings, Description, Literal, Lookup, Pat, Sym, TermId, VarNumbering};
-use propnet::ground::{AtomRef, Grounded, Limits, RelId, Relation};
+use propnet::ground::{AtomRef, Grounded, Limits, Pattern, RelId, Relation};
 use propnet::net::{Kind, Net, NodeId};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::rc::Rc;
@@ -139,6 +139,10 @@ pub(super) struct Builder<'a> {
     negation: FxHashMap<NodeId, NodeId>,
     /// Candidate tuples tried, to check the deadline now and then.
     work: u64,
+    /// The pattern of each literal (by the address of its arguments, which live in `rules` as
+    /// long as the builder does) under each set of bound variables (a bit per variable number
+    /// below 64): joins ask for the same few again and again.
+    patterns: FxHashMap<(usize, u64), Rc<Pattern>>,
 }
 
 impl<'a> Builder<'a> {
@@ -172,6 +176,7 @@ impl<'a> Builder<'a> {
             rules: FxHashMap::default(),
             negation: FxHashMap::default(),
             work: 0,
+            patterns: FxHashMap::default(),
         }
     }
 
@@ -412,22 +417,18 @@ impl<'a> Builder<'a> {
         }
         // Next: the atom with the fewest candidate tuples (most constrained first); an `or` once
         // no atom is left.
-        let mut best: Option<(usize, RelId, Candidates, usize)> = None;
+        let mut best: Option<(usize, RelId, Rc<Pattern>, usize)> = None;
         for i in (0..binders.len()).filter(|&i| !done[i]) {
             let Lit::Atom { rel, args } = binders[i] else { continue };
             let Some(rel) = rel else { return Ok(()) };
-            let Some(candidates) = self.candidates(*rel, args, b)? else { return Ok(()) };
-            let count = match &candidates {
-                Candidates::All(n) => *n as usize,
-                Candidates::Matching(mask, key) => {
-                    self.relations[*rel as usize].matching(*mask, key).map_or(0, <[u32]>::len)
-                }
-            };
+            let pattern = self.pattern(*rel, args, b)?;
+            let found = self.relations[*rel as usize].candidates(&pattern, args, b, &self.model.pool);
+            let count = found.map_or(0, |f| f.len());
             if count == 0 {
                 return Ok(());
             }
             if best.as_ref().is_none_or(|b| count < b.3) {
-                best = Some((i, *rel, candidates, count));
+                best = Some((i, *rel, pattern, count));
             }
         }
         let next = best.as_ref().map(|b| b.0).or_else(|| (0..binders.len()).find(|&i| !done[i]));
@@ -436,8 +437,9 @@ impl<'a> Builder<'a> {
         };
         done[i] = true;
         match (binders[i], best) {
-            (Lit::Atom { args, .. }, Some((_, rel, candidates, _))) => {
+            (Lit::Atom { args, .. }, Some((_, rel, pattern, _))) => {
                 let relation = Rc::clone(&self.relations[rel as usize]);
+                let lookup = relation.candidates(&pattern, args, b, &self.model.pool);
                 let mut each = |builder: &mut Self, idx: u32| {
                     let mark = b.mark();
                     let tuple = relation.tuple(idx);
@@ -449,12 +451,8 @@ impl<'a> Builder<'a> {
                     b.undo(mark);
                     result
                 };
-                match candidates {
-                    Candidates::All(n) => (0..n).try_for_each(|idx| each(self, idx))?,
-                    Candidates::Matching(mask, key) => {
-                        let bucket = relation.matching(mask, &key).unwrap_or_default();
-                        bucket.iter().try_for_each(|&idx| each(self, idx))?
-                    }
+                if let Some(tuples) = lookup {
+                    tuples.iter().try_for_each(|idx| each(self, idx))?;
                 }
             }
             (Lit::Atom { .. }, None) => {}
@@ -483,20 +481,9 @@ impl<'a> Builder<'a> {
         Ok(())
     }
 
-    /// Which tuples of relation `rel` may match `args` under `b` (`None`: none can), building
-    /// the index on the bound argument positions if it is missing.
-    fn candidates(&mut self, rel: RelId, args: &[Pat], b: &Bindings) -> Result<Option<Candidates>, Error> {
-        let (mut mask, mut key) = (0u64, Vec::new());
-        for (i, p) in args.iter().enumerate().take(64) {
-            match b.lookup(&self.model.pool, p) {
-                Lookup::Found(t) => {
-                    mask |= 1 << i;
-                    key.push(t);
-                }
-                Lookup::Absent => return Ok(None),
-                Lookup::Unbound => {}
-            }
-        }
+    /// What an index can read of the literal `rel` with `args` under `b`, the index built if it
+    /// is missing.
+    fn pattern(&mut self, rel: RelId, args: &[Pat], b: &Bindings) -> Result<Rc<Pattern>, Error> {
         self.work += 1;
         if self.work >= 1 << 14 {
             self.work = 0;
@@ -504,16 +491,31 @@ impl<'a> Builder<'a> {
                 return Err(Error::Timeout);
             }
         }
-        let relation = &mut self.relations[rel as usize];
-        if mask == 0 {
-            return Ok(Some(Candidates::All(relation.count)));
+        let (mut mask, mut small) = (0u64, true);
+        for p in args {
+            p.for_each_var(&mut |v| match v {
+                0..64 => mask |= u64::from(b.get(v).is_some()) << v,
+                _ => small = false,
+            });
         }
-        if relation.matching(mask, &key).is_none() {
+        let key = (args.as_ptr() as usize, mask);
+        let pattern = match self.patterns.get(&key).filter(|_| small) {
+            Some(p) => Rc::clone(p),
+            None => {
+                let p = Rc::new(Pattern::new(args, &|v| b.get(v).is_some()));
+                if small {
+                    self.patterns.insert(key, Rc::clone(&p));
+                }
+                p
+            }
+        };
+        let relation = &mut self.relations[rel as usize];
+        if !relation.is_prepared(&pattern) {
             // Joins in progress keep reading their own handle: a relation is copied only if one
             // of them reads it while it gets a new index, which rarely happens.
-            Rc::make_mut(relation).ensure_index(mask, &self.model.pool);
+            Rc::make_mut(relation).prepare(&pattern, &self.model.pool);
         }
-        Ok(Some(Candidates::Matching(mask, key)))
+        Ok(pattern)
     }
 }
 
@@ -525,14 +527,6 @@ fn is_binder(lit: &Lit) -> bool {
         Lit::Or(_) => !lit.binds().is_empty(),
         _ => false,
     }
-}
-
-/// The tuples of a relation a join step tries.
-enum Candidates {
-    /// All of them (no argument bound).
-    All(u32),
-    /// Those with these terms at the positions in the mask.
-    Matching(u64, Vec<TermId>),
 }
 
 /// The bindings a join has found.

@@ -1,7 +1,7 @@
 //! Joins: the order in which a rule's body literals are matched (bound arguments first, then
 //! index keys inside terms), and the enumeration of every binding over the model's indexes.
 
-use super::relation::{probe_count, probe_pattern, probes_of, spec_hash, Probe};
+use super::relation::{probe_count, Candidates, Pattern};
 use super::{check_deadline, AtomRef, Emit, GroundError, Grounder, JoinRule, Step};
 use gdl::{Bindings, Pat};
 use std::rc::Rc;
@@ -38,7 +38,7 @@ impl Grounder {
         let initial = ready_filters(&bound, &mut applied);
         let mut head_was_bound = rule.head.iter().all(|p| is_bound(p, &bound));
         if !initial.is_empty() {
-            steps.push(Step { lit: usize::MAX, probes: Box::new([]), hash: 0, filters: initial, head_ready: false });
+            steps.push(Step { lit: usize::MAX, pattern: Pattern::none(), filters: initial, head_ready: false });
         }
         for k in 0..rule.pos.len() {
             let pick = match (k, first) {
@@ -50,21 +50,20 @@ impl Grounder {
                         let n = lit.args.iter().filter(|p| is_bound(p, &bound)).count();
                         // Among literals with as many bound arguments, what an index can read
                         // inside them (a functor, a bound nested term) breaks the tie.
-                        let inside = probe_count(&lit.args, &bound);
+                        let inside = probe_count(&lit.args, &|v| bound[v as usize]);
                         (n, inside, std::cmp::Reverse(self.relations[lit.rel as usize].count))
                     })
                     .expect("an unplanned literal remains"),
             };
             done[pick] = true;
             let lit = &rule.pos[pick];
-            let probes: Box<[Probe]> = probes_of(&lit.args, &bound).into();
-            let hash = spec_hash(&probes);
+            let pattern = Pattern::new(&lit.args, &|v| bound[v as usize]);
             for p in lit.args.iter() {
                 p.for_each_var(&mut |v| bound[v as usize] = true);
             }
             let filters = ready_filters(&bound, &mut applied);
             let head_bound = rule.head.iter().all(|p| is_bound(p, &bound));
-            steps.push(Step { lit: pick, probes, hash, filters, head_ready: head_bound && !head_was_bound });
+            steps.push(Step { lit: pick, pattern, filters, head_ready: head_bound && !head_was_bound });
             head_was_bound = head_bound;
         }
         steps
@@ -98,8 +97,7 @@ impl Grounder {
         };
         for s in steps.iter() {
             if s.lit != usize::MAX && Some(s.lit) != delta.map(|d| d.0) {
-                Rc::make_mut(&mut self.relations[rule.pos[s.lit].rel as usize])
-                    .ensure_probes(s.hash, &s.probes, &self.pool);
+                Rc::make_mut(&mut self.relations[rule.pos[s.lit].rel as usize]).prepare(&s.pattern, &self.pool);
             }
         }
         let mut b = Bindings::default();
@@ -139,28 +137,17 @@ impl Grounder {
         }
         let lit = &rule.pos[step.lit];
         let rel = lit.rel as usize;
-        // The candidate tuples: a delta range, an index bucket, or the whole relation.
+        // The candidate tuples: a delta range, or what the literal's index finds.
         let relation = Rc::clone(&self.relations[rel]);
-        let bucket: &[u32];
-        let range = if let Some((_, lo, hi)) = delta.filter(|d| d.0 == step.lit) {
-            bucket = &[];
-            lo..hi
-        } else if step.probes.is_empty() {
-            bucket = &[];
-            0..relation.count
-        } else {
-            let mut key = Vec::with_capacity(step.probes.len());
-            for probe in step.probes.iter() {
-                let Some(value) = probe_pattern(&lit.args, probe, b, &self.pool) else { return };
-                key.push(value);
-            }
-            match relation.probe(step.hash, &step.probes, &key) {
-                Some(found) => bucket = found,
+        let found = match delta.filter(|d| d.0 == step.lit) {
+            Some(_) => Candidates::All(0),
+            None => match relation.candidates(&step.pattern, &lit.args, b, &self.pool) {
+                Some(found) => found,
                 None => return,
-            }
-            0..0
+            },
         };
-        let candidates = range.chain(bucket.iter().copied());
+        let range = delta.filter(|d| d.0 == step.lit).map_or(0..0, |(_, lo, hi)| lo..hi);
+        let candidates = range.chain(found.iter());
         self.work += candidates.size_hint().0 as u64;
         if self.work >= 1 << 16 {
             self.work = 0;

@@ -37,8 +37,8 @@ mod model;
 mod relation;
 mod rewrite;
 
-pub use relation::Relation;
-use relation::{Probe, TupleSet};
+use relation::TupleSet;
+pub use relation::{Candidates, Pattern, Relation};
 
 /// A relation's index.
 pub type RelId = u32;
@@ -127,9 +127,8 @@ struct JoinRule {
 #[derive(Debug, Clone)]
 struct Step {
     lit: usize,
-    probes: Box<[Probe]>,
-    /// [`spec_hash`] of `probes`.
-    hash: u64,
+    /// What the step's literal's index reads.
+    pattern: Pattern,
     /// Filters whose variables are all bound after this step.
     filters: Vec<usize>,
     /// Whether every head variable is bound after this step (and not before).
@@ -362,8 +361,7 @@ impl Grounder {
             let rule = self.rules[r].clone();
             let steps = self.plan(&rule, None, true);
             for s in steps.iter().filter(|s| s.lit != usize::MAX) {
-                Rc::make_mut(&mut self.relations[rule.pos[s.lit].rel as usize])
-                    .ensure_probes(s.hash, &s.probes, &self.pool);
+                Rc::make_mut(&mut self.relations[rule.pos[s.lit].rel as usize]).prepare(&s.pattern, &self.pool);
             }
             if rule.emit {
                 by_head[rule.head_rel as usize].push(r);

@@ -84,9 +84,6 @@ impl TupleSet {
 pub(super) struct Index {
     /// [`spec_hash`] of `probes`, so that finding the index hashes nothing.
     hash: u64,
-    /// The argument positions (bit i for argument i) when the probes read whole arguments and
-    /// nothing else, so that [`Relation::matching`] finds the index without building probes.
-    mask: Option<u64>,
     probes: Box<[Probe]>,
     map: FxHashMap<Box<[u64]>, Vec<u32>>,
 }
@@ -133,11 +130,6 @@ impl Probe {
 /// A functor and arity as one key value, apart from every term id (which fit in 32 bits).
 pub(super) fn functor_code(functor: Sym, arity: usize) -> u64 {
     1 << 63 | u64::from(functor.index()) << 16 | arity as u64
-}
-
-/// The probes reading the arguments in `mask` (bit i for argument i) whole.
-pub(super) fn mask_probes(mask: u64) -> Box<[Probe]> {
-    (0..64u8).filter(|i| mask & (1 << i) != 0).map(|i| Probe { path: Box::new([i]), exact: true }).collect()
 }
 
 /// The values `probes` read of `args`, or `None` if some probe finds no term of its shape.
@@ -188,74 +180,121 @@ impl Relation {
         true
     }
 
-    pub(super) fn index(&self, hash: u64, probes: &[Probe]) -> Option<&Index> {
-        self.indexes.iter().find(|i| i.hash == hash && *i.probes == *probes)
+    fn index(&self, pattern: &Pattern) -> Option<&Index> {
+        self.indexes.iter().find(|i| i.hash == pattern.hash && *i.probes == *pattern.probes)
     }
 
-    /// Builds the index reading `probes` (whose [`spec_hash`] is `hash`), if missing, for
-    /// [`probe`](Self::probe).
-    pub(super) fn ensure_probes(&mut self, hash: u64, probes: &[Probe], pool: &TermPool) {
-        if probes.is_empty() || self.index(hash, probes).is_some() {
+    /// Whether the index `pattern` reads is built (a pattern reading nothing needs none).
+    pub fn is_prepared(&self, pattern: &Pattern) -> bool {
+        pattern.probes.is_empty() || self.index(pattern).is_some()
+    }
+
+    /// Builds the index `pattern` reads, if missing, for [`candidates`](Self::candidates).
+    pub fn prepare(&mut self, pattern: &Pattern, pool: &TermPool) {
+        if self.is_prepared(pattern) {
             return;
         }
         let mut map: FxHashMap<Box<[u64]>, Vec<u32>> = FxHashMap::default();
         for idx in 0..self.count {
-            if let Some(key) = key_of(probes, self.tuple(idx), pool) {
+            if let Some(key) = key_of(&pattern.probes, self.tuple(idx), pool) {
                 map.entry(key).or_default().push(idx);
             }
         }
-        let whole = probes.iter().all(|p| p.exact && p.path.len() == 1);
-        let mask = whole.then(|| probes.iter().fold(0u64, |m, p| m | 1 << p.path[0]));
-        self.indexes.push(Index { hash, mask, probes: probes.into(), map });
+        self.indexes.push(Index { hash: pattern.hash, probes: pattern.probes.clone(), map });
     }
 
-    /// The indices of the tuples in which `probes` (whose [`spec_hash`] is `hash`) read `key`;
-    /// `None` if no such index was built.
-    pub(super) fn probe(&self, hash: u64, probes: &[Probe], key: &[u64]) -> Option<&[u32]> {
-        let index = self.index(hash, probes)?;
-        Some(index.map.get(key).map_or(&[], Vec::as_slice))
-    }
-
-    /// Builds the index on the argument positions in `mask` (bit i for argument i), if missing,
-    /// for [`matching`](Self::matching).
-    pub fn ensure_index(&mut self, mask: u64, pool: &TermPool) {
-        let probes = mask_probes(mask);
-        self.ensure_probes(spec_hash(&probes), &probes, pool);
-    }
-
-    /// The indices of the tuples whose arguments at the positions in `mask` are `key` (in position
-    /// order); `None` if no index on `mask` was built with [`ensure_index`](Self::ensure_index).
-    pub fn matching(&self, mask: u64, key: &[TermId]) -> Option<&[u32]> {
-        let index = self.indexes.iter().find(|i| i.mask == Some(mask))?;
-        // Joins call this for every candidate lookup: the key goes through the stack.
+    /// The tuples a literal with arguments `args` can match under `b`, by the index of `pattern`
+    /// (the literal's pattern under bindings that bind what `b` does); `None` if none can (a term
+    /// the literal needs was never built). Without the index, every tuple is a candidate.
+    pub fn candidates(&self, pattern: &Pattern, args: &[Pat], b: &Bindings, pool: &TermPool) -> Option<Candidates<'_>> {
+        let Some(index) = self.index(pattern) else { return Some(Candidates::All(self.count)) };
+        // Joins call this for every candidate lookup: a short key goes through the stack.
         let mut buf = [0u64; 8];
-        let long: Vec<u64>;
-        let key: &[u64] = if key.len() <= buf.len() {
-            buf.iter_mut().zip(key).for_each(|(b, t)| *b = u64::from(t.0));
-            &buf[..key.len()]
-        } else {
-            long = key.iter().map(|t| u64::from(t.0)).collect();
-            &long
+        let mut long = Vec::new();
+        let n = pattern.probes.len();
+        for (k, probe) in pattern.probes.iter().enumerate() {
+            let value = probe_pattern(args, probe, b, pool)?;
+            match buf.get_mut(k).filter(|_| n <= 8) {
+                Some(slot) => *slot = value,
+                None => long.push(value),
+            }
+        }
+        let key: &[u64] = if n <= 8 { &buf[..n] } else { &long };
+        Some(Candidates::Some(index.map.get(key).map_or(&[], Vec::as_slice)))
+    }
+}
+
+/// What a join knows of a literal once some of its variables are bound: what an index can read
+/// of it (every bound argument or nested term whole, the functor of every function term that is
+/// not, down to [`PROBE_DEPTH`]), hashed once. The grounder plans one per join step; the goal
+/// formulas' instantiator makes one per lookup.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pattern {
+    probes: Box<[Probe]>,
+    /// [`spec_hash`] of `probes`.
+    hash: u64,
+}
+
+impl Pattern {
+    /// The pattern of a literal with arguments `args` once the variables `bound` says are.
+    pub fn new(args: &[Pat], bound: &dyn Fn(u16) -> bool) -> Pattern {
+        let mut probes = Vec::new();
+        walk_probes(args, bound, &mut |path, exact| probes.push(Probe { path: path.into(), exact }));
+        let probes: Box<[Probe]> = probes.into();
+        let hash = spec_hash(&probes);
+        Pattern { probes, hash }
+    }
+
+    /// A pattern that reads nothing: every tuple is a candidate.
+    pub fn none() -> Pattern {
+        Pattern { probes: Box::new([]), hash: 0 }
+    }
+
+    /// Whether the pattern reads nothing.
+    pub fn is_empty(&self) -> bool {
+        self.probes.is_empty()
+    }
+}
+
+/// The tuples a lookup found: every tuple of the relation, or an index's bucket.
+#[derive(Debug, Clone, Copy)]
+pub enum Candidates<'r> {
+    /// Every tuple, numbered below this.
+    All(u32),
+    /// These tuples.
+    Some(&'r [u32]),
+}
+
+impl Candidates<'_> {
+    /// How many tuples there are.
+    pub fn len(&self) -> usize {
+        match self {
+            Candidates::All(n) => *n as usize,
+            Candidates::Some(s) => s.len(),
+        }
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The tuples' numbers.
+    pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+        let (range, slice) = match self {
+            Candidates::All(n) => (0..*n, &[][..]),
+            Candidates::Some(s) => (0..0, *s),
         };
-        Some(index.map.get(key).map_or(&[], Vec::as_slice))
+        range.chain(slice.iter().copied())
     }
 }
 
 /// How deep into nested terms a join's index reads.
 pub(super) const PROBE_DEPTH: usize = 3;
 
-/// What the literal with arguments `args` can tell an index under the bindings marked `bound`:
-/// every argument or nested term that is fully bound, read whole, and the functor of every
-/// function term that is not, down to [`PROBE_DEPTH`].
-pub(super) fn probes_of(args: &[Pat], bound: &[bool]) -> Vec<Probe> {
-    let mut out = Vec::new();
-    walk_probes(args, bound, &mut |path, exact| out.push(Probe { path: path.into(), exact }));
-    out
-}
-
-/// How many probes [`probes_of`] finds, without building them (join planning asks for every
+/// How many probes [`Pattern::new`] finds, without building them (join planning asks for every
 /// candidate literal).
-pub(super) fn probe_count(args: &[Pat], bound: &[bool]) -> usize {
+pub(super) fn probe_count(args: &[Pat], bound: &dyn Fn(u16) -> bool) -> usize {
     let mut n = 0;
     walk_probes(args, bound, &mut |_, _| n += 1);
     n
@@ -263,10 +302,10 @@ pub(super) fn probe_count(args: &[Pat], bound: &[bool]) -> usize {
 
 /// Calls `found` with the path and exactness of every probe an index can read of a literal
 /// with arguments `args` once the variables in `bound` are.
-pub(super) fn walk_probes(args: &[Pat], bound: &[bool], found: &mut dyn FnMut(&[u8], bool)) {
-    pub(super) fn walk(p: &Pat, path: &mut Vec<u8>, bound: &[bool], found: &mut dyn FnMut(&[u8], bool)) {
+fn walk_probes(args: &[Pat], bound: &dyn Fn(u16) -> bool, found: &mut dyn FnMut(&[u8], bool)) {
+    fn walk(p: &Pat, path: &mut Vec<u8>, bound: &dyn Fn(u16) -> bool, found: &mut dyn FnMut(&[u8], bool)) {
         let mut all = true;
-        p.for_each_var(&mut |v| all &= bound[v as usize]);
+        p.for_each_var(&mut |v| all &= bound(v));
         if all {
             found(path, true);
         } else if let Pat::Func(_, subs) = p {
@@ -290,7 +329,7 @@ pub(super) fn walk_probes(args: &[Pat], bound: &[bool], found: &mut dyn FnMut(&[
 
 /// What `probe` reads of the literal with arguments `args` under `b`: the value a matching
 /// tuple's index key holds there; `None` if no tuple can match (a term never interned).
-pub(super) fn probe_pattern(args: &[Pat], probe: &Probe, b: &Bindings, pool: &TermPool) -> Option<u64> {
+fn probe_pattern(args: &[Pat], probe: &Probe, b: &Bindings, pool: &TermPool) -> Option<u64> {
     let mut p = &args[probe.path[0] as usize];
     for &j in &probe.path[1..] {
         let Pat::Func(_, subs) = p else { return None };
