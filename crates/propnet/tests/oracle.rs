@@ -14,57 +14,17 @@
 //! the optimiser too (its reachability pass sees every base of the scenarios start true and
 //! become unknown, so every scenario's marking is one it must keep exact).
 
-use gdl::{Atom, Description, Literal, Rule, Sym, Term};
+use gdl::{Description, Sym, Term};
 use propnet::Net;
 use proptest::prelude::*;
 use std::collections::BTreeSet;
 use testkit::oracle::{naive, parse_valid, relations, Scenario};
 use testkit::programs::{programs, Generated};
 
-/// `lit` with every positive `(true ?x)` reading `(st ?x)`.
-fn bounded(lit: &Literal, positive: bool) -> Literal {
-    match lit {
-        Literal::Atom(a) if positive && a.rel == Sym::TRUE && matches!(a.args[0], Term::Var(_)) => {
-            Literal::Atom(Atom { rel: Sym::new("st"), args: a.args.clone() })
-        }
-        Literal::Not(l) => Literal::Not(Box::new(bounded(l, !positive))),
-        Literal::Or(ls) => Literal::Or(ls.iter().map(|l| bounded(l, positive)).collect()),
-        l => l.clone(),
-    }
-}
-
-/// The program whose model the test compares: `program` with flat positive `(true ?x)` bounded
-/// by the scenarios' state propositions.
-fn program_text(program: &Generated) -> String {
-    let mut text = String::new();
-    for r in &program.desc.rules {
-        let body = r.body.iter().map(|l| bounded(l, true)).collect();
-        text.push_str(&format!("{}\n", Rule { body, ..r.clone() }));
-    }
-    text.push_str("(<= (st ?x) (true ?x) (state_atom ?x))\n");
-    for s in state_props(program) {
-        text.push_str(&format!("(state_atom {s})\n"));
-    }
-    text
-}
-
-/// Every state proposition of the scenarios, printed.
-fn state_props(program: &Generated) -> BTreeSet<String> {
-    program.scenarios.iter().flat_map(|sc| sc.state.iter().map(Term::to_string)).collect()
-}
-
-/// The game text that shows the model of `program` (the text of [`program_text`]) in the next
-/// state.
+/// The game text that shows the model of `program` (its [`Generated::bounded_text`], `text`) in
+/// the next state.
 fn observed(program: &Generated, text: &str, rels: &[(Sym, usize)]) -> String {
-    let mut text = text.to_owned();
-    let moves: BTreeSet<String> =
-        program.scenarios.iter().flat_map(|sc| sc.moves.iter().map(|(r, m)| format!("{r} {m}"))).collect();
-    for s in state_props(program) {
-        text.push_str(&format!("(init {s})\n"));
-    }
-    for m in &moves {
-        text.push_str(&format!("(legal {m})\n"));
-    }
+    let mut text = format!("{text}{}", program.game_facts());
     for &(rel, arity) in rels {
         let vars: Vec<String> = (0..arity).map(|i| format!("?x{i}")).collect();
         let atom = |name: &str| if arity == 0 { name.to_owned() } else { format!("({name} {})", vars.join(" ")) };
@@ -104,7 +64,7 @@ fn computed(net: &Net, sc: &Scenario) -> BTreeSet<String> {
 }
 
 fn check(program: &Generated) -> Result<(), String> {
-    let text = program_text(program);
+    let text = program.bounded_text();
     let bounded = parse_valid(&text);
     let rels: Vec<(Sym, usize)> = relations(&bounded).into_iter().filter(|(r, _)| *r != Sym::ROLE).collect();
     let text = observed(program, &text, &rels);

@@ -20,6 +20,59 @@ pub struct Generated {
     pub seed: u64,
 }
 
+impl Generated {
+    /// The program as text, with every positive `(true ?x)` (a bare variable) reading `(st ?x)`
+    /// instead, `st` being the state restricted to the scenarios' propositions. Made a game whose
+    /// outputs show the program's relations, a bare `(true ?x)` would read those outputs back
+    /// (`(obs (obs ...))`, without end); in the scenarios the two mean the same, so a test
+    /// evaluates this text on both sides.
+    pub fn bounded_text(&self) -> String {
+        let mut text = String::new();
+        for r in &self.desc.rules {
+            let body = r.body.iter().map(|l| bounded(l, true)).collect();
+            text.push_str(&format!("{}\n", Rule { body, ..r.clone() }));
+        }
+        text.push_str("(<= (st ?x) (true ?x) (state_atom ?x))\n");
+        for s in self.state_props() {
+            text.push_str(&format!("(state_atom {s})\n"));
+        }
+        text
+    }
+
+    /// Facts that make the program part of a game in which every scenario can be set up: each
+    /// state proposition initially true (so each is a base proposition) and each move always
+    /// legal.
+    pub fn game_facts(&self) -> String {
+        let moves: BTreeSet<String> =
+            self.scenarios.iter().flat_map(|sc| sc.moves.iter().map(|(r, m)| format!("{r} {m}"))).collect();
+        let mut text = String::new();
+        for s in self.state_props() {
+            text.push_str(&format!("(init {s})\n"));
+        }
+        for m in &moves {
+            text.push_str(&format!("(legal {m})\n"));
+        }
+        text
+    }
+
+    /// Every state proposition of the scenarios, printed.
+    pub fn state_props(&self) -> BTreeSet<String> {
+        self.scenarios.iter().flat_map(|sc| sc.state.iter().map(Term::to_string)).collect()
+    }
+}
+
+/// `lit` with every positive `(true ?x)` reading `(st ?x)`.
+fn bounded(lit: &Literal, positive: bool) -> Literal {
+    match lit {
+        Literal::Atom(a) if positive && a.rel == Sym::TRUE && matches!(a.args[0], Term::Var(_)) => {
+            Literal::Atom(Atom { rel: Sym::new("st"), args: a.args.clone() })
+        }
+        Literal::Not(l) => Literal::Not(Box::new(bounded(l, !positive))),
+        Literal::Or(ls) => Literal::Or(ls.iter().map(|l| bounded(l, positive)).collect()),
+        l => l.clone(),
+    }
+}
+
 /// The generator of programs.
 pub fn programs() -> impl Strategy<Value = Generated> {
     prog_spec().prop_map(|spec| build(&spec))
