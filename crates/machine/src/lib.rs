@@ -73,12 +73,18 @@ pub trait StateMachine {
     /// The move printed in canonical KIF, e.g. `(mark 1 1)` or `noop`.
     fn format_move(&self, mv: &Self::Move) -> String;
 
-    /// The legal move of `role` in `state` that prints as `name` (canonical KIF, as
-    /// `gdl::canonical_term` writes moves from outside), if there is one: how every caller reads
-    /// a move given as text.
+    /// The move among `moves` that prints as `name` (canonical KIF, as `gdl::canonical_term`
+    /// writes moves from outside), if there is one: how every caller reads a move given as text,
+    /// here among legal moves it already has.
+    fn move_named(&self, moves: &[Self::Move], name: &str) -> Option<Self::Move> {
+        moves.iter().find(|mv| self.format_move(mv) == name).cloned()
+    }
+
+    /// The legal move of `role` in `state` that prints as `name` (see
+    /// [`move_named`](Self::move_named)), if there is one.
     fn legal_move(&mut self, state: &Self::State, role: usize, name: &str) -> Result<Option<Self::Move>, MachineError> {
         let legal = self.legal_moves(state, role)?;
-        Ok(legal.into_iter().find(|mv| self.format_move(mv) == name))
+        Ok(self.move_named(&legal, name))
     }
 
     /// Runs `count` random playouts from the initial state, each at most `max_steps` joint moves,

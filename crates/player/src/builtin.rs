@@ -163,10 +163,8 @@ impl<M: StateMachine> Follower<M> {
         let mut guessed = Vec::with_capacity(self.m.roles().len());
         for r in 0..self.m.roles().len() {
             let legal = self.m.legal_moves(&self.state, r)?;
-            let read = match joint.get(r).and_then(|text| gdl::canonical_term(text)) {
-                Some(name) => self.m.legal_move(&self.state, r, &name)?,
-                None => None,
-            };
+            let written = joint.get(r).and_then(|text| gdl::canonical_term(text));
+            let read = written.and_then(|name| self.m.move_named(&legal, &name));
             let ours = self.mine.clone().filter(|_| r == self.role);
             guessed.push(ours.or(read).or_else(|| legal.first().cloned()).ok_or(PlayerError::NoLegalMove)?);
         }

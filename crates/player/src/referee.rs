@@ -232,7 +232,7 @@ impl Table<'_> {
                     Err(e) => Err(Fault::Error(ggp::error_chain(&e))),
                     Ok(_) if at > deadline => Err(Fault::Late),
                     Ok(text) => match gdl::canonical_term(&text) {
-                        Some(name) => m.legal_move(&state, role, &name)?.ok_or(Fault::Illegal(text)),
+                        Some(name) => m.move_named(&legal[role], &name).ok_or(Fault::Illegal(text)),
                         None => Err(Fault::Illegal(text)),
                     },
                 };
