@@ -499,21 +499,19 @@ impl<'a> Builder<'a> {
             });
         }
         let key = (args.as_ptr() as usize, mask);
-        let pattern = match self.patterns.get(&key).filter(|_| small) {
-            Some(p) => Rc::clone(p),
-            None => {
-                let p = Rc::new(Pattern::new(args, &|v| b.get(v).is_some()));
-                if small {
-                    self.patterns.insert(key, Rc::clone(&p));
-                }
-                p
-            }
-        };
+        if let Some(p) = self.patterns.get(&key).filter(|_| small) {
+            // A cached pattern's index was prepared when it was first made.
+            return Ok(Rc::clone(p));
+        }
+        let pattern = Rc::new(Pattern::new(args, &|v| b.get(v).is_some()));
         let relation = &mut self.relations[rel as usize];
         if !relation.is_prepared(&pattern) {
             // Joins in progress keep reading their own handle: a relation is copied only if one
             // of them reads it while it gets a new index, which rarely happens.
             Rc::make_mut(relation).prepare(&pattern, &self.model.pool);
+        }
+        if small {
+            self.patterns.insert(key, Rc::clone(&pattern));
         }
         Ok(pattern)
     }
