@@ -13,7 +13,7 @@ use heuristic::Formulas;
 use propnet::PropnetState;
 use proptest::prelude::*;
 use std::collections::{BTreeSet, HashSet};
-use testkit::oracle::{naive, parse_valid, relations};
+use testkit::oracle::{naive, relations};
 use testkit::programs::{programs, Generated};
 
 /// The relations whose rules read `does`, directly or through others.
@@ -39,7 +39,7 @@ fn reading_moves(desc: &Description) -> HashSet<Sym> {
 
 fn check(program: &Generated) -> Result<(), String> {
     let text = program.bounded_text();
-    let bounded = parse_valid(&text);
+    let bounded = testkit::load("test.kif", &text);
     let moving = reading_moves(&bounded);
     let goals: Vec<(u32, Sym, usize)> = relations(&bounded)
         .into_iter()

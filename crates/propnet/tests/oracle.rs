@@ -18,7 +18,7 @@ use gdl::{Description, Sym, Term};
 use propnet::Net;
 use proptest::prelude::*;
 use std::collections::BTreeSet;
-use testkit::oracle::{naive, parse_valid, relations, Scenario};
+use testkit::oracle::{naive, relations, Scenario};
 use testkit::programs::{programs, Generated};
 
 /// The game text that shows the model of `program` (its [`Generated::bounded_text`], `text`) in
@@ -65,7 +65,7 @@ fn computed(net: &Net, sc: &Scenario) -> BTreeSet<String> {
 
 fn check(program: &Generated) -> Result<(), String> {
     let text = program.bounded_text();
-    let bounded = parse_valid(&text);
+    let bounded = testkit::load("test.kif", &text);
     let rels: Vec<(Sym, usize)> = relations(&bounded).into_iter().filter(|(r, _)| *r != Sym::ROLE).collect();
     let text = observed(program, &text, &rels);
     let (desc, _) = gdl::load("observed.kif", &text).map_err(|e| format!("{e}\n{text}"))?;

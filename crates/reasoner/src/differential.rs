@@ -18,7 +18,7 @@ use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use std::collections::{BTreeSet, HashSet};
 use std::sync::Arc;
-use testkit::oracle::{naive, parse_valid, relations, scenario, show, Facts, Scenario, Tuple};
+use testkit::oracle::{naive, relations, scenario, show, Facts, Scenario, Tuple};
 
 fn to_term(pool: &TermPool, id: TermId) -> Term {
     if pool.is_constant(id) {
@@ -172,7 +172,7 @@ fn check(desc: &Description, scenarios: &[Scenario], seed: u64) -> Result<(), St
 
 /// Checks a hand-written program in a few scenarios under several query orders.
 fn check_text(text: &str, scenarios: &[Scenario]) {
-    let desc = parse_valid(text);
+    let desc = testkit::load("test.kif", text);
     for seed in 0..8 {
         if let Err(e) = check(&desc, scenarios, seed) {
             panic!("{e}");
@@ -181,7 +181,7 @@ fn check_text(text: &str, scenarios: &[Scenario]) {
 }
 
 fn model_of(text: &str, sc: &Scenario, rel: &str) -> BTreeSet<String> {
-    let facts = naive(&parse_valid(text), sc);
+    let facts = naive(&testkit::load("test.kif", text), sc);
     facts.get(&Sym::new(rel)).map(|f| f.iter().map(|t| show(t)).collect()).unwrap_or_default()
 }
 
