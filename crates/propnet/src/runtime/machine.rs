@@ -1,14 +1,6 @@
 //! [`PropnetMachine`]: the [`StateMachine`] over a compiled net, with fast random playouts.
 
 use super::batch::{BitSliced, LaneEnd, Step, LANES};
-
-/// Words per slot of the marking for long runs of playouts from one state.
-const WIDE: usize = 4;
-
-/// The size of net from which wide markings pay: below it a pass over the gates costs less than
-/// the work per lane, which wider words do not share (ticTacToe, 178 nodes, loses a sixth of its
-/// speed with them; connectFour, 687, gains 7%; quarto, 3,088, a quarter).
-const WIDE_SLOTS: usize = 512;
 use super::forward::Forward;
 use super::program::Program;
 use crate::net::Net;
@@ -19,6 +11,14 @@ use rand::{RngCore, SeedableRng};
 use std::fmt;
 use std::sync::Arc;
 use std::time::Instant;
+
+/// Words per slot of the marking for long runs of playouts from one state.
+const WIDE: usize = 4;
+
+/// The size of net from which wide markings pay: below it a pass over the gates costs less than
+/// the work per lane, which wider words do not share (ticTacToe, 178 nodes, loses a sixth of its
+/// speed with them; connectFour, 687, gains 7%; quarto, 3,088, a quarter).
+const WIDE_SLOTS: usize = 512;
 
 /// A game state: a bitset over the net's base propositions (bit i of word i / 64 is base i).
 ///
