@@ -139,14 +139,13 @@ impl Grounder {
         let rel = lit.rel as usize;
         // The candidate tuples: a delta range, or what the literal's index finds.
         let relation = Rc::clone(&self.relations[rel]);
-        let found = match delta.filter(|d| d.0 == step.lit) {
-            Some(_) => Candidates::All(0),
+        let (range, found) = match delta.filter(|d| d.0 == step.lit) {
+            Some((_, lo, hi)) => (lo..hi, Candidates::Some(&[])),
             None => match relation.candidates(&step.pattern, &lit.args, b, &self.pool) {
-                Some(found) => found,
+                Some(found) => (0..0, found),
                 None => return,
             },
         };
-        let range = delta.filter(|d| d.0 == step.lit).map_or(0..0, |(_, lo, hi)| lo..hi);
         let candidates = range.chain(found.iter());
         self.work += candidates.size_hint().0 as u64;
         if self.work >= 1 << 16 {
