@@ -8,6 +8,7 @@ use anyhow::{bail, Result};
 use clap::ValueEnum;
 use indicatif::{ProgressBar, ProgressStyle};
 use propnet::{Net, PropnetState};
+use search::mcts::{Guide, TacticsCost};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::process::ExitCode;
@@ -60,6 +61,8 @@ struct Report {
     dead_propositions: Vec<DeadEntry>,
     initial_scores: Vec<ScoreEntry>,
     proof: Option<ProofEntry>,
+    /// Absent when the analysis left no time to measure them.
+    playout_tactics: Option<TacticsEntry>,
     timings: Vec<analysis::Phase>,
     notes: Vec<String>,
 }
@@ -133,6 +136,14 @@ struct ProofEntry {
     solve_seconds: f64,
 }
 
+#[derive(Serialize)]
+struct TacticsEntry {
+    #[serde(flatten)]
+    cost: TacticsCost,
+    /// Whether the `mcts` player would use them (the measure it takes at the start of a match).
+    used: bool,
+}
+
 /// `latchkey analyze`'s arguments.
 #[derive(clap::Args)]
 pub struct Args {
@@ -186,9 +197,23 @@ pub fn run(args: Args) -> Result<ExitCode> {
         bar.inc(1);
         bar.set_message(phase.to_owned());
     });
+    // What the mcts player measures at its start: the playouts' tactics, in the time left.
+    bar.set_message("playout tactics");
+    let left = (start + Duration::from_secs_f64(secs)).saturating_duration_since(Instant::now());
+    let measured = Instant::now();
+    let tactics = (!left.is_zero()).then(|| {
+        let guide = Guide::new(net, result.goals.clone(), true);
+        let cost = TacticsCost::measure(&propnet.program, &guide, left.min(TacticsCost::TRIAL), 0);
+        TacticsEntry { cost, used: cost.pays() }
+    });
+    let measured = analysis::Phase { phase: "playout tactics".to_owned(), seconds: measured.elapsed().as_secs_f64() };
     bar.finish_and_clear();
     let mut report = report(net, &result, game.name.clone());
+    report.playout_tactics = tactics;
     report.timings.insert(0, analysis::Phase { phase: "propnet".to_owned(), seconds: built });
+    if report.playout_tactics.is_some() {
+        report.timings.push(measured);
+    }
     if args.json {
         crate::output::print_json(SCHEMA, &report)?;
     } else {
@@ -266,6 +291,7 @@ fn report(net: &Net, a: &Analysis, game: String) -> Report {
                 ScoreEntry { role: role(r), min: range.map(|s| s.min), max: range.map(|s| s.max) }
             })
             .collect(),
+        playout_tactics: None,
         proof: a.proof.as_ref().map(|p| ProofEntry {
             prover: p.prover,
             proved: a.latches.iter().filter(|l| l.method == Method::Proof).count(),
@@ -359,6 +385,18 @@ fn print(r: &Report) {
             p.unknown,
             p.ground_seconds,
             p.solve_seconds
+        );
+    }
+    if let Some(t) = &r.playout_tactics {
+        let c = &t.cost;
+        let used = if t.used { "used by mcts" } else { "not used by mcts" };
+        println!("\nplayout tactics (decisive and anti-decisive moves): {used}");
+        println!("  changed {:.0}% of {} playouts", 100.0 * c.fired, c.playouts);
+        println!(
+            "  {:.0} playouts/s with them, {:.0} without ({:.1} times slower)",
+            c.tactical_per_s,
+            c.random_per_s,
+            c.random_per_s / c.tactical_per_s.max(f64::MIN_POSITIVE)
         );
     }
     println!("\ntime per phase");

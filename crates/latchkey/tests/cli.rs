@@ -177,6 +177,7 @@ fn analyze_prints_every_section_for_a_reader() {
         "goal latches",
         "dead propositions",
         "achievable scores in the initial state",
+        "playout tactics",
         "time per phase",
     ] {
         assert!(out.contains(section), "no {section}: {out}");

@@ -16,7 +16,7 @@ use crate::{MatchInfo, Player, PlayerError, Track};
 use analysis::{Analysis, GoalLatches};
 use propnet::PropnetMachine;
 use reasoner::Reasoner;
-use search::mcts::{Guide, Mcts, MctsConfig, Plan, SearchMachine};
+use search::mcts::{Guide, Mcts, MctsConfig, Plan, SearchMachine, TacticsCost};
 use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -66,13 +66,15 @@ pub struct MctsOptions {
     pub analysis: bool,
     /// Keep searching between move requests (on the opponents' time).
     pub ponder: bool,
+    /// Playouts take decisive moves and avoid anti-decisive ones (see [`Guide`]).
+    pub tactics: bool,
     /// The search's own settings (threads, seed, pool size, exploration).
     pub search: MctsConfig,
 }
 
 impl Default for MctsOptions {
     fn default() -> MctsOptions {
-        MctsOptions { analysis: true, ponder: true, search: MctsConfig::default() }
+        MctsOptions { analysis: true, ponder: true, tactics: true, search: MctsConfig::default() }
     }
 }
 
@@ -96,7 +98,10 @@ impl MctsPlayer {
     /// The `mcts-plain` player: the same search without the analysis.
     pub fn plain(seed: u64) -> MctsPlayer {
         let search = MctsConfig { seed, ..MctsConfig::default() };
-        MctsPlayer::with_options("mcts-plain", MctsOptions { analysis: false, search, ..MctsOptions::default() })
+        MctsPlayer::with_options(
+            "mcts-plain",
+            MctsOptions { analysis: false, tactics: false, search, ..MctsOptions::default() },
+        )
     }
 
     /// A player named `name` in reports that prepares and searches as `options` say.
@@ -228,13 +233,20 @@ impl<M: SearchMachine + 'static> Thinker<M> {
     }
 }
 
-/// The search's guide from the analysis' goal latches for `info`'s game, searched for until
-/// `deadline`; none if no latch decides a goal (the search then runs without them).
-fn guide(info: &MatchInfo, deadline: Instant) -> Option<Arc<Guide>> {
-    let net = &info.game.net()?.net;
+/// The search's guide for `info`'s game: the analysis' goal latches, searched for until
+/// `deadline`, and, if `tactics` is set and measuring them for `budget` shows that they pay,
+/// the playouts' tactics; none if it would tell the search nothing.
+fn guide(info: &MatchInfo, deadline: Instant, tactics: bool, budget: Duration) -> Option<Arc<Guide>> {
+    let game = info.game.net()?;
     let options = analysis::AnalysisConfig { deadline: Some(deadline), ..analysis::AnalysisConfig::default() };
-    let goals = Analysis::run(net, &info.game.desc, &options, &mut |_| {}).goals;
-    (!goals.is_empty()).then(|| Arc::new(Guide::new(net, goals)))
+    let goals = Analysis::run(&game.net, &info.game.desc, &options, &mut |_| {}).goals;
+    if tactics {
+        let tactical = Guide::new(&game.net, goals.clone(), true);
+        if TacticsCost::measure(&game.program, &tactical, budget, 0).pays() {
+            return Some(Arc::new(tactical));
+        }
+    }
+    Some(Arc::new(Guide::new(&game.net, goals, false))).filter(|g| !g.is_empty())
 }
 
 /// An analysis running on a thread of its own, so that the start can give up waiting for it.
@@ -242,11 +254,11 @@ struct Analyst(JoinHandle<Option<Arc<Guide>>>);
 
 impl Analyst {
     /// Starts analysing `info`'s game with phases starting until `deadline`.
-    fn spawn(info: &MatchInfo, deadline: Instant) -> Result<Analyst, PlayerError> {
+    fn spawn(info: &MatchInfo, deadline: Instant, tactics: bool, budget: Duration) -> Result<Analyst, PlayerError> {
         let info = info.clone();
         std::thread::Builder::new()
             .name("analysis".to_owned())
-            .spawn(move || guide(&info, deadline))
+            .spawn(move || guide(&info, deadline, tactics, budget))
             .map(Analyst)
             .map_err(|source| PlayerError::Thread { what: "analysis", source })
     }
@@ -308,7 +320,9 @@ impl Player for MctsPlayer {
             Some(net) => {
                 let mut guide = None;
                 if self.options.analysis {
-                    match Analyst::spawn(info, share(ANALYSIS_SHARE))?.wait(share(ANALYSIS_WAIT)) {
+                    let budget = (share(ANALYSIS_WAIT) - share(ANALYSIS_SHARE)).mul_f64(0.5).min(TacticsCost::TRIAL);
+                    let analyst = Analyst::spawn(info, share(ANALYSIS_SHARE), self.options.tactics, budget)?;
+                    match analyst.wait(share(ANALYSIS_WAIT)) {
                         Ok(found) => guide = found,
                         Err(late) => self.late_analysis = Some(late),
                     }

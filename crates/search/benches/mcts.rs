@@ -1,5 +1,5 @@
 //! Criterion benchmark: MCTS iterations per second from the initial state, one thread, with
-//! and without the analysis (criterion's "elements/s" are iterations/s). Each sample searches a
+//! and without the analysis and the playouts' tactics (criterion's "elements/s" are iterations/s). Each sample searches a
 //! fresh tree. `cargo bench -p search --bench mcts`.
 
 use analysis::{Analysis, AnalysisConfig};
@@ -38,8 +38,8 @@ fn iterations(c: &mut Criterion) {
         let mut group = c.benchmark_group(format!("mcts/{game}"));
         group.sample_size(10).measurement_time(Duration::from_secs(3)).warm_up_time(Duration::from_secs(1));
         group.throughput(Throughput::Elements(count));
-        let guide = Arc::new(Guide::new(&net, analysis.goals.clone()));
-        for (name, guide) in [("plain", None), ("analysis", Some(guide))] {
+        let guide = |tactics| Some(Arc::new(Guide::new(&net, analysis.goals.clone(), tactics)));
+        for (name, guide) in [("plain", None), ("analysis", guide(false)), ("tactics", guide(true))] {
             group.bench_function(BenchmarkId::new(name, count), |b| {
                 let mut seed = 0;
                 b.iter(|| {

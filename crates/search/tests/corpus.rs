@@ -18,7 +18,7 @@ fn every_corpus_game_gets_a_legal_move_for_every_role() {
         // loose enough for a loaded machine to build the others).
         let limits = propnet::Limits { deadline: Some(Instant::now() + Duration::from_secs(3)), ..Default::default() };
         let Ok(net) = propnet::compile(&desc, &limits) else { continue };
-        let guide = Arc::new(Guide::new(&net, GoalLatches::new(&net, &analysis::structural_latches(&net))));
+        let guide = Arc::new(Guide::new(&net, GoalLatches::new(&net, &analysis::structural_latches(&net)), false));
         let mut m = PropnetMachine::new(&net);
         let initial = m.initial_state();
         let mut mcts = Mcts::new(

@@ -14,7 +14,9 @@
 //! most a mover can still achieve (rather than the game's best score) makes a proven move
 //! decisive, selection leans towards moves that keep the maximum and raise the minimum, and
 //! playouts look one move ahead at the latches, avoiding moves that lower the mover's maximum
-//! and taking those that raise its minimum (`playout`). Without them every playout is
+//! and taking those that raise its minimum (`playout`). With the guide's tactics, playouts also
+//! take decisive moves and take back anti-decisive ones (`playout::guided`); what they cost and
+//! bring is measured by [`TacticsCost`]. Without latches or tactics every playout is
 //! bit-sliced: up to 64 leaves chosen with virtual loss are played out in one pass.
 //!
 //! The search runs on any [`SearchMachine`]: on a propnet as described, on the reasoner (for a
@@ -24,6 +26,7 @@
 //! other threads can share), workers with machines of their own play the leaves while the tree
 //! thread selects the next ones.
 
+mod calibrate;
 mod engines;
 mod playout;
 mod run;
@@ -34,6 +37,7 @@ mod tree;
 #[cfg(test)]
 mod tests;
 
+pub use self::calibrate::TacticsCost;
 pub use self::engines::SearchMachine;
 pub use self::playout::{Guide, Lookahead, Outcome, Settings};
 use self::solver::compare;

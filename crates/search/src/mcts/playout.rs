@@ -1,6 +1,6 @@
 //! Playouts from the leaves of the tree: on a propnet bit-sliced, up to 64 leaves in one pass,
-//! or one at a time steered by the goal latches; on any other machine one uniformly random
-//! playout at a time.
+//! or one at a time steered by the goal latches and the tactics (decisive and anti-decisive
+//! moves); on any other machine one uniformly random playout at a time.
 
 use super::score;
 use analysis::{GoalLatches, ScoreRange};
@@ -27,36 +27,46 @@ pub struct Outcome<Mv> {
     pub moves: Vec<Mv>,
 }
 
-/// What the search uses of the analysis: the goal latches, and cut-down copies of the game's
-/// net on which playouts look a move ahead at a small cost — one computing the next values of
-/// the latch bases (and of the bases the goals and terminal read, when those are few), one
-/// judging whether a state so computed ends the game and how.
+/// What playouts know beyond the rules: the analysis' goal latches (possibly none), and
+/// cut-down copies of the game's net on which a playout looks a move ahead at a small cost —
+/// one computing the next values of the latch bases and of the bases the goals and terminal
+/// read, one judging whether a state so computed ends the game and how. With `tactics`, a
+/// playout takes a move that wins at once (decisive) and takes back a move after which an
+/// opponent has one (anti-decisive); otherwise the judge is used only where the end reads few
+/// bases, for the latches' sake.
 #[derive(Debug)]
 pub struct Guide {
     goals: GoalLatches,
-    /// The bases whose next values each candidate move is looked at for, ascending.
+    /// The latch bases, ascending: looked at for every candidate move when there are latches.
+    latch_watch: Vec<usize>,
+    /// The latch bases and the bases the end reads, ascending: looked at for candidate moves
+    /// that may end the game.
     watch: Vec<usize>,
     next: Arc<Program>,
-    /// The net cut down to its goals and terminal, if the lookahead watches what they read.
+    /// The net cut down to its goals and terminal.
     outcome: Option<Arc<Program>>,
+    tactics: bool,
 }
 
 impl Guide {
-    /// The guide given by `goals`, the goal latches of `net`.
-    pub fn new(net: &Net, goals: GoalLatches) -> Guide {
-        let mut watch = goals.bases();
+    /// The guide given by `goals`, the goal latches of `net` (maybe none), with decisive and
+    /// anti-decisive moves in playouts if `tactics`.
+    pub fn new(net: &Net, goals: GoalLatches, tactics: bool) -> Guide {
+        let latch_watch = goals.bases();
+        let mut watch = latch_watch.clone();
         let ends = net.bases_read(net.goals.iter().flatten().map(|&(_, n)| n).chain([net.terminal]));
-        // Where the end reads a few bases (a king on the last rank, a step counter), finding a
-        // winning move costs little; where it reads the whole board (no piece or no legal move
-        // left), every candidate costs about a full step (skirmish: 8 times fewer iterations).
-        let outcome = (ends.len() * 4 <= net.bases.len()).then(|| {
+        // Where the end reads a few bases (a king on the last rank, a step counter), judging
+        // every candidate costs little; where it reads the whole board (no piece or no legal
+        // move left) it costs about a full step per candidate (skirmish: 8 times fewer
+        // iterations), which only the tactics, looking at moves that have ended games, pay for.
+        let outcome = (tactics || ends.len() * 4 <= net.bases.len()).then(|| {
             watch.extend(ends);
             watch.sort_unstable();
             watch.dedup();
             Arc::new(Program::new(&propnet::cut::to_outcome(net)))
         });
         let next = Arc::new(Program::new(&propnet::cut::to_next(net, &watch)));
-        Guide { goals, watch, next, outcome }
+        Guide { goals, latch_watch, watch, next, outcome, tactics }
     }
 
     /// The goal latches.
@@ -64,9 +74,14 @@ impl Guide {
         &self.goals
     }
 
-    /// Whether the latches tell anything (if not, the search ignores the guide).
+    /// Whether playouts look for decisive and anti-decisive moves.
+    pub fn tactics(&self) -> bool {
+        self.tactics
+    }
+
+    /// Whether the guide tells playouts nothing (the search then ignores it).
     pub fn is_empty(&self) -> bool {
-        self.goals.is_empty()
+        self.goals.is_empty() && !self.tactics
     }
 }
 
@@ -90,9 +105,40 @@ impl Settings {
     }
 }
 
-/// Machines over the guide's cut nets, made by a playing thread at its first guided playout.
+/// A playing thread's tools for guided playouts, made at its first one: machines over the
+/// guide's cut nets, and the moves it has seen end a game.
 #[derive(Debug, Default)]
-pub struct Lookahead(Option<(PropnetMachine, Option<PropnetMachine>)>);
+pub struct Lookahead {
+    machines: Option<(PropnetMachine, Option<PropnetMachine>)>,
+    /// One bit per move (input): the moves that have ended a game (or decided its scores by
+    /// latches) when played. Only they are judged as candidates for a decisive move, since a
+    /// move that never ends a game costs a lookahead and cannot win at once.
+    ending: Vec<u64>,
+    /// Guided playouts finished, and those in which the tactics changed a move.
+    playouts: u64,
+    fired: u64,
+}
+
+impl Lookahead {
+    /// Guided playouts played so far, and those in which the tactics changed a move.
+    pub fn counts(&self) -> (u64, u64) {
+        (self.playouts, self.fired)
+    }
+}
+
+/// Whether the bitset `set` holds `mv`.
+fn is_set(set: &[u64], mv: u32) -> bool {
+    set.get(mv as usize / 64).is_some_and(|w| w >> (mv % 64) & 1 == 1)
+}
+
+/// Adds `mv` to the bitset `set`.
+fn learn(set: &mut Vec<u64>, mv: u32) {
+    let k = mv as usize / 64;
+    if set.len() <= k {
+        set.resize(k + 1, 0);
+    }
+    set[k] |= 1 << (mv % 64);
+}
 
 /// One uniformly random playout from `start` on any machine; `None` if the deadline passed.
 pub(super) fn random<M: StateMachine>(
@@ -162,12 +208,24 @@ pub(super) fn bit_sliced(
     out
 }
 
+/// Where a playout can go back to: the state before the last joint move, when one role alone
+/// chose it, with that role's moves not tried there yet.
+struct Rewind {
+    state: PropnetState,
+    joint: Vec<u32>,
+    role: usize,
+    untried: Vec<u32>,
+}
+
 /// Random play from `start` where each role, given the others' random moves, looks one move
-/// ahead at the goal latches and, where that is cheap, the game's end: it never plays a move
-/// that lowers its highest achievable score while it has another, and always plays one that
-/// raises its lowest when it can (Sancho's crude but effective weighting: a king that can be
-/// captured is captured), best of all one that secures its highest (a winning move). A state
-/// whose scores the latches decide ends the playout.
+/// ahead: at the goal latches, it never plays a move that lowers its highest achievable score
+/// while it has another, and always plays one that raises its lowest when it can (Sancho's crude
+/// but effective weighting: a king that can be captured is captured); at the game's end (with
+/// the guide's tactics, or where the end is cheap to judge), it plays a move that secures its
+/// highest score (a decisive move) and avoids one that ends the game below it. With tactics, a
+/// move after which the next mover has a decisive move is taken back and another tried in its
+/// place while there is one (anti-decisive), and only moves that have ended a game before are
+/// judged. A state whose scores the latches decide ends the playout.
 pub(super) fn guided(
     m: &mut PropnetMachine,
     lookahead: &mut Lookahead,
@@ -176,29 +234,53 @@ pub(super) fn guided(
     rng: &mut SmallRng,
     s: &Settings,
 ) -> Result<Option<Outcome<u32>>, MachineError> {
-    let (look, judge) = lookahead.0.get_or_insert_with(|| {
-        let machine = |p: &Arc<Program>| PropnetMachine::from_program(Arc::clone(p));
-        (machine(&guide.next), guide.outcome.as_ref().map(machine))
-    });
+    let (look, judge) = match &mut lookahead.machines {
+        Some(machines) => machines,
+        none => {
+            let machine = |p: &Arc<Program>| PropnetMachine::from_program(Arc::clone(p));
+            none.insert((machine(&guide.next), guide.outcome.as_ref().map(machine)))
+        }
+    };
+    let ending = &mut lookahead.ending;
+    let fired_count = &mut lookahead.fired;
+    lookahead.playouts += 1;
     let goals = &guide.goals;
     let roles = m.roles().len();
+    let latches = !goals.is_empty();
     let mut state = start.clone();
     let mut moves = Vec::new();
     let mut joint = vec![0u32; roles];
     let mut legal: Vec<Vec<u32>> = vec![Vec::new(); roles];
+    // Per role, whether it chose the last joint move (had more than one legal move).
+    let mut chose = vec![false; roles];
+    let mut rewind: Option<Rewind> = None;
     let mut bits = Vec::new();
-    // A candidate's next state as far as the ranking reads it: the latch bases and, with a
-    // judge, the bases the end reads, all watched and all set for every candidate ranked,
-    // so the other bits need not follow the playout.
+    let mut candidates = Vec::new();
+    let mut chosen = Vec::new();
+    let mut tiers: Vec<i8> = Vec::new();
+    // A candidate's next state as far as the ranking reads it: the watched bases, all set for
+    // every candidate ranked, so the other bits need not follow the playout.
     let mut after = start.clone();
-    let w = guide.watch.len().div_ceil(64);
     let mut steps = 0u32;
+    // Whether the tactics changed a move yet, counted once per playout.
+    let mut fired = false;
+    let mut fire = |fired_count: &mut u64| {
+        *fired_count += u64::from(!fired);
+        fired = true;
+    };
     loop {
-        if m.is_terminal(&state)? {
-            return Ok(Some(Outcome { scores: scores(m, &state), complete: true, moves }));
-        }
-        if let Some(decided) = goals.determined(state.words()) {
-            let scores = decided.iter().map(|&v| v.min(100) as u8).collect();
+        let terminal = m.is_terminal(&state)?;
+        let decided = if terminal { None } else { goals.determined(state.words()) };
+        if terminal || decided.is_some() {
+            if steps > 0 {
+                for r in (0..roles).filter(|&r| chose[r]) {
+                    learn(ending, joint[r]);
+                }
+            }
+            let scores = match decided {
+                Some(decided) => decided.iter().map(|&v| v.min(100) as u8).collect(),
+                None => scores(m, &state),
+            };
             return Ok(Some(Outcome { scores, complete: true, moves }));
         }
         if steps >= s.max_steps {
@@ -213,48 +295,150 @@ pub(super) fn guided(
                 return Ok(Some(Outcome { scores: scores(m, &state), complete: false, moves }));
             }
             joint[r] = l[rng.random_range(0..l.len())];
+            chose[r] = l.len() > 1;
         }
+        let mut winner = None;
         for (r, l) in legal.iter().enumerate().filter(|(_, l)| l.len() > 1) {
             let now = goals.range(state.words(), r);
-            look.lookahead(&state, &joint, r, l, &guide.watch, &mut bits);
-            let (mut best, mut ties, mut last) = (i8::MIN, 0u32, 0);
-            for (k, &mv) in l.iter().enumerate() {
-                let seen = &bits[k * w..(k + 1) * w];
-                // Most moves change no watched base: rank only a pattern not seen just before.
-                let tier = if k > 0 && seen == &bits[(k - 1) * w..k * w] {
-                    last
-                } else {
-                    for (j, &b) in guide.watch.iter().enumerate() {
-                        after.set(b, seen[j / 64] >> (j % 64) & 1 == 1);
-                    }
-                    let mut ended = None;
-                    if let Some(j) = judge.as_mut() {
-                        if j.is_terminal(&after)? {
-                            ended = Some(score(&j.goal(&after, r)) as u32);
-                        }
-                    }
-                    let then =
-                        ended.map_or_else(|| goals.range(after.words(), r), |v| Some(ScoreRange { min: v, max: v }));
-                    tier(now, then)
-                };
-                last = tier;
-                if tier > best {
-                    (best, ties) = (tier, 0);
+            tiers.clear();
+            tiers.resize(l.len(), 0);
+            // The latches rank every candidate by the latch bases alone; the end is judged only
+            // for candidates that may end the game.
+            if latches {
+                candidates.clear();
+                candidates.extend(0..l.len());
+                pick(l, &candidates, &mut chosen);
+                look.lookahead(&state, &joint, r, &chosen, &guide.latch_watch, &mut bits);
+                rank(&mut tiers, &candidates, &bits, &guide.latch_watch, &mut after, |after| {
+                    Ok(tier(now, goals.range(after.words(), r)))
+                })?;
+            }
+            if let Some(j) = judge.as_mut() {
+                candidates.clear();
+                candidates.extend((0..l.len()).filter(|&k| !guide.tactics || is_set(ending, l[k])));
+                if !candidates.is_empty() {
+                    pick(l, &candidates, &mut chosen);
+                    look.lookahead(&state, &joint, r, &chosen, &guide.watch, &mut bits);
+                    rank(&mut tiers, &candidates, &bits, &guide.watch, &mut after, |after| {
+                        let then = match j.is_terminal(after)? {
+                            true => {
+                                let v = u32::from(score(&j.goal(after, r)));
+                                Some(ScoreRange { min: v, max: v })
+                            }
+                            false => goals.range(after.words(), r),
+                        };
+                        Ok(tier(now, then))
+                    })?;
                 }
-                if tier == best {
+            }
+            let best = tiers.iter().copied().max().unwrap_or(0);
+            let random = l.iter().position(|&mv| mv == joint[r]).map_or(0, |k| tiers[k]);
+            if random != best && guide.tactics {
+                fire(fired_count);
+            }
+            let mut ties = 0u32;
+            for (k, &t) in tiers.iter().enumerate() {
+                if t == best {
                     ties += 1;
                     if rng.random_range(0..ties) == 0 {
-                        joint[r] = mv;
+                        joint[r] = l[k];
                     }
                 }
             }
+            // The mover secures its best score: the game is as good as won.
+            if best == 2 {
+                winner = Some(r);
+            }
         }
+        if let Some(w) = winner.filter(|_| guide.tactics) {
+            if let Some(back) = rewind.as_mut().filter(|b| b.role != w && !b.untried.is_empty()) {
+                // The last move let the next mover win at once: play another in its place.
+                fire(fired_count);
+                let alternative = back.untried.swap_remove(rng.random_range(0..back.untried.len()));
+                joint.clone_from(&back.joint);
+                joint[back.role] = alternative;
+                chose.iter_mut().enumerate().for_each(|(r, c)| *c = r == back.role);
+                state = m.next_state(&back.state, &joint)?;
+                if s.trace {
+                    let n = moves.len() - roles;
+                    moves.truncate(n);
+                    moves.extend_from_slice(&joint);
+                }
+                continue;
+            }
+        }
+        rewind = match (guide.tactics, chose.iter().filter(|&&c| c).count()) {
+            (true, 1) => {
+                let role = chose.iter().position(|&c| c).expect("one role chose");
+                let mut back = rewind.take().unwrap_or_else(|| Rewind {
+                    state: state.clone(),
+                    joint: Vec::new(),
+                    role,
+                    untried: Vec::new(),
+                });
+                back.state.clone_from(&state);
+                back.joint.clone_from(&joint);
+                back.role = role;
+                back.untried.clear();
+                back.untried.extend(legal[role].iter().copied().filter(|&mv| mv != joint[role]));
+                Some(back)
+            }
+            _ => None,
+        };
         state = m.next_state(&state, &joint)?;
         if s.trace {
             moves.extend_from_slice(&joint);
         }
         steps += 1;
     }
+}
+
+/// The moves of `legal` at `indices`, into `out`.
+fn pick(legal: &[u32], indices: &[usize], out: &mut Vec<u32>) {
+    out.clear();
+    out.extend(indices.iter().map(|&k| legal[k]));
+}
+
+/// Sets `tiers[candidates[k]]` to what `judge` says of candidate `k`'s next state as far as
+/// `watch` (whose next values `bits` hold, candidate by candidate) reads it. Candidates are
+/// judged again only when their pattern differs from the one before (most moves change no
+/// watched base), and `after` is changed only where it does.
+fn rank(
+    tiers: &mut [i8],
+    candidates: &[usize],
+    bits: &[u64],
+    watch: &[usize],
+    after: &mut PropnetState,
+    mut judge: impl FnMut(&PropnetState) -> Result<i8, MachineError>,
+) -> Result<(), MachineError> {
+    let w = watch.len().div_ceil(64);
+    let mut last = 0;
+    for (k, &c) in candidates.iter().enumerate() {
+        let seen = &bits[k * w..(k + 1) * w];
+        let t = if k > 0 && seen == &bits[(k - 1) * w..k * w] {
+            last
+        } else {
+            for (i, &word) in seen.iter().enumerate() {
+                // Against the pattern `after` holds: the one before, or for the first candidate
+                // whatever an earlier ranking left (every watched bit is compared then).
+                let mut diff = match k {
+                    0 => !0,
+                    _ => word ^ bits[(k - 1) * w + i],
+                };
+                while diff != 0 {
+                    let j = i * 64 + diff.trailing_zeros() as usize;
+                    diff &= diff - 1;
+                    if let Some(&b) = watch.get(j) {
+                        after.set(b, word >> (j % 64) & 1 == 1);
+                    }
+                }
+            }
+            judge(after)?
+        };
+        last = t;
+        tiers[c] = t;
+    }
+    Ok(())
 }
 
 /// How a playout ranks a move by the mover's achievable range before it (`now`) and after it:
@@ -298,5 +482,69 @@ mod tests {
         assert_eq!(tier(range(50, 100), range(50, 50)), -1, "a draw given away");
         assert_eq!(tier(range(50, 50), range(50, 50)), 0, "a decided score stays decided");
         assert_eq!(tier(None, range(0, 100)), 0);
+    }
+
+    /// A tic-tac-toe machine, its guide with tactics and no latches, and the state after
+    /// `moves` (x's and o's moves alternating, the other role's `noop` implied).
+    fn tictactoe(moves: &[&str]) -> (PropnetMachine, Guide, PropnetState) {
+        let net = testkit::bundled("tictactoe").1;
+        let mut m = PropnetMachine::new(&net);
+        let guide = Guide::new(&net, GoalLatches::new(&net, &[]), true);
+        let mut state = m.initial_state();
+        for (k, mv) in moves.iter().enumerate() {
+            let named = |r: usize| if r == k % 2 { *mv } else { "noop" };
+            let joint: Vec<u32> = (0..2).map(|r| m.find_move(r, named(r)).expect("a move")).collect();
+            state = m.next_state(&state, &joint).expect("legal");
+        }
+        (m, guide, state)
+    }
+
+    /// The first joint move of each of `n` guided playouts from `state`, printed, after 200
+    /// from the initial state have shown which moves end games.
+    fn first_moves(m: &mut PropnetMachine, guide: &Guide, state: &PropnetState, n: usize) -> Vec<(String, Vec<u8>)> {
+        use rand::SeedableRng;
+        let mut rng = SmallRng::seed_from_u64(3);
+        let mut look = Lookahead::default();
+        let settings = Settings { max_steps: 100, trace: true, guide: None, deadline: None };
+        let initial = m.initial_state();
+        for _ in 0..200 {
+            guided(m, &mut look, &initial, guide, &mut rng, &settings).expect("plays");
+        }
+        (0..n)
+            .map(|_| {
+                let out = guided(m, &mut look, state, guide, &mut rng, &settings).expect("plays").expect("no deadline");
+                let first = out.moves[..2].iter().map(|&mv| m.format_move(&mv)).collect::<Vec<_>>().join(" ");
+                (first, out.scores)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_tactical_playout_takes_a_win_at_once() {
+        // x holds (1 1) and (1 2), o (2 1) and (2 2); x to move.
+        let (mut m, guide, state) = tictactoe(&["(mark 1 1)", "(mark 2 1)", "(mark 1 2)", "(mark 2 2)"]);
+        for (first, scores) in first_moves(&mut m, &guide, &state, 50) {
+            assert_eq!(first, "(mark 1 3) noop");
+            assert_eq!(scores, [100, 0]);
+        }
+    }
+
+    #[test]
+    fn a_tactical_playout_blocks_the_next_movers_win() {
+        // x holds (1 1) and (3 3), o (2 1) and (2 2): x has no win and must block (2 3).
+        let (mut m, guide, state) = tictactoe(&["(mark 1 1)", "(mark 2 1)", "(mark 3 3)", "(mark 2 2)"]);
+        for (first, _) in first_moves(&mut m, &guide, &state, 50) {
+            assert_eq!(first, "(mark 2 3) noop");
+        }
+    }
+
+    #[test]
+    fn without_tactics_a_playout_plays_at_random() {
+        let (mut m, _, state) = tictactoe(&["(mark 1 1)", "(mark 2 1)", "(mark 3 3)", "(mark 2 2)"]);
+        let net = testkit::bundled("tictactoe").1;
+        let plain = Guide::new(&net, GoalLatches::new(&net, &[]), false);
+        let firsts: std::collections::HashSet<String> =
+            first_moves(&mut m, &plain, &state, 50).into_iter().map(|(first, _)| first).collect();
+        assert!(firsts.len() > 1, "x's five moves are all played: {firsts:?}");
     }
 }

@@ -15,7 +15,7 @@ fn net(name: &str) -> Net {
 fn guide(net: &Net) -> Arc<Guide> {
     let mut latches = analysis::structural_latches(net);
     latches.extend(analysis::exact_latches(net, 16));
-    Arc::new(Guide::new(net, GoalLatches::new(net, &latches)))
+    Arc::new(Guide::new(net, GoalLatches::new(net, &latches), false))
 }
 
 /// One thread, a fixed seed, the given pool size.
