@@ -8,7 +8,7 @@ use anyhow::{bail, Result};
 use clap::ValueEnum;
 use indicatif::{ProgressBar, ProgressStyle};
 use propnet::{Net, PropnetState};
-use search::mcts::{Guide, TacticsCost};
+use search::mcts::{Guide, Material, TacticsCost};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::process::ExitCode;
@@ -52,6 +52,8 @@ const SCHEMA: u32 = 2;
 #[derive(Serialize)]
 struct Report {
     game: String,
+    #[serde(skip)]
+    roles: Vec<String>,
     propnet: NetSize,
     latches: Vec<LatchEntry>,
     composite_latches: Vec<CompositeEntry>,
@@ -63,6 +65,8 @@ struct Report {
     proof: Option<ProofEntry>,
     /// Absent when the analysis left no time to measure them.
     playout_tactics: Option<TacticsEntry>,
+    /// Absent when the analysis left no time to look for it.
+    material: Option<Material>,
     timings: Vec<analysis::Phase>,
     notes: Vec<String>,
 }
@@ -207,12 +211,26 @@ pub fn run(args: Args) -> Result<ExitCode> {
         TacticsEntry { cost, used: cost.pays() }
     });
     let measured = analysis::Phase { phase: "playout tactics".to_owned(), seconds: measured.elapsed().as_secs_f64() };
+    // Material, from games played as the player's playouts would play them.
+    bar.set_message("material");
+    let weighed = Instant::now();
+    let left = (start + Duration::from_secs_f64(secs)).saturating_duration_since(weighed);
+    let material = (!left.is_zero()).then(|| {
+        let guide = Guide::new(net, result.goals.clone(), tactics.as_ref().is_some_and(|t| t.used));
+        let playouts = guide.steers_playouts().then_some(&guide);
+        Material::discover(net, playouts, weighed + left.min(TacticsCost::TRIAL), 0)
+    });
+    let weighed = analysis::Phase { phase: "material".to_owned(), seconds: weighed.elapsed().as_secs_f64() };
     bar.finish_and_clear();
     let mut report = report(net, &result, game.name.clone());
     report.playout_tactics = tactics;
+    report.material = material;
     report.timings.insert(0, analysis::Phase { phase: "propnet".to_owned(), seconds: built });
     if report.playout_tactics.is_some() {
         report.timings.push(measured);
+    }
+    if report.material.is_some() {
+        report.timings.push(weighed);
     }
     if args.json {
         crate::output::print_json(SCHEMA, &report)?;
@@ -245,6 +263,7 @@ fn report(net: &Net, a: &Analysis, game: String) -> Report {
     let initial = PropnetState::from_bases(net.bases.len(), (0..net.bases.len()).filter(|&i| net.bases[i].init));
     Report {
         game,
+        roles: net.roles.clone(),
         propnet: NetSize { nodes: net.kinds.len(), bases: net.bases.len(), inputs: net.moves.len() },
         latches: sorted(latches.into_iter().map(|((b, kind), methods)| LatchEntry {
             proposition: base(b),
@@ -292,6 +311,7 @@ fn report(net: &Net, a: &Analysis, game: String) -> Report {
             })
             .collect(),
         playout_tactics: None,
+        material: None,
         proof: a.proof.as_ref().map(|p| ProofEntry {
             prover: p.prover,
             proved: a.latches.iter().filter(|l| l.method == Method::Proof).count(),
@@ -398,6 +418,20 @@ fn print(r: &Report) {
             c.random_per_s,
             c.random_per_s / c.tactical_per_s.max(f64::MIN_POSITIVE)
         );
+    }
+    if let Some(m) = &r.material {
+        let found = m.fits.iter().filter(|f| f.is_some()).count();
+        println!("\nmaterial (counts that predict a role's score in {} sampled games): {found}", m.games);
+        for (role, fit) in r.roles.iter().zip(&m.fits) {
+            let Some(fit) = fit else { continue };
+            let terms: Vec<String> =
+                fit.terms.iter().map(|t| format!("{} {:+.3}", m.groups[t.group].name, t.weight)).collect();
+            println!(
+                "  {role:<20} {} (per standard deviation; held-out correlation {:.2})",
+                terms.join(", "),
+                fit.holdout_correlation
+            );
+        }
     }
     println!("\ntime per phase");
     for p in &r.timings {

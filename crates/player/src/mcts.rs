@@ -16,7 +16,7 @@ use crate::{MatchInfo, Player, PlayerError, Track};
 use analysis::{Analysis, GoalLatches};
 use propnet::PropnetMachine;
 use reasoner::Reasoner;
-use search::mcts::{Guide, Mcts, MctsConfig, Plan, SearchMachine, TacticsCost};
+use search::mcts::{Guide, Material, Mcts, MctsConfig, Plan, SearchMachine, TacticsCost};
 use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -234,31 +234,44 @@ impl<M: SearchMachine + 'static> Thinker<M> {
 }
 
 /// The search's guide for `info`'s game: the analysis' goal latches, searched for until
-/// `deadline`, and, if `tactics` is set and measuring them for `budget` shows that they pay,
-/// the playouts' tactics; none if it would tell the search nothing.
-fn guide(info: &MatchInfo, deadline: Instant, tactics: bool, budget: Duration) -> Option<Arc<Guide>> {
+/// `deadline`; if `tactics` is set and measuring them for `budget` shows that they pay, the
+/// playouts' tactics; and, if `material` is set, the material estimates that games played as
+/// those playouts play confirm within another `budget`. None if it would tell the search
+/// nothing.
+fn guide(info: &MatchInfo, deadline: Instant, tactics: bool, material: bool, budget: Duration) -> Option<Arc<Guide>> {
     let game = info.game.net()?;
     let options = analysis::AnalysisConfig { deadline: Some(deadline), ..analysis::AnalysisConfig::default() };
     let goals = Analysis::run(&game.net, &info.game.desc, &options, &mut |_| {}).goals;
-    if tactics {
-        let tactical = Guide::new(&game.net, goals.clone(), true);
-        if TacticsCost::measure(&game.program, &tactical, budget, 0).pays() {
-            return Some(Arc::new(tactical));
-        }
+    let tactical = tactics.then(|| Guide::new(&game.net, goals.clone(), true));
+    let mut guide = match tactical {
+        Some(g) if TacticsCost::measure(&game.program, &g, budget, 0).pays() => g,
+        _ => Guide::new(&game.net, goals, false),
+    };
+    if material {
+        let playouts = guide.steers_playouts().then_some(&guide);
+        let found = Material::discover(&game.net, playouts, Instant::now() + budget, 0);
+        guide = guide.with_material(found);
     }
-    Some(Arc::new(Guide::new(&game.net, goals, false))).filter(|g| !g.is_empty())
+    Some(Arc::new(guide)).filter(|g| !g.is_empty())
 }
 
 /// An analysis running on a thread of its own, so that the start can give up waiting for it.
 struct Analyst(JoinHandle<Option<Arc<Guide>>>);
 
 impl Analyst {
-    /// Starts analysing `info`'s game with phases starting until `deadline`.
-    fn spawn(info: &MatchInfo, deadline: Instant, tactics: bool, budget: Duration) -> Result<Analyst, PlayerError> {
+    /// Starts analysing `info`'s game with phases starting until `deadline`, and measuring
+    /// what `options` ask for in trials of `budget` each.
+    fn spawn(
+        info: &MatchInfo,
+        deadline: Instant,
+        options: &MctsOptions,
+        budget: Duration,
+    ) -> Result<Analyst, PlayerError> {
         let info = info.clone();
+        let (tactics, material) = (options.tactics, options.search.prior_visits > 0.0);
         std::thread::Builder::new()
             .name("analysis".to_owned())
-            .spawn(move || guide(&info, deadline, tactics, budget))
+            .spawn(move || guide(&info, deadline, tactics, material, budget))
             .map(Analyst)
             .map_err(|source| PlayerError::Thread { what: "analysis", source })
     }
@@ -320,8 +333,8 @@ impl Player for MctsPlayer {
             Some(net) => {
                 let mut guide = None;
                 if self.options.analysis {
-                    let budget = (share(ANALYSIS_WAIT) - share(ANALYSIS_SHARE)).mul_f64(0.5).min(TacticsCost::TRIAL);
-                    let analyst = Analyst::spawn(info, share(ANALYSIS_SHARE), self.options.tactics, budget)?;
+                    let budget = (share(ANALYSIS_WAIT) - share(ANALYSIS_SHARE)).mul_f64(0.25).min(TacticsCost::TRIAL);
+                    let analyst = Analyst::spawn(info, share(ANALYSIS_SHARE), &self.options, budget)?;
                     match analyst.wait(share(ANALYSIS_WAIT)) {
                         Ok(found) => guide = found,
                         Err(late) => self.late_analysis = Some(late),

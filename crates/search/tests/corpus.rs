@@ -1,9 +1,11 @@
-//! MCTS on the corpus: briefly, on every game whose propnet builds, a legal move for every role.
+//! MCTS on the corpus: briefly, on every game whose propnet builds, with every kind of guidance
+//! (goal latches, playout tactics, material priors), a legal move for every role; and material
+//! estimates where they should and should not be found.
 
 use analysis::GoalLatches;
 use machine::StateMachine;
 use propnet::{Program, PropnetMachine};
-use search::mcts::{Guide, Mcts, MctsConfig};
+use search::mcts::{Guide, Material, Mcts, MctsConfig};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -18,7 +20,9 @@ fn every_corpus_game_gets_a_legal_move_for_every_role() {
         // loose enough for a loaded machine to build the others).
         let limits = propnet::Limits { deadline: Some(Instant::now() + Duration::from_secs(3)), ..Default::default() };
         let Ok(net) = propnet::compile(&desc, &limits) else { continue };
-        let guide = Arc::new(Guide::new(&net, GoalLatches::new(&net, &analysis::structural_latches(&net)), false));
+        let guide = Guide::new(&net, GoalLatches::new(&net, &analysis::structural_latches(&net)), true);
+        let material = Material::discover(&net, Some(&guide), Instant::now() + Duration::from_millis(50), 1);
+        let guide = Arc::new(guide.with_material(material));
         let mut m = PropnetMachine::new(&net);
         let initial = m.initial_state();
         let mut mcts = Mcts::new(
@@ -36,4 +40,39 @@ fn every_corpus_game_gets_a_legal_move_for_every_role() {
         searched += 1;
     }
     assert!(searched >= 40, "only {searched} corpus games searched");
+}
+
+/// The material estimates of a corpus game from a second of random games.
+fn material(stem: &str) -> Option<(propnet::Net, Material)> {
+    let shared = testkit::shared::locate(env!("CARGO_MANIFEST_DIR"), "material on the corpus")?;
+    let file = testkit::shared::game(&shared, stem).expect("a corpus game");
+    let net = testkit::compile(&testkit::load(stem, &testkit::shared::read_text(&file).expect("readable")));
+    let material = Material::discover(&net, None, Instant::now() + Duration::from_secs(1), 1);
+    Some((net, material))
+}
+
+#[test]
+fn boxes_held_predict_dots_and_boxes() {
+    let Some((net, material)) = material("dotsAndBoxes") else { return };
+    for (role, own) in [(0, "x"), (1, "o")] {
+        let fit = material.fits[role].as_ref().unwrap_or_else(|| panic!("no estimate for role {role}: {material:?}"));
+        assert!(fit.holdout_correlation > 0.2, "{fit:?}");
+        let term = fit.terms.iter().find(|t| material.groups[t.group].name == format!("(box ? ? {own})"));
+        assert!(term.is_some_and(|t| t.weight > 0.0), "{} gains from its own boxes: {material:?}", net.roles[role]);
+        // More of its own boxes, everything else equal, is no lower an estimate (within 0..1).
+        let group = &material.groups[term.expect("found").group];
+        let mut state = vec![0u64; net.bases.len().div_ceil(64)];
+        let low = material.value(&state, role).expect("an estimate");
+        for (w, m) in state.iter_mut().zip(&group.mask) {
+            *w |= m;
+        }
+        let high = material.value(&state, role).expect("an estimate");
+        assert!((0.0..=1.0).contains(&low) && (0.0..=1.0).contains(&high) && high >= low, "{low} {high}");
+    }
+}
+
+#[test]
+fn counting_discs_predicts_nothing_in_connect_four() {
+    let Some((_, material)) = material("connectFour") else { return };
+    assert!(material.is_empty(), "{material:?}");
 }

@@ -28,6 +28,7 @@
 
 mod calibrate;
 mod engines;
+mod material;
 mod playout;
 mod run;
 mod select;
@@ -39,6 +40,7 @@ mod tests;
 
 pub use self::calibrate::TacticsCost;
 pub use self::engines::SearchMachine;
+pub use self::material::{Fit, Group, Material, Term};
 pub use self::playout::{Guide, Lookahead, Outcome, Settings};
 use self::solver::compare;
 use self::tree::{Edge, Kind, Node, NodeRef, Pool, Proof};
@@ -79,6 +81,10 @@ pub struct MctsConfig {
     pub guided_playouts: bool,
     /// Leaves selected before their playouts run (at most 64, one bit-sliced pass).
     pub batch: usize,
+    /// How many playouts a child's material prior counts as in its parent's selection (its
+    /// weight fades as real playouts come in); 0 leaves priors out. Off by default: at 10 the
+    /// priors lost strength on Dots and Boxes and Checkers (BENCHMARKS.md).
+    pub prior_visits: f64,
     /// Joint moves after which a playout is cut off.
     pub max_playout_steps: u32,
 }
@@ -94,6 +100,7 @@ impl Default for MctsConfig {
             latch_bias: 0.5,
             guided_playouts: true,
             batch: 64,
+            prior_visits: 0.0,
             max_playout_steps: 10_000,
         }
     }
@@ -456,6 +463,12 @@ impl<M: SearchMachine> Mcts<M> {
                 .collect(),
             None => self.game_range.clone(),
         };
+        let material = self.guide.as_deref().and_then(Guide::material).zip(M::bits(&node.state));
+        if let Some((material, bits)) = material {
+            let values: Option<Vec<u8>> =
+                (0..self.roles).map(|r| material.value(bits, r).map(|v| (v * 100.0).round() as u8)).collect();
+            node.prior = values.unwrap_or_default();
+        }
         node.starts.push(0);
         let terminal = m.is_terminal(&node.state)?;
         let mut stuck = false;

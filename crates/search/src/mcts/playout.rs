@@ -2,6 +2,7 @@
 //! or one at a time steered by the goal latches and the tactics (decisive and anti-decisive
 //! moves); on any other machine one uniformly random playout at a time.
 
+use super::material::Material;
 use super::score;
 use analysis::{GoalLatches, ScoreRange};
 use machine::playout::PlayoutEnd;
@@ -46,6 +47,8 @@ pub struct Guide {
     /// The net cut down to its goals and terminal.
     outcome: Option<Arc<Program>>,
     tactics: bool,
+    /// Material estimates of the roles' scores, for the tree's priors.
+    material: Option<Material>,
 }
 
 impl Guide {
@@ -66,7 +69,7 @@ impl Guide {
             Arc::new(Program::new(&propnet::cut::to_outcome(net)))
         });
         let next = Arc::new(Program::new(&propnet::cut::to_next(net, &watch)));
-        Guide { goals, latch_watch, watch, next, outcome, tactics }
+        Guide { goals, latch_watch, watch, next, outcome, tactics, material: None }
     }
 
     /// The goal latches.
@@ -79,9 +82,25 @@ impl Guide {
         self.tactics
     }
 
-    /// Whether the guide tells playouts nothing (the search then ignores it).
+    /// The guide with `material` estimates for the tree's priors (none if they are empty).
+    pub fn with_material(mut self, material: Material) -> Guide {
+        self.material = Some(material).filter(|m| !m.is_empty());
+        self
+    }
+
+    /// The material estimates, if any held up.
+    pub fn material(&self) -> Option<&Material> {
+        self.material.as_ref()
+    }
+
+    /// Whether playouts run guided (one at a time, looking ahead) rather than bit-sliced.
+    pub fn steers_playouts(&self) -> bool {
+        !self.goals.is_empty() || self.tactics
+    }
+
+    /// Whether the guide tells the search nothing (the search then ignores it).
     pub fn is_empty(&self) -> bool {
-        self.goals.is_empty() && !self.tactics
+        !self.steers_playouts() && self.material.is_none()
     }
 }
 

@@ -18,7 +18,7 @@ impl<M: SearchMachine> Mcts<M> {
         let settings = Settings {
             max_steps: self.config.max_playout_steps,
             trace: self.roles == 1,
-            guide: self.guide.clone().filter(|_| self.config.guided_playouts),
+            guide: self.guide.clone().filter(|g| self.config.guided_playouts && g.steers_playouts()),
             deadline,
         };
         let batch = match settings.guide {

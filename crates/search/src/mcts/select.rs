@@ -131,7 +131,8 @@ impl<M: SearchMachine> Mcts<M> {
 }
 
 /// `role`'s move index at `node` by UCB on its own statistics: untried moves first (a random
-/// one), others at mean plus exploration plus the fading goal-latch hint. Moves whose result is
+/// one), others at mean (blended with the child's material prior) plus exploration plus the
+/// fading goal-latch hint. Moves whose result is
 /// proven are left alone while any other is open: playing them again teaches nothing, and the
 /// open ones are what stands between the node and its proof (their value reaches the ancestors
 /// through the node's floor instead).
@@ -164,6 +165,11 @@ fn choose<M: SearchMachine>(
                 let (lo, hi) = (node.range[role], c.range[role]);
                 (f64::from(hi.0) - f64::from(lo.0) + f64::from(hi.1) - f64::from(lo.1)) / 100.0
             });
+            // A material prior counts as a few playouts that scored it.
+            let mean = match child.and_then(|c| c.prior.get(role)).filter(|_| config.prior_visits > 0.0) {
+                Some(&prior) => (edge.sum + config.prior_visits * f64::from(prior)) / (visits + config.prior_visits),
+                None => mean,
+            };
             let value = mean / 100.0 + config.exploration * (log_n / visits).sqrt() + config.latch_bias * hint / visits;
             if best.is_none_or(|(_, v)| value > v) {
                 best = Some((i, value));

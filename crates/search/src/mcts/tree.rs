@@ -81,6 +81,9 @@ pub(super) struct Node<M: SearchMachine> {
     pub joint_count: Option<u64>,
     /// Per role, the lowest and highest score still achievable.
     pub range: Vec<(u8, u8)>,
+    /// Per role, the material estimate of its score (0..=100), when the guide has one for
+    /// every role (empty otherwise): the prior its parent's selection starts from.
+    pub prior: Vec<u8>,
     pub proof: Option<Proof>,
     /// While the node is open and one role alone moves: the scores of its best proven move,
     /// the least the mover can count on here.
@@ -102,6 +105,7 @@ impl<M: SearchMachine> Node<M> {
             children: Vec::new(),
             joint_count: None,
             range: Vec::new(),
+            prior: Vec::new(),
             proof: None,
             floor: None,
         }
@@ -110,7 +114,7 @@ impl<M: SearchMachine> Node<M> {
     /// An estimate of the bytes the node takes in the pool: the node, its state twice (the
     /// table keeps a copy as its key), its moves and statistics, a table entry, an allowance
     /// for the one child entry an average node gets in its parent (a vector that grows by
-    /// doubling), and the allocator's overhead on each of its seven allocations.
+    /// doubling), and the allocator's overhead on each of its eight allocations.
     fn footprint(&self) -> usize {
         use std::mem::size_of;
         let state = M::state_bytes(&self.state);
@@ -120,9 +124,10 @@ impl<M: SearchMachine> Node<M> {
             + self.starts.capacity() * size_of::<u32>()
             + self.edges.capacity() * size_of::<Edge>()
             + self.range.capacity() * size_of::<(u8, u8)>()
+            + self.prior.capacity()
             + size_of::<(M::State, u32)>()
             + 2 * size_of::<(u64, NodeRef)>()
-            + 7 * ALLOCATION_OVERHEAD
+            + 8 * ALLOCATION_OVERHEAD
     }
 
     /// How many legal moves `role` has.

@@ -1,0 +1,368 @@
+//! Material: counts of base propositions grouped by their argument structure (pieces per side,
+//! discs of a colour, cells of a kind), found in the net's proposition names and kept as an
+//! estimate of each role's final score only where random games show that they predict it.
+//!
+//! Every relation of the base propositions gives candidate groups: its propositions with a given
+//! constant at a given argument position (`(cell ?x ?y white)`: the white cells), and all of
+//! them. Games from the initial state played as the search's playouts play them (with the
+//! guide's tactics and latches where it has them: in Breakthrough material predicts nothing in
+//! uniformly random games, where the first pawn to wander through wins, but a good deal once
+//! runners are stopped) give, per game, one state from its second half and the final scores. For each role, groups whose count correlates with the role's score in half
+//! of the games (beyond three standard errors of a zero correlation) are combined by least
+//! squares into a predicted score, and the prediction is kept only if it correlates with the
+//! score in the other half as well. A counted set is read with a few word operations per group.
+
+use super::playout::{self, Guide, Lookahead, Settings};
+use machine::StateMachine;
+use propnet::{Net, PropnetMachine, PropnetState};
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+/// The most candidate groups counted (relations are taken in the net's order).
+const MAX_CANDIDATES: usize = 512;
+
+/// The most groups one role's estimate combines.
+const MAX_TERMS: usize = 4;
+
+/// The least correlation a group needs with a role's score to be used (and three standard
+/// errors of a zero correlation, when that is more).
+const MIN_CORRELATION: f64 = 0.1;
+
+/// Groups more correlated than this with one already chosen add nothing.
+const MAX_COLLINEARITY: f64 = 0.9;
+
+/// Random games sampled, at most.
+const MAX_GAMES: usize = 1000;
+
+/// Joint moves after which a sampled game is abandoned.
+const MAX_STEPS: usize = 1000;
+
+/// A counted group of base propositions.
+#[derive(Debug, Clone, Serialize)]
+pub struct Group {
+    /// How it reads: the relation with `?` at free positions and the constant at the fixed
+    /// one, e.g. `(cell ? ? white)`; a whole relation reads `(cell ? ? ?)`.
+    pub name: String,
+    /// Its base propositions, as a bitset over the net's bases.
+    #[serde(skip)]
+    pub mask: Vec<u64>,
+}
+
+/// One group's part in a role's estimate.
+#[derive(Debug, Clone, Serialize)]
+pub struct Term {
+    /// Index into [`Material::groups`].
+    pub group: usize,
+    /// Its mean over the sampled states.
+    pub mean: f64,
+    /// Its standard deviation over the sampled states.
+    pub sd: f64,
+    /// Score (0..1) per standard deviation of the count.
+    pub weight: f64,
+}
+
+/// A role's estimated score from material.
+#[derive(Debug, Clone, Serialize)]
+pub struct Fit {
+    /// The mean score (0..1) over the sampled games.
+    pub intercept: f64,
+    /// The groups it reads and their weights.
+    pub terms: Vec<Term>,
+    /// Correlation of the estimate with the final score in the games it was not fitted on.
+    pub holdout_correlation: f64,
+}
+
+/// The material estimates found for a game.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Material {
+    /// The groups the estimates use.
+    pub groups: Vec<Group>,
+    /// Per role, its estimate, if one held up.
+    pub fits: Vec<Option<Fit>>,
+    /// Random games sampled.
+    pub games: usize,
+}
+
+impl Material {
+    /// Plays games of `net` until `deadline` (at most [`MAX_GAMES`]), with `guide`'s playouts
+    /// if there is one, and fits each role's estimate, as the module header describes.
+    pub fn discover(net: &Net, guide: Option<&Guide>, deadline: Instant, seed: u64) -> Material {
+        let roles = net.roles.len();
+        let candidates = candidates(net);
+        if candidates.is_empty() {
+            return Material { fits: vec![None; roles], ..Material::default() };
+        }
+        let samples = sample(net, guide, &candidates, deadline, seed);
+        let mut used: BTreeMap<usize, usize> = BTreeMap::new();
+        let mut groups = Vec::new();
+        let fits = (0..roles)
+            .map(|r| {
+                let mut fit = fit(&samples, r)?;
+                for t in &mut fit.terms {
+                    t.group = *used.entry(t.group).or_insert_with(|| {
+                        groups.push(candidates[t.group].clone());
+                        groups.len() - 1
+                    });
+                }
+                Some(fit)
+            })
+            .collect();
+        Material { groups, fits, games: samples.len() }
+    }
+
+    /// Whether no role has an estimate.
+    pub fn is_empty(&self) -> bool {
+        self.fits.iter().all(Option::is_none)
+    }
+
+    /// `role`'s estimated score (0..1) in `state` (the words of a propnet state), if it has an
+    /// estimate.
+    pub fn value(&self, state: &[u64], role: usize) -> Option<f64> {
+        let fit = self.fits.get(role)?.as_ref()?;
+        let mut v = fit.intercept;
+        for t in &fit.terms {
+            let count = count(&self.groups[t.group].mask, state) as f64;
+            v += t.weight * (count - t.mean) / t.sd;
+        }
+        Some(v.clamp(0.0, 1.0))
+    }
+}
+
+/// How many of `mask`'s propositions hold in `state`.
+fn count(mask: &[u64], state: &[u64]) -> u32 {
+    mask.iter().zip(state).map(|(m, s)| (m & s).count_ones()).sum()
+}
+
+/// The top-level parts of a proposition's name: `(cell 1 2 b)` gives `cell`, `1`, `2`, `b`.
+fn parts(name: &str) -> Vec<&str> {
+    let inner = name.strip_prefix('(').and_then(|n| n.strip_suffix(')')).unwrap_or(name);
+    let (mut out, mut depth, mut from) = (Vec::new(), 0usize, 0usize);
+    for (i, c) in inner.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            ' ' if depth == 0 => {
+                if i > from {
+                    out.push(&inner[from..i]);
+                }
+                from = i + 1;
+            }
+            _ => {}
+        }
+    }
+    if inner.len() > from {
+        out.push(&inner[from..]);
+    }
+    out
+}
+
+/// The candidate groups of `net`'s bases: per relation of arity at least one, the whole
+/// relation and its propositions per constant at each argument position, each of at least two
+/// propositions and fewer than the whole relation (but for the whole itself).
+fn candidates(net: &Net) -> Vec<Group> {
+    let words = net.bases.len().div_ceil(64);
+    // Per relation and arity, its bases with their arguments.
+    type Members<'a> = Vec<(usize, Vec<&'a str>)>;
+    let mut by_relation: BTreeMap<(&str, usize), Members> = BTreeMap::new();
+    for (i, b) in net.bases.iter().enumerate() {
+        let p = parts(&b.name);
+        if p.len() >= 2 {
+            by_relation.entry((p[0], p.len() - 1)).or_default().push((i, p[1..].to_vec()));
+        }
+    }
+    let mut out = Vec::new();
+    let mask = |members: &[usize]| {
+        let mut m = vec![0u64; words];
+        for &i in members {
+            m[i / 64] |= 1 << (i % 64);
+        }
+        m
+    };
+    for ((relation, arity), bases) in &by_relation {
+        if bases.len() < 2 {
+            continue;
+        }
+        let all: Vec<usize> = bases.iter().map(|(i, _)| *i).collect();
+        let free = vec!["?"; *arity].join(" ");
+        out.push(Group { name: format!("({relation} {free})"), mask: mask(&all) });
+        for k in 0..*arity {
+            let mut by_value: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+            for (i, args) in bases {
+                by_value.entry(args[k]).or_default().push(*i);
+            }
+            for (value, members) in by_value.into_iter().filter(|(_, m)| m.len() >= 2 && m.len() < all.len()) {
+                let args: Vec<&str> = (0..*arity).map(|j| if j == k { value } else { "?" }).collect();
+                out.push(Group { name: format!("({relation} {})", args.join(" ")), mask: mask(&members) });
+            }
+        }
+    }
+    out.truncate(MAX_CANDIDATES);
+    out
+}
+
+/// One sampled game: every candidate's count in a state from its middle half, and every role's
+/// final score (0..1).
+struct Sample {
+    counts: Vec<f64>,
+    scores: Vec<f64>,
+}
+
+/// Games from the initial state until `deadline`, one sample each: uniformly random, or played
+/// as `guide`'s playouts.
+fn sample(net: &Net, guide: Option<&Guide>, candidates: &[Group], deadline: Instant, seed: u64) -> Vec<Sample> {
+    let mut m = PropnetMachine::new(net);
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let roles = net.roles.len();
+    let initial = m.initial_state();
+    let settings = Settings { max_steps: MAX_STEPS as u32, trace: true, guide: None, deadline: Some(deadline) };
+    let mut look = Lookahead::default();
+    let mut out = Vec::new();
+    let mut trajectory: Vec<PropnetState> = Vec::new();
+    while out.len() < MAX_GAMES && Instant::now() < deadline {
+        let played = match guide {
+            Some(g) => playout::guided(&mut m, &mut look, &initial, g, &mut rng, &settings),
+            None => playout::random(&mut m, &initial, &mut rng, &settings),
+        };
+        let Ok(Some(outcome)) = played else { break };
+        if !outcome.complete || outcome.moves.is_empty() {
+            continue;
+        }
+        // The states along the way, replayed from the moves.
+        trajectory.clear();
+        let mut state = initial.clone();
+        for joint in outcome.moves.chunks(roles) {
+            let Ok(next) = m.next_state(&state, joint) else { break };
+            trajectory.push(std::mem::replace(&mut state, next));
+        }
+        let n = trajectory.len();
+        if n == 0 {
+            continue;
+        }
+        let at = &trajectory[n / 2 + rng.random_range(0..(n - n / 2).max(1))];
+        let counts = candidates.iter().map(|g| f64::from(count(&g.mask, at.words()))).collect();
+        let scores = outcome.scores.iter().map(|&s| f64::from(s) / 100.0).collect();
+        out.push(Sample { counts, scores });
+    }
+    out
+}
+
+/// Mean and standard deviation of `xs`.
+fn moments(xs: impl Iterator<Item = f64> + Clone) -> (f64, f64) {
+    let n = xs.clone().count().max(1) as f64;
+    let mean = xs.clone().sum::<f64>() / n;
+    let var = xs.map(|x| (x - mean) * (x - mean)).sum::<f64>() / n;
+    (mean, var.sqrt())
+}
+
+/// Pearson correlation of two equally long series (0 when either is constant).
+fn correlation(xs: &[f64], ys: &[f64]) -> f64 {
+    let (mx, sx) = moments(xs.iter().copied());
+    let (my, sy) = moments(ys.iter().copied());
+    if sx < 1e-9 || sy < 1e-9 {
+        return 0.0;
+    }
+    let cov = xs.iter().zip(ys).map(|(x, y)| (x - mx) * (y - my)).sum::<f64>() / xs.len() as f64;
+    cov / (sx * sy)
+}
+
+/// `role`'s estimate, fitted on the even samples and checked on the odd ones.
+fn fit(samples: &[Sample], role: usize) -> Option<Fit> {
+    let (train, test): (Vec<&Sample>, Vec<&Sample>) = {
+        let (a, b): (Vec<_>, Vec<_>) = samples.iter().enumerate().partition(|(i, _)| i % 2 == 0);
+        (a.into_iter().map(|(_, s)| s).collect(), b.into_iter().map(|(_, s)| s).collect())
+    };
+    if train.len() < 20 || test.len() < 20 {
+        return None;
+    }
+    let y: Vec<f64> = train.iter().map(|s| s.scores[role]).collect();
+    let candidates = train[0].counts.len();
+    let column = |set: &[&Sample], g: usize| -> Vec<f64> { set.iter().map(|s| s.counts[g]).collect() };
+    let threshold = |n: usize| MIN_CORRELATION.max(3.0 / (n as f64).sqrt());
+    let mut ranked: Vec<(usize, f64)> = (0..candidates)
+        .map(|g| (g, correlation(&column(&train, g), &y)))
+        .filter(|(_, r)| r.abs() >= threshold(y.len()))
+        .collect();
+    ranked.sort_by(|a, b| b.1.abs().total_cmp(&a.1.abs()));
+    let mut chosen: Vec<usize> = Vec::new();
+    for (g, _) in ranked {
+        let x = column(&train, g);
+        if chosen.iter().all(|&c| correlation(&column(&train, c), &x).abs() <= MAX_COLLINEARITY) {
+            chosen.push(g);
+        }
+        if chosen.len() == MAX_TERMS {
+            break;
+        }
+    }
+    if chosen.is_empty() {
+        return None;
+    }
+    // Least squares on standardised counts (a little ridge keeps near-collinear groups tame).
+    let stats: Vec<(f64, f64)> = chosen.iter().map(|&g| moments(column(&train, g).into_iter())).collect();
+    let (my, _) = moments(y.iter().copied());
+    let k = chosen.len();
+    let z = |s: &Sample, j: usize| (s.counts[chosen[j]] - stats[j].0) / stats[j].1;
+    let mut a = vec![vec![0.0; k + 1]; k];
+    for (s, &yy) in train.iter().zip(&y) {
+        let zs: Vec<f64> = (0..k).map(|j| z(s, j)).collect();
+        for (row, &zi) in a.iter_mut().zip(&zs) {
+            for (cell, &zj) in row.iter_mut().zip(&zs) {
+                *cell += zi * zj;
+            }
+            row[k] += zi * (yy - my);
+        }
+    }
+    for (i, row) in a.iter_mut().enumerate() {
+        row[i] += 0.01 * train.len() as f64;
+    }
+    let weights = solve(a)?;
+    let terms: Vec<Term> =
+        (0..k).map(|j| Term { group: chosen[j], mean: stats[j].0, sd: stats[j].1, weight: weights[j] }).collect();
+    let predict = |s: &Sample| my + (0..k).map(|j| weights[j] * z(s, j)).sum::<f64>();
+    let predicted: Vec<f64> = test.iter().map(|s| predict(s)).collect();
+    let actual: Vec<f64> = test.iter().map(|s| s.scores[role]).collect();
+    let holdout_correlation = correlation(&predicted, &actual);
+    (holdout_correlation >= threshold(test.len())).then_some(Fit { intercept: my, terms, holdout_correlation })
+}
+
+/// Solves the square system whose augmented rows are `a` by Gaussian elimination with partial
+/// pivoting; `None` if it is singular.
+fn solve(mut a: Vec<Vec<f64>>) -> Option<Vec<f64>> {
+    let n = a.len();
+    for c in 0..n {
+        let p = (c..n).max_by(|&i, &j| a[i][c].abs().total_cmp(&a[j][c].abs()))?;
+        if a[p][c].abs() < 1e-12 {
+            return None;
+        }
+        a.swap(c, p);
+        let pivot = a[c].clone();
+        for (_, row) in a.iter_mut().enumerate().filter(|(r, _)| *r != c) {
+            let f = row[c] / pivot[c];
+            for (cell, &p) in row.iter_mut().zip(&pivot).skip(c) {
+                *cell -= f * p;
+            }
+        }
+    }
+    Some((0..n).map(|i| a[i][n] / a[i][i]).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_split_into_their_top_level_parts() {
+        assert_eq!(parts("(cell 1 2 b)"), ["cell", "1", "2", "b"]);
+        assert_eq!(parts("(at (pos 1 2) white)"), ["at", "(pos 1 2)", "white"]);
+        assert_eq!(parts("p"), ["p"]);
+    }
+
+    #[test]
+    fn a_small_system_is_solved() {
+        let x = solve(vec![vec![2.0, 1.0, 5.0], vec![1.0, 3.0, 10.0]]).expect("regular");
+        assert!((x[0] - 1.0).abs() < 1e-9 && (x[1] - 3.0).abs() < 1e-9, "{x:?}");
+        assert!(solve(vec![vec![1.0, 1.0, 1.0], vec![2.0, 2.0, 2.0]]).is_none());
+    }
+}
