@@ -321,9 +321,10 @@ pub(super) fn guided(
             let now = goals.range(state.words(), r);
             tiers.clear();
             tiers.resize(l.len(), 0);
-            // The latches rank every candidate by the latch bases alone; the end is judged only
-            // for candidates that may end the game.
-            if latches {
+            // Without tactics the judge ranks every candidate, latches included, in one pass;
+            // with them the latches rank every candidate by the latch bases alone and the end
+            // is judged only for candidates that may end the game.
+            if latches && (guide.tactics || judge.is_none()) {
                 candidates.clear();
                 candidates.extend(0..l.len());
                 pick(l, &candidates, &mut chosen);
