@@ -77,11 +77,6 @@ impl Guide {
         &self.goals
     }
 
-    /// Whether playouts look for decisive and anti-decisive moves.
-    pub fn tactics(&self) -> bool {
-        self.tactics
-    }
-
     /// The guide with `material` estimates for the tree's priors (none if they are empty).
     pub fn with_material(mut self, material: Material) -> Guide {
         self.material = Some(material).filter(|m| !m.is_empty());
