@@ -8,7 +8,7 @@ use anyhow::{bail, Result};
 use clap::ValueEnum;
 use indicatif::{ProgressBar, ProgressStyle};
 use propnet::{Net, PropnetState};
-use search::mcts::{Guide, Material, TacticsCost};
+use search::mcts::{Material, TacticsCost};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::process::ExitCode;
@@ -205,21 +205,18 @@ pub fn run(args: Args) -> Result<ExitCode> {
     bar.set_message("playout tactics");
     let left = (start + Duration::from_secs_f64(secs)).saturating_duration_since(Instant::now());
     let measured = Instant::now();
-    let tactics = (!left.is_zero()).then(|| {
-        let guide = Guide::new(net, result.goals.clone(), true);
-        let cost = TacticsCost::measure(&propnet.program, &guide, left.min(TacticsCost::TRIAL), 0);
-        TacticsEntry { cost, used: cost.pays() }
-    });
+    let chosen = (!left.is_zero())
+        .then(|| TacticsCost::choose(net, &propnet.program, result.goals.clone(), left.min(TacticsCost::TRIAL)));
     let measured = analysis::Phase { phase: "playout tactics".to_owned(), seconds: measured.elapsed().as_secs_f64() };
     // Material, from games played as the player's playouts would play them.
     bar.set_message("material");
     let weighed = Instant::now();
     let left = (start + Duration::from_secs_f64(secs)).saturating_duration_since(weighed);
-    let material = (!left.is_zero()).then(|| {
-        let guide = Guide::new(net, result.goals.clone(), tactics.as_ref().is_some_and(|t| t.used));
-        let playouts = guide.steers_playouts().then_some(&guide);
-        Material::discover(net, playouts, weighed + left.min(TacticsCost::TRIAL), 0)
-    });
+    let material = chosen
+        .as_ref()
+        .filter(|_| !left.is_zero())
+        .map(|(guide, _)| Material::discover(net, Some(guide), weighed + left.min(TacticsCost::TRIAL), 0));
+    let tactics = chosen.map(|(_, cost)| TacticsEntry { cost, used: cost.pays() });
     let weighed = analysis::Phase { phase: "material".to_owned(), seconds: weighed.elapsed().as_secs_f64() };
     bar.finish_and_clear();
     let mut report = report(net, &result, game.name.clone());

@@ -242,14 +242,12 @@ fn guide(info: &MatchInfo, deadline: Instant, tactics: bool, material: bool, bud
     let game = info.game.net()?;
     let options = analysis::AnalysisConfig { deadline: Some(deadline), ..analysis::AnalysisConfig::default() };
     let goals = Analysis::run(&game.net, &info.game.desc, &options, &mut |_| {}).goals;
-    let tactical = tactics.then(|| Guide::new(&game.net, goals.clone(), true));
-    let mut guide = match tactical {
-        Some(g) if TacticsCost::measure(&game.program, &g, budget, 0).pays() => g,
-        _ => Guide::new(&game.net, goals, false),
+    let mut guide = match tactics {
+        true => TacticsCost::choose(&game.net, &game.program, goals, budget).0,
+        false => Guide::new(&game.net, goals, false),
     };
     if material {
-        let playouts = guide.steers_playouts().then_some(&guide);
-        let found = Material::discover(&game.net, playouts, Instant::now() + budget, 0);
+        let found = Material::discover(&game.net, Some(&guide), Instant::now() + budget, 0);
         guide = guide.with_material(found);
     }
     Some(Arc::new(guide)).filter(|g| !g.is_empty())

@@ -2,8 +2,9 @@
 //! start of a match, so that the player turns them off where they do not pay.
 
 use super::playout::{self, Guide, Lookahead, Settings};
+use analysis::GoalLatches;
 use machine::StateMachine;
-use propnet::{Program, PropnetMachine};
+use propnet::{Net, Program, PropnetMachine};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use serde::Serialize;
@@ -44,6 +45,16 @@ impl TacticsCost {
         self.fired >= MIN_FIRED && self.tactical_per_s * MAX_SLOWDOWN >= self.random_per_s
     }
 
+    /// The guide for playouts of `net` (compiled as `program`) with the goal latches `goals`:
+    /// with the tactics if measuring them for `budget` shows that they pay, else without; and
+    /// the measurement. The one way the player and `latchkey analyze` decide.
+    pub fn choose(net: &Net, program: &Arc<Program>, goals: GoalLatches, budget: Duration) -> (Guide, TacticsCost) {
+        let tactical = Guide::new(net, goals.clone(), true);
+        let cost = TacticsCost::measure(program, &tactical, budget, 0);
+        let guide = if cost.pays() { tactical } else { Guide::new(net, goals, false) };
+        (guide, cost)
+    }
+
     /// Plays tactical playouts with `guide` (which must have tactics) for half of `budget`,
     /// then plain ones for the other half, on one thread.
     pub fn measure(program: &Arc<Program>, guide: &Guide, budget: Duration, seed: u64) -> TacticsCost {
@@ -78,7 +89,6 @@ impl TacticsCost {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use analysis::GoalLatches;
 
     fn cost(name: &str) -> TacticsCost {
         let net = testkit::bundled(name).1;

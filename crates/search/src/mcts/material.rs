@@ -7,10 +7,11 @@
 //! them. Games from the initial state played as the search's playouts play them (with the
 //! guide's tactics and latches where it has them: in Breakthrough material predicts nothing in
 //! uniformly random games, where the first pawn to wander through wins, but a good deal once
-//! runners are stopped) give, per game, one state from its second half and the final scores. For each role, groups whose count correlates with the role's score in half
-//! of the games (beyond three standard errors of a zero correlation) are combined by least
-//! squares into a predicted score, and the prediction is kept only if it correlates with the
-//! score in the other half as well. A counted set is read with a few word operations per group.
+//! runners are stopped) give, per game, one state from its second half and the final scores.
+//! For each role, groups whose count correlates with the role's score in half of the games
+//! (beyond three standard errors of a zero correlation) are combined by least squares into a
+//! predicted score, and the prediction is kept only if it correlates with the score in the other
+//! half as well. A counted set is read with a few word operations per group.
 
 use super::playout::{self, Guide, Lookahead, Settings};
 use machine::StateMachine;
@@ -87,8 +88,9 @@ pub struct Material {
 }
 
 impl Material {
-    /// Plays games of `net` until `deadline` (at most [`MAX_GAMES`]), with `guide`'s playouts
-    /// if there is one, and fits each role's estimate, as the module header describes.
+    /// Plays games of `net` until `deadline` (at most [`MAX_GAMES`]), as the search's playouts
+    /// play them with `guide` (uniformly random where it has none or it does not steer them),
+    /// and fits each role's estimate, as the module header describes.
     pub fn discover(net: &Net, guide: Option<&Guide>, deadline: Instant, seed: u64) -> Material {
         let roles = net.roles.len();
         let candidates = candidates(net);
@@ -203,7 +205,7 @@ fn candidates(net: &Net) -> Vec<Group> {
     out
 }
 
-/// One sampled game: every candidate's count in a state from its middle half, and every role's
+/// One sampled game: every candidate's count in a state from its second half, and every role's
 /// final score (0..1).
 struct Sample {
     counts: Vec<f64>,
@@ -222,7 +224,7 @@ fn sample(net: &Net, guide: Option<&Guide>, candidates: &[Group], deadline: Inst
     let mut out = Vec::new();
     let mut trajectory: Vec<PropnetState> = Vec::new();
     while out.len() < MAX_GAMES && Instant::now() < deadline {
-        let played = match guide {
+        let played = match guide.filter(|g| g.steers_playouts()) {
             Some(g) => playout::guided(&mut m, &mut look, &initial, g, &mut rng, &settings),
             None => playout::random(&mut m, &initial, &mut rng, &settings),
         };
