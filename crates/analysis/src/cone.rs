@@ -72,7 +72,7 @@ impl<'a> Checker<'a> {
     /// Whether `violations` finds nothing in any marking of `cone` that gives the bases in
     /// `fixed` their listed values. `violations` returns, for a block of 64 markings, the lanes
     /// where the property fails.
-    pub fn holds(&self, cone: &Cone, fixed: &[(usize, bool)], violations: impl Fn(&Block) -> u64) -> bool {
+    pub fn holds(&self, cone: &Cone, fixed: &[(usize, bool)], mut violations: impl FnMut(&Block) -> u64) -> bool {
         let mut clean = true;
         self.scan(cone, fixed, |block, valid| {
             clean = violations(block) & valid == 0;

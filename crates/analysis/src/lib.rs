@@ -1,8 +1,8 @@
 //! Game structure discovered from a game's propnet, as plain data for search and for reports:
 //! latches (chapter 12, found by structural, exact and proof methods), composite latches,
 //! inhibitors and goal inhibitors, goal latches with the score range still achievable in a
-//! state (Sancho), the dead states that follow from them, and the propositions a latch keeps
-//! at their value for good.
+//! state (Sancho), the dead states that follow from them, the propositions a latch keeps
+//! at their value for good, and the locality of moves' effects (Sancho's local search).
 
 #![warn(missing_docs)]
 
@@ -13,6 +13,7 @@ mod implication;
 mod inhibitors;
 mod kept;
 mod latches;
+mod locality;
 mod run;
 
 pub use composite::{composite_latches, CompositeLatch, Junction};
@@ -21,6 +22,9 @@ pub use implication::Implication;
 pub use inhibitors::{exact_inhibitors, structural_inhibitors, GoalInhibitor, Inhibitor};
 pub use kept::{kept_by_latches, Kept};
 pub use latches::{exact_latches, structural_latches, Latch, LatchKind, Method};
+pub use locality::{
+    describe, multi_source, Condition, Conjunction, Disjunct, Locality, Outcome, Verdict, FAR, MAX_DISTANCE,
+};
 pub use run::{Analysis, AnalysisConfig, Phase};
 
 mod proof;

@@ -3,7 +3,7 @@
 
 use crate::{
     composite_latches, exact_inhibitors, exact_latches, proof_latches, structural_inhibitors, structural_latches,
-    CompositeLatch, GoalInhibitor, GoalLatches, Inhibitor, Latch, ProofLatches, Prover,
+    CompositeLatch, GoalInhibitor, GoalLatches, Inhibitor, Latch, Locality, ProofLatches, Prover,
 };
 use propnet::net::Net;
 use serde::Serialize;
@@ -20,6 +20,8 @@ pub struct AnalysisConfig {
     pub proof: bool,
     /// The solver that answers it.
     pub prover: Prover,
+    /// The locality of moves' effects, for the local search.
+    pub locality: bool,
     /// Cones with more than `2^exact_bits` markings are left alone.
     pub exact_bits: u32,
     /// The same bound for the joint cones of composite-latch candidates.
@@ -35,6 +37,7 @@ impl Default for AnalysisConfig {
             exact: true,
             proof: true,
             prover: Prover::default(),
+            locality: true,
             exact_bits: 16,
             composite_bits: 12,
             deadline: None,
@@ -68,6 +71,8 @@ pub struct Analysis {
     pub goal_inhibitors: Vec<GoalInhibitor>,
     /// The latches' effect on every goal, ready to bound scores in any state.
     pub goals: GoalLatches,
+    /// The locality of moves' effects, if it was asked for and finished in time.
+    pub locality: Option<Locality>,
     /// How the proof method fared (its latches are in `latches`), if it ran.
     pub proof: Option<ProofLatches>,
     /// Time per phase, in order.
@@ -128,6 +133,15 @@ impl Analysis {
             );
         }
         inhibitors.sort_by_key(|i| (i.inhibitor, i.target, i.method));
+        let mut locality = None;
+        if options.locality {
+            // A share of what is left: the proofs after it need time too.
+            let share = deadline.map(|d| Instant::now() + d.saturating_duration_since(Instant::now()) / 4);
+            locality = runner.phase("locality", || Locality::analyse(net, share)).flatten();
+            if locality.is_none() && runner.phases.last().is_some_and(|p| p.phase == "locality") {
+                runner.notes.push("locality: cut short by the deadline".to_owned());
+            }
+        }
         // The proof method runs last: it is the costliest, and it gets whatever time is left.
         let mut proof = None;
         if options.proof {
@@ -164,6 +178,7 @@ impl Analysis {
             inhibitors,
             goal_inhibitors,
             goals,
+            locality,
             proof,
             phases: runner.phases,
             notes: runner.notes,

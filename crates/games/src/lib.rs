@@ -25,8 +25,16 @@ macro_rules! bundled {
 }
 
 /// Every bundled game, by name.
-pub const ALL: &[Bundled] =
-    bundled!["tictactoe", "connectfour", "buttonsandlights", "untwistycorridor", "eightpuzzle", "fifteenpuzzle",];
+pub const ALL: &[Bundled] = bundled![
+    "tictactoe",
+    "connectfour",
+    "buttonsandlights",
+    "untwistycorridor",
+    "eightpuzzle",
+    "fifteenpuzzle",
+    "breakthrough",
+    "breakthroughsmall",
+];
 
 /// The bundled game called `name` (case-insensitive), if there is one.
 pub fn find(name: &str) -> Option<&'static Bundled> {

@@ -3,7 +3,7 @@
 //! whenever a field changes meaning or goes away.
 
 use crate::game;
-use analysis::{Analysis, AnalysisConfig, Effect, Junction, LatchKind, Method, Prover};
+use analysis::{Analysis, AnalysisConfig, Effect, Junction, LatchKind, Locality, Method, Prover, FAR, MAX_DISTANCE};
 use anyhow::{bail, Result};
 use clap::ValueEnum;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -63,6 +63,8 @@ struct Report {
     dead_propositions: Vec<DeadEntry>,
     initial_scores: Vec<ScoreEntry>,
     proof: Option<ProofEntry>,
+    /// Absent when the analysis left no time for it.
+    locality: Option<LocalityEntry>,
     /// Absent when the analysis left no time to measure them.
     playout_tactics: Option<TacticsEntry>,
     /// Absent when the analysis left no time to look for it.
@@ -146,6 +148,101 @@ struct TacticsEntry {
     cost: TacticsCost,
     /// Whether the `mcts` player would use them (the measure it takes at the start of a match).
     used: bool,
+}
+
+#[derive(Serialize)]
+struct LocalityEntry {
+    /// Whether the local search would run.
+    local_search: bool,
+    reason: String,
+    average_distance: f64,
+    /// Pairs of moves of one role (that other moves can affect) at each distance, the nearer way
+    /// round, from 1; the last entry counts pairs out of reach.
+    distances: Vec<u64>,
+    /// Moves at each goal distance, from 0; the last entry counts moves out of reach.
+    goal_distances: Vec<u64>,
+    conditions: Vec<ConditionEntry>,
+    moves: Vec<MoveLocalityEntry>,
+}
+
+#[derive(Serialize)]
+struct ConditionEntry {
+    condition: String,
+    /// Absent when the condition could not be expanded into disjuncts.
+    disjuncts: Option<usize>,
+    coupled: usize,
+    /// The fewest moves any coupled disjunct needs from the initial state.
+    nearest_coupled: Option<u32>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "snake_case")]
+struct MoveLocalityEntry {
+    role: String,
+    #[serde(rename = "move")]
+    name: String,
+    changes: usize,
+    reads: usize,
+    /// Moves its effects reach directly.
+    successors: usize,
+    /// Absent when no goal-completing move is in reach.
+    goal_distance: Option<u8>,
+}
+
+/// The locality section of the report.
+fn locality_entry(net: &Net, l: &Locality) -> LocalityEntry {
+    let n = net.moves.len();
+    let cap = usize::from(MAX_DISTANCE);
+    let mut distances = vec![0u64; cap + 1];
+    let reached: Vec<u32> = (0..n as u32).filter(|&a| !l.predecessors[a as usize].is_empty()).collect();
+    for &a in &reached {
+        for &b in reached.iter().filter(|&&b| b > a && net.moves[b as usize].role == net.moves[a as usize].role) {
+            let d = usize::from(l.distance(a, b).min(l.distance(b, a))).min(cap + 1);
+            distances[d - 1] += 1;
+        }
+    }
+    let mut goal_distances = vec![0u64; cap + 2];
+    for &g in &l.goal_distance {
+        goal_distances[usize::from(g).min(cap + 1)] += 1;
+    }
+    while goal_distances.len() > 1 && goal_distances[goal_distances.len() - 2] == 0 {
+        goal_distances.remove(goal_distances.len() - 2);
+    }
+    while distances.len() > 1 && distances[distances.len() - 2] == 0 {
+        distances.remove(distances.len() - 2);
+    }
+    let conditions = l
+        .conditions
+        .iter()
+        .map(|c| {
+            let coupled: Vec<&analysis::Disjunct> = c.disjuncts.iter().flatten().filter(|d| d.coupled).collect();
+            ConditionEntry {
+                condition: analysis::describe(net, c.outcome),
+                disjuncts: c.disjuncts.as_ref().map(Vec::len),
+                coupled: coupled.len(),
+                nearest_coupled: coupled.iter().map(|d| d.initial_moves).min(),
+            }
+        })
+        .collect();
+    let moves = (0..n)
+        .map(|j| MoveLocalityEntry {
+            role: net.roles[net.moves[j].role].clone(),
+            name: net.moves[j].name.clone(),
+            changes: l.footprint[j].len(),
+            reads: l.reads[j].len(),
+            successors: l.successors[j].len(),
+            goal_distance: (l.goal_distance[j] != FAR).then_some(l.goal_distance[j]),
+        })
+        .collect();
+    LocalityEntry {
+        local_search: l.verdict.enabled,
+        reason: l.verdict.reason.clone(),
+        average_distance: l.average_distance,
+        distances,
+        goal_distances,
+        conditions,
+        moves,
+    }
 }
 
 /// `latchkey analyze`'s arguments.
@@ -307,6 +404,7 @@ fn report(net: &Net, a: &Analysis, game: String) -> Report {
                 ScoreEntry { role: role(r), min: range.map(|s| s.min), max: range.map(|s| s.max) }
             })
             .collect(),
+        locality: a.locality.as_ref().map(|l| locality_entry(net, l)),
         playout_tactics: None,
         material: None,
         proof: a.proof.as_ref().map(|p| ProofEntry {
@@ -319,6 +417,43 @@ fn report(net: &Net, a: &Analysis, game: String) -> Report {
         }),
         timings: a.phases.clone(),
         notes: a.notes.clone(),
+    }
+}
+
+fn print_locality(l: &LocalityEntry) {
+    let verdict = if l.local_search { "local search on" } else { "local search off" };
+    println!("\nlocality of moves: {verdict}: {}", l.reason);
+    if l.conditions.is_empty() {
+        return;
+    }
+    let counts = |v: &[u64], first: usize| {
+        let (last, head) = v.split_last().expect("never empty");
+        let mut parts: Vec<String> = head.iter().enumerate().map(|(d, c)| format!("{}:{c}", d + first)).collect();
+        parts.push(format!("far:{last}"));
+        parts.join(" ")
+    };
+    println!("  distance between two moves of a role (mean {:.2}): {}", l.average_distance, counts(&l.distances, 1));
+    println!("  moves by distance to a goal: {}", counts(&l.goal_distances, 0));
+    for c in &l.conditions {
+        match (c.disjuncts, c.nearest_coupled) {
+            (None, _) => println!("  {:<30} not expanded", c.condition),
+            (Some(d), None) => println!("  {:<30} {d} disjuncts, none coupled", c.condition),
+            (Some(d), Some(near)) => println!(
+                "  {:<30} {d} disjuncts, {} coupled (the nearest {} moves from the start)",
+                c.condition,
+                c.coupled,
+                if near == u32::MAX { "never".to_owned() } else { near.to_string() }
+            ),
+        }
+    }
+    let mut changes: Vec<usize> = l.moves.iter().map(|m| m.changes).filter(|&c| c > 0).collect();
+    changes.sort_unstable();
+    if let Some(median) = changes.get(changes.len() / 2) {
+        println!(
+            "  {} of {} moves change something, {median} propositions at the median",
+            changes.len(),
+            l.moves.len()
+        );
     }
 }
 
@@ -403,6 +538,9 @@ fn print(r: &Report) {
             p.ground_seconds,
             p.solve_seconds
         );
+    }
+    if let Some(l) = &r.locality {
+        print_locality(l);
     }
     if let Some(t) = &r.playout_tactics {
         let c = &t.cost;

@@ -9,6 +9,7 @@ mod conform;
 mod engine;
 mod game;
 mod heuristic;
+mod local;
 mod matches;
 mod net;
 mod output;
@@ -48,6 +49,9 @@ enum Command {
     /// Solve a single-player game: the best score and a shortest plan reaching it, by IDA*
     /// under a lower bound found in the net, with dead states pruned.
     Solve(solve::Args),
+    /// Search endgame positions for forced wins with the local search the mcts player runs:
+    /// the depth reached over time, nodes per second, the wins found.
+    Local(local::Args),
     /// Play a series of local matches between players, swapping seats across games.
     Match(matches::Args),
     /// Play matches for a GGP game server over HTTP, one at a time.
@@ -92,6 +96,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Bench(args) => bench::run(args),
         Command::Analyze(args) => analyze::run(args),
         Command::Solve(args) => solve::run(args),
+        Command::Local(args) => local::run(args),
         Command::Match(args) => matches::run(args),
         Command::Serve(args) => serve::run(args),
         Command::Heuristic(args) => heuristic::run(args),

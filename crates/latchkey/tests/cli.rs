@@ -28,7 +28,16 @@ fn every_bundled_game_is_valid_and_playable() {
     let names: Vec<String> = stdout(&o).lines().map(str::to_owned).collect();
     assert_eq!(
         names,
-        ["tictactoe", "connectfour", "buttonsandlights", "untwistycorridor", "eightpuzzle", "fifteenpuzzle"]
+        [
+            "tictactoe",
+            "connectfour",
+            "buttonsandlights",
+            "untwistycorridor",
+            "eightpuzzle",
+            "fifteenpuzzle",
+            "breakthrough",
+            "breakthroughsmall"
+        ]
     );
     for name in &names {
         let o = latchkey(&["check", name, "--json"]);
@@ -177,6 +186,7 @@ fn analyze_prints_every_section_for_a_reader() {
         "goal latches",
         "dead propositions",
         "achievable scores in the initial state",
+        "locality of moves: local search off: the search is for two-player games; this one has 1",
         "playout tactics",
         "time per phase",
     ] {
@@ -184,6 +194,27 @@ fn analyze_prints_every_section_for_a_reader() {
     }
     assert!(out.contains("p                                        structural\n"), "{out}");
     assert!(out.contains("p inhibits q8"), "{out}");
+}
+
+#[test]
+fn analyze_reports_the_locality_of_breakthrough_moves() {
+    let o = latchkey(&["analyze", "breakthrough", "--method", "structural", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    let l = &report["locality"];
+    assert_eq!(l["local_search"], true, "{l}");
+    assert!(l["average_distance"].as_f64().unwrap() > 3.0, "{l}");
+    let step = l["moves"].as_array().unwrap().iter().find(|m| m["move"] == "(move 3 7 3 8)").expect("a move");
+    assert_eq!(step["goal_distance"], 0);
+    assert_eq!(l["conditions"][0]["condition"], "terminal");
+    assert_eq!(l["conditions"][0]["coupled"], 2);
+    let o = latchkey(&["analyze", "breakthrough", "--method", "structural"]);
+    let out = stdout(&o);
+    assert!(out.contains("locality of moves: local search on"), "{out}");
+    assert!(
+        out.contains("terminal                       18 disjuncts, 2 coupled (the nearest 8 moves from the start)"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -252,4 +283,20 @@ fn every_json_output_names_its_schema() {
         // The schema comes first, then the report's own fields.
         assert!(stdout(&o).trim_start().starts_with("{\n  \"schema\""), "{args:?}");
     }
+}
+
+#[test]
+fn local_finds_a_pawn_race_win_and_rejects_unknown_propositions() {
+    let state =
+        "(control white) (cellholds 4 3 white) (cellholds 1 1 white) (cellholds 1 7 black) (cellholds 8 8 black)";
+    let o = latchkey(&["local", "breakthrough", "--state", state, "--time", "5", "--depth", "6", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    let white = &report["searches"][0];
+    assert_eq!(white["role"], "white");
+    assert_eq!(white["win_plies"], 9, "{report}");
+    assert_eq!(white["decided"].as_array().map(Vec::len), Some(1), "one winning move: {report}");
+    let o = latchkey(&["local", "breakthrough", "--state", "(cellholds 9 9 white)"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("(cellholds 9 9 white) is not a base proposition of the game"), "{}", stderr(&o));
 }

@@ -2,20 +2,23 @@
 //! single-player games by iterative-deepening A* under a lower bound found in the net
 //! (`puzzle`, `bound`), the exhaustive solver with chapter 12's dead-state removal
 //! (`exhaustive`), kept as the reference the heuristic search is measured against, and
-//! depth-limited adversarial search for play under a clock (`adversarial`), and Monte Carlo tree
-//! search for any game ([`mcts`]).
+//! depth-limited adversarial search for play under a clock (`adversarial`), Monte Carlo tree
+//! search for any game ([`mcts`]), and the local forced-win search of games whose moves act
+//! locally ([`local`]).
 
 #![warn(missing_docs)]
 
 pub mod adversarial;
 mod bound;
 mod exhaustive;
+pub mod local;
 pub mod mcts;
 mod puzzle;
 
 pub use adversarial::{Evaluator, GoalEvaluator, Model, SearchError, SearchResult, Searcher};
 pub use bound::{Bound, UNREACHABLE};
 pub use exhaustive::exhaustive;
+pub use local::{LocalResult, LocalSearch};
 pub use mcts::Mcts;
 pub use puzzle::{solve, SolveConfig};
 

@@ -1,0 +1,106 @@
+//! The local search against a plain exhaustive search on small boards: every win it reports is
+//! a forced win on the full game tree.
+
+use super::*;
+use analysis::Locality;
+use machine::random_trajectory;
+use rand::rngs::SmallRng;
+use rand::SeedableRng;
+use std::time::Duration;
+
+/// Whether `role` wins from `state` within `left` of its own moves against every reply, in
+/// strictly alternating play, looking at every move. `mover` moved into `state`.
+fn forced_win(m: &mut PropnetMachine, state: &PropnetState, role: usize, left: u32, mover: Option<usize>) -> bool {
+    if m.is_terminal(state).unwrap() {
+        let best = *m.program().goal_values(role).iter().max().unwrap();
+        return m.goal_values(state, role).unwrap().contains(&best);
+    }
+    if left == 0 {
+        return false;
+    }
+    let ours = m.legal_moves(state, role).unwrap();
+    let theirs = m.legal_moves(state, 1 - role).unwrap();
+    match (ours.len(), theirs.len()) {
+        (_, 1) if mover != Some(role) => ours.iter().any(|&mv| {
+            let next = m.next_state(state, &joint(role, mv, theirs[0])).unwrap();
+            forced_win(m, &next, role, left - 1, Some(role))
+        }),
+        (1, _) if mover != Some(1 - role) => theirs.iter().all(|&mv| {
+            let next = m.next_state(state, &joint(1 - role, mv, ours[0])).unwrap();
+            forced_win(m, &next, role, left, Some(1 - role))
+        }),
+        _ => false,
+    }
+}
+
+fn state_of(net: &Net, props: &[&str]) -> PropnetState {
+    let index = |p: &str| net.bases.iter().position(|b| b.name == p).unwrap_or_else(|| panic!("no base {p}"));
+    PropnetState::from_bases(net.bases.len(), props.iter().map(|p| index(p)))
+}
+
+#[test]
+fn every_reported_win_is_a_forced_win_on_small_boards() {
+    let (_, net) = testkit::bundled("breakthroughsmall");
+    let locality = Locality::analyse(&net, None).expect("no deadline");
+    let program = Arc::new(Program::new(&net));
+    let mut search = LocalSearch::new(&net, Arc::clone(&program), &locality);
+    let mut m = PropnetMachine::from_program(program);
+    let mut rng = SmallRng::seed_from_u64(3);
+    let initial = m.initial_state();
+    let (mut checked, mut wins, mut missed, mut tenukis) = (0, 0, 0, 0);
+    while checked < 60 {
+        let trajectory = random_trajectory(&mut m, &initial, &mut rng, 200).unwrap();
+        let start = trajectory.len().saturating_sub(7);
+        for state in &trajectory[start..trajectory.len() - 1] {
+            for role in 0..2 {
+                let deadline = Instant::now() + Duration::from_secs(5);
+                let found = search.search(state, role, None, 3, deadline).unwrap();
+                checked += 1;
+                tenukis += usize::from(found.tenuki.is_some());
+                if let Some(n) = found.win {
+                    wins += 1;
+                    assert!(forced_win(&mut m, state, role, n, None), "a false win in {n} for role {role}: {state:?}");
+                }
+                for &(mv, n) in &found.decided {
+                    let who = m.move_role(mv).unwrap();
+                    let other = m.legal_moves(state, 1 - who).unwrap()[0];
+                    let next = m.next_state(state, &joint(who, mv, other)).unwrap();
+                    assert!(forced_win(&mut m, &next, role, n - u32::from(who == role), Some(who)));
+                }
+                if found.depth >= 2 && found.win.is_none() && forced_win(&mut m, state, role, 1, None) {
+                    missed += 1;
+                }
+            }
+        }
+    }
+    assert!(wins > 5, "only {wins} wins among {checked} positions");
+    assert!(tenukis > 0, "no tenuki proved among {checked} positions");
+    assert_eq!(missed, 0, "wins in one move the search missed");
+}
+
+#[test]
+fn a_pawn_with_a_free_run_wins_in_three_whatever_the_defender_plays() {
+    let (_, net) = testkit::bundled("breakthrough");
+    let locality = Locality::analyse(&net, None).expect("no deadline");
+    let program = Arc::new(Program::new(&net));
+    let mut search = LocalSearch::new(&net, Arc::clone(&program), &locality);
+    // White's pawn on c5 has a free run to the eighth rank; black's pawns are far from white's
+    // home rank and from the pawn.
+    let state = state_of(
+        &net,
+        &[
+            "(control black)",
+            "(cellholds 3 5 white)",
+            "(cellholds 1 1 white)",
+            "(cellholds 8 7 black)",
+            "(cellholds 7 7 black)",
+        ],
+    );
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let found = search.search(&state, 0, None, 4, deadline).unwrap();
+    assert_eq!(found.win, Some(3), "{found:?}");
+    let mut m = PropnetMachine::from_program(program);
+    assert_eq!(found.decided.len(), m.legal_moves(&state, 1).unwrap().len(), "every reply loses");
+    assert!(forced_win(&mut m, &state, 0, 3, None));
+    assert!(!forced_win(&mut m, &state, 0, 2, None));
+}
