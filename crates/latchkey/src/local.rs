@@ -76,13 +76,13 @@ pub fn run(args: Args) -> Result<ExitCode> {
         bail!("the local search needs a propnet, and none was built for {}", args.game)
     };
     let net = &*propnet.net;
-    let locality = Locality::analyse(net, None).context("no deadline was set")?;
+    let locality = Arc::new(Locality::analyse(net, None).context("no deadline was set")?);
     let mut m = PropnetMachine::from_program(Arc::clone(&propnet.program));
     let positions = match &args.state {
         Some(text) => vec![parse_state(net, text)?],
         None => endgames(&mut m, args.positions, args.before, args.seed)?,
     };
-    let mut search = LocalSearch::new(net, Arc::clone(&propnet.program), &locality);
+    let mut search = LocalSearch::new(Arc::clone(&propnet.net), Arc::clone(&propnet.program), Arc::clone(&locality));
     let mut searches = Vec::new();
     for (i, state) in positions.iter().enumerate() {
         for role in 0..net.roles.len() {

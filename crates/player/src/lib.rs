@@ -7,6 +7,7 @@
 #![warn(missing_docs)]
 
 mod builtin;
+mod local;
 mod mcts;
 pub mod referee;
 mod remote;

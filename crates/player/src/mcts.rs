@@ -7,13 +7,17 @@
 //! answer does not come in time, the player falls back on a legal move of its own rather than
 //! be late. Single-player games keep the best complete line found, and the puzzle solver is
 //! called in when the playouts have not found the game's best score by the time the start clock
-//! is partly used. A game without a propnet is searched on the reasoner, without the analysis
+//! is partly used. Where the analysis finds the moves local enough, the local forced-win search
+//! runs on a thread beside the tree and marks the moves it proves to win or lose. A game
+//! without a propnet is searched on the reasoner, without the analysis
 //! (which reads the net), the puzzle solver or worker threads. Moves cross between the player
 //! and its thread as KIF text, since the reasoner's moves mean something only to the machine
 //! that made them.
 
+use crate::local::LocalWorker;
 use crate::{MatchInfo, Player, PlayerError, Track};
-use analysis::{Analysis, GoalLatches};
+use analysis::{Analysis, GoalLatches, Locality};
+use machine::MachineError;
 use propnet::PropnetMachine;
 use reasoner::Reasoner;
 use search::mcts::{Guide, Material, Mcts, MctsConfig, Plan, SearchMachine, TacticsCost};
@@ -25,6 +29,10 @@ use std::time::{Duration, Instant};
 /// How long the thinking thread searches between looks at its command channel: a move request
 /// waits at most this long before the thread turns to it.
 const SLICE: Duration = Duration::from_millis(20);
+
+/// How long the thinking thread searches between looks at the local search's results while it
+/// answers a move request.
+const HELPER_SLICE: Duration = Duration::from_millis(100);
 
 /// The share of the start clock after which the structure analysis starts no new phase.
 const ANALYSIS_SHARE: f64 = 0.4;
@@ -68,13 +76,16 @@ pub struct MctsOptions {
     pub ponder: bool,
     /// Playouts take decisive moves and avoid anti-decisive ones (see [`Guide`]).
     pub tactics: bool,
+    /// Run the local forced-win search beside the tree where the analysis finds the game's
+    /// moves local enough (see [`crate::local`]).
+    pub local: bool,
     /// The search's own settings (threads, seed, pool size, exploration).
     pub search: MctsConfig,
 }
 
 impl Default for MctsOptions {
     fn default() -> MctsOptions {
-        MctsOptions { analysis: true, ponder: true, tactics: true, search: MctsConfig::default() }
+        MctsOptions { analysis: true, ponder: true, tactics: true, local: true, search: MctsConfig::default() }
     }
 }
 
@@ -100,7 +111,7 @@ impl MctsPlayer {
         let search = MctsConfig { seed, ..MctsConfig::default() };
         MctsPlayer::with_options(
             "mcts-plain",
-            MctsOptions { analysis: false, tactics: false, search, ..MctsOptions::default() },
+            MctsOptions { analysis: false, tactics: false, local: false, search, ..MctsOptions::default() },
         )
     }
 
@@ -163,9 +174,50 @@ struct Thinker<M: SearchMachine> {
     stalled: bool,
     /// Told once the search has nothing left to do, so the start need not wait out its clock.
     idle: Option<Sender<()>>,
+    /// Work done between slices of search (the local search's requests and results).
+    helper: Option<Box<dyn Helper<M>>>,
+    /// The joint move that led to the root.
+    last: Option<Vec<M::Move>>,
+}
+
+/// Work the thinking thread does between slices of tree search.
+trait Helper<M: SearchMachine>: Send {
+    /// Reads and updates the tree; `last` is the joint move that led to its root.
+    fn between(&mut self, mcts: &mut Mcts<M>, last: Option<&[M::Move]>);
+}
+
+impl Helper<PropnetMachine> for LocalWorker {
+    fn between(&mut self, mcts: &mut Mcts<PropnetMachine>, last: Option<&[u32]>) {
+        LocalWorker::between(self, mcts, last);
+    }
 }
 
 impl<M: SearchMachine + 'static> Thinker<M> {
+    /// A thinker for `role` searching with `mcts`.
+    fn new(mcts: Mcts<M>, role: usize, ponder: bool, settled: bool, idle: Sender<()>) -> Thinker<M> {
+        Thinker { mcts, role, ponder, settled, stalled: false, idle: Some(idle), helper: None, last: None }
+    }
+
+    /// Searches until `until`, in slices with the helper's work between them if there is one.
+    fn search(&mut self, until: Instant) -> Result<(), MachineError> {
+        let Some(mut helper) = self.helper.take() else { return self.mcts.search(until).map(drop) };
+        let searched = loop {
+            helper.between(&mut self.mcts, self.last.as_deref());
+            let now = Instant::now();
+            if now >= until {
+                break Ok(());
+            }
+            if let Err(e) = self.mcts.search(until.min(now + HELPER_SLICE)) {
+                break Err(e);
+            }
+            if !self.worth_searching() {
+                break Ok(());
+            }
+        };
+        self.helper = Some(helper);
+        searched
+    }
+
     /// Starts the thread that owns the search, named `name`, serving `commands`.
     fn spawn(self, name: String, commands: Receiver<Command>) -> Result<JoinHandle<()>, PlayerError> {
         std::thread::Builder::new()
@@ -188,7 +240,7 @@ impl<M: SearchMachine + 'static> Thinker<M> {
                 match commands.try_recv() {
                     Ok(command) => command,
                     Err(TryRecvError::Empty) => {
-                        self.stalled = self.mcts.search(Instant::now() + SLICE).is_err();
+                        self.stalled = self.search(Instant::now() + SLICE).is_err();
                         continue;
                     }
                     Err(TryRecvError::Disconnected) => return,
@@ -222,11 +274,12 @@ impl<M: SearchMachine + 'static> Thinker<M> {
                 .map(|(r, name)| self.mcts.root_move(r, name).ok_or_else(|| PlayerError::BadMove(name.clone())));
             let moves = moves.collect::<Result<Vec<_>, _>>()?;
             self.mcts.advance(&moves)?;
+            self.last = Some(moves);
         }
         self.stalled = false;
         let choices = self.mcts.move_stats(self.role).len();
         if choices > 1 && self.worth_searching() {
-            self.mcts.search(until)?;
+            self.search(until)?;
         }
         let best = self.mcts.best_move(self.role).ok_or(PlayerError::NoLegalMove)?;
         Ok(self.mcts.machine().format_move(&best))
@@ -238,10 +291,12 @@ impl<M: SearchMachine + 'static> Thinker<M> {
 /// playouts' tactics; and, if `material` is set, the material estimates that games played as
 /// those playouts play confirm within another `budget`. None if it would tell the search
 /// nothing.
-fn guide(info: &MatchInfo, deadline: Instant, tactics: bool, material: bool, budget: Duration) -> Option<Arc<Guide>> {
-    let game = info.game.net()?;
+fn guide(info: &MatchInfo, deadline: Instant, tactics: bool, material: bool, budget: Duration) -> Prepared {
+    let Some(game) = info.game.net() else { return Prepared::default() };
     let options = analysis::AnalysisConfig { deadline: Some(deadline), ..analysis::AnalysisConfig::default() };
-    let goals = Analysis::run(&game.net, &info.game.desc, &options, &mut |_| {}).goals;
+    let found = Analysis::run(&game.net, &info.game.desc, &options, &mut |_| {});
+    let locality = found.locality.filter(|l| l.verdict.enabled).map(Arc::new);
+    let goals = found.goals;
     let mut guide = match tactics {
         true => TacticsCost::choose(&game.net, &game.program, goals, budget).0,
         false => Guide::new(&game.net, goals, false),
@@ -250,11 +305,19 @@ fn guide(info: &MatchInfo, deadline: Instant, tactics: bool, material: bool, bud
         let found = Material::discover(&game.net, Some(&guide), Instant::now() + budget, 0);
         guide = guide.with_material(found);
     }
-    Some(Arc::new(guide)).filter(|g| !g.is_empty())
+    Prepared { guide: Some(Arc::new(guide)).filter(|g| !g.is_empty()), locality }
+}
+
+/// What the analysis prepares for the search.
+#[derive(Default)]
+struct Prepared {
+    guide: Option<Arc<Guide>>,
+    /// The locality of moves, where the local search should run.
+    locality: Option<Arc<Locality>>,
 }
 
 /// An analysis running on a thread of its own, so that the start can give up waiting for it.
-struct Analyst(JoinHandle<Option<Arc<Guide>>>);
+struct Analyst(JoinHandle<Prepared>);
 
 impl Analyst {
     /// Starts analysing `info`'s game with phases starting until `deadline`, and measuring
@@ -274,13 +337,13 @@ impl Analyst {
             .map_err(|source| PlayerError::Thread { what: "analysis", source })
     }
 
-    /// The guide if the analysis ends by `until`; otherwise the analyst, still running.
-    fn wait(self, until: Instant) -> Result<Option<Arc<Guide>>, Analyst> {
+    /// What the analysis prepared if it ends by `until`; otherwise the analyst, still running.
+    fn wait(self, until: Instant) -> Result<Prepared, Analyst> {
         while !self.0.is_finished() && Instant::now() < until {
             std::thread::sleep(POLL.min(until.saturating_duration_since(Instant::now())));
         }
         if self.0.is_finished() {
-            Ok(self.0.join().ok().flatten())
+            Ok(self.0.join().unwrap_or_default())
         } else {
             Err(self)
         }
@@ -329,26 +392,33 @@ impl Player for MctsPlayer {
         let name = format!("{} {}", self.name, info.role);
         let thread = match info.game.net() {
             Some(net) => {
-                let mut guide = None;
+                let mut prepared = Prepared::default();
                 if self.options.analysis {
                     let budget = (share(ANALYSIS_WAIT) - share(ANALYSIS_SHARE)).mul_f64(0.25).min(TacticsCost::TRIAL);
                     let analyst = Analyst::spawn(info, share(ANALYSIS_SHARE), &self.options, budget)?;
                     match analyst.wait(share(ANALYSIS_WAIT)) {
-                        Ok(found) => guide = found,
+                        Ok(found) => prepared = found,
                         Err(late) => self.late_analysis = Some(late),
                     }
                 }
+                let guide = prepared.guide;
                 let m = PropnetMachine::from_program(Arc::clone(&net.program));
                 let mut mcts = Mcts::on(m, guide.clone(), self.options.search.clone())?;
                 let settled = match info.game.roles().len() {
                     1 => prepare_puzzle(&mut mcts, &net.net, guide.as_deref().map(Guide::goals), end)?,
                     _ => false,
                 };
-                Thinker { mcts, role, ponder, settled, stalled: false, idle: Some(idle) }.spawn(name, inbox)?
+                let mut thinker = Thinker::new(mcts, role, ponder, settled, idle);
+                if let Some(locality) = prepared.locality.filter(|_| self.options.local) {
+                    let worker = LocalWorker::spawn(Arc::clone(&net.net), Arc::clone(&net.program), locality)
+                        .map_err(|source| PlayerError::Thread { what: "local search", source })?;
+                    thinker.helper = Some(Box::new(worker));
+                }
+                thinker.spawn(name, inbox)?
             }
             None => {
                 let mcts = Mcts::on(Reasoner::new(&info.game.desc), None, self.options.search.clone())?;
-                Thinker { mcts, role, ponder, settled: false, stalled: false, idle: Some(idle) }.spawn(name, inbox)?
+                Thinker::new(mcts, role, ponder, false, idle).spawn(name, inbox)?
             }
         };
         self.session = Some(Session { follower, commands: Some(commands), thread: Some(thread) });

@@ -1,6 +1,7 @@
-//! The MCTS players in matches: against random play on ticTacToe, on time and legal under short
-//! clocks in turn-taking, simultaneous and three-player corpus games, solving a sliding puzzle,
-//! and staying usable after a joint move it cannot read.
+//! The MCTS players in matches: against random play on ticTacToe and (with the local search)
+//! Breakthrough-small, on time and legal under short clocks in turn-taking, simultaneous and
+//! three-player corpus games, solving a sliding puzzle, and staying usable after a joint move
+//! it cannot read.
 
 use machine::StateMachine;
 use player::{create, run_series, Clocks, Game, MatchInfo, SeriesOptions};
@@ -58,6 +59,19 @@ fn without_a_propnet_mcts_searches_on_the_reasoner() {
     let mcts = &series.standings[0];
     assert_eq!(mcts.losses, Some(0), "{mcts:?}");
     assert!(mcts.wins.unwrap() >= 3, "a search beats random play: {mcts:?}");
+    let faults: Vec<_> = series.matches.iter().flat_map(|m| &m.faults).collect();
+    assert!(faults.is_empty(), "{faults:?}");
+}
+
+#[test]
+fn mcts_with_its_local_search_is_on_time_and_beats_random_play_at_breakthrough() {
+    // The analysis switches the local search on here: its thread starts, marks the tree and
+    // stops with the match.
+    let game = bundled("breakthroughsmall");
+    let mut players = vec![create("mcts", 1).unwrap(), create("random", 2).unwrap()];
+    let options = SeriesOptions { games: 2, clocks: clocks(1000, 150), seed: 3 };
+    let series = run_series(&game, &mut players, options, &mut |_| {}).expect("plays");
+    assert_eq!(series.standings[0].wins, Some(2), "{:?}", series.standings[0]);
     let faults: Vec<_> = series.matches.iter().flat_map(|m| &m.faults).collect();
     assert!(faults.is_empty(), "{faults:?}");
 }

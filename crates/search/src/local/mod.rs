@@ -19,6 +19,7 @@ use analysis::{multi_source, Locality, Outcome, FAR};
 use machine::{MachineError, StateMachine};
 use propnet::{Net, Program, PropnetMachine, PropnetState};
 use rustc_hash::FxHashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -73,13 +74,15 @@ impl From<MachineError> for Stop {
     }
 }
 
-/// A local searcher for one game: the locality analysis, a machine, and each role's best score.
-pub struct LocalSearch<'a> {
-    net: &'a Net,
-    locality: &'a Locality,
+/// A local searcher for one game: the net, its locality analysis and a machine.
+pub struct LocalSearch {
+    net: Arc<Net>,
+    locality: Arc<Locality>,
     machine: PropnetMachine,
     /// Per role, the predecessor lists restricted to the role's own moves.
     own_predecessors: Vec<Vec<Vec<u32>>>,
+    /// Set by another thread to stop the search under way as if its deadline had passed.
+    cancel: Option<Arc<AtomicBool>>,
 }
 
 /// The per-iteration data: which moves count, and the table.
@@ -98,11 +101,12 @@ struct Plan {
     table: FxHashMap<(PropnetState, u32, bool), bool>,
     nodes: u64,
     deadline: Instant,
+    cancel: Option<Arc<AtomicBool>>,
 }
 
-impl<'a> LocalSearch<'a> {
+impl LocalSearch {
     /// A searcher over `program` (compiled from `net`) with `locality` analysed from `net`.
-    pub fn new(net: &'a Net, program: Arc<Program>, locality: &'a Locality) -> LocalSearch<'a> {
+    pub fn new(net: Arc<Net>, program: Arc<Program>, locality: Arc<Locality>) -> LocalSearch {
         let own_predecessors = (0..net.roles.len())
             .map(|role| {
                 let of_role = |j: usize| net.moves[j].role == role;
@@ -118,7 +122,13 @@ impl<'a> LocalSearch<'a> {
                     .collect()
             })
             .collect();
-        LocalSearch { net, locality, machine: PropnetMachine::from_program(program), own_predecessors }
+        LocalSearch { net, locality, machine: PropnetMachine::from_program(program), own_predecessors, cancel: None }
+    }
+
+    /// Lets another thread stop searches early by setting `flag` (the search clears nothing:
+    /// the owner resets it before the next search).
+    pub fn set_cancel(&mut self, flag: Arc<AtomicBool>) {
+        self.cancel = Some(flag);
     }
 
     /// Searches for wins of `role` from `state` by iterative deepening up to `max_depth` of its
@@ -230,7 +240,9 @@ impl<'a> LocalSearch<'a> {
         mover: usize,
     ) -> Result<bool, Stop> {
         plan.nodes += 1;
-        if plan.nodes.is_multiple_of(1024) && Instant::now() > plan.deadline {
+        if plan.nodes.is_multiple_of(1024)
+            && (Instant::now() > plan.deadline || plan.cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed)))
+        {
             return Err(Stop::Time);
         }
         if self.machine.is_terminal(state)? {
@@ -318,7 +330,7 @@ impl<'a> LocalSearch<'a> {
 
     /// What iteration `n` looks at from `state`.
     fn plan(&self, state: &PropnetState, role: usize, seed: Option<u32>, n: u32, deadline: Instant) -> Plan {
-        let (net, l) = (self.net, self.locality);
+        let (net, l) = (&*self.net, &*self.locality);
         let opponent = 1 - role;
         // Conditions that may come true within the horizon (2n plies at most).
         let horizon = 2 * n;
@@ -382,6 +394,7 @@ impl<'a> LocalSearch<'a> {
             table: FxHashMap::default(),
             nodes: 0,
             deadline,
+            cancel: self.cancel.clone(),
         }
     }
 }

@@ -40,10 +40,10 @@ fn state_of(net: &Net, props: &[&str]) -> PropnetState {
 
 #[test]
 fn every_reported_win_is_a_forced_win_on_small_boards() {
-    let (_, net) = testkit::bundled("breakthroughsmall");
-    let locality = Locality::analyse(&net, None).expect("no deadline");
+    let net = Arc::new(testkit::bundled("breakthroughsmall").1);
+    let locality = Arc::new(Locality::analyse(&net, None).expect("no deadline"));
     let program = Arc::new(Program::new(&net));
-    let mut search = LocalSearch::new(&net, Arc::clone(&program), &locality);
+    let mut search = LocalSearch::new(Arc::clone(&net), Arc::clone(&program), locality);
     let mut m = PropnetMachine::from_program(program);
     let mut rng = SmallRng::seed_from_u64(3);
     let initial = m.initial_state();
@@ -80,10 +80,10 @@ fn every_reported_win_is_a_forced_win_on_small_boards() {
 
 #[test]
 fn a_pawn_with_a_free_run_wins_in_three_whatever_the_defender_plays() {
-    let (_, net) = testkit::bundled("breakthrough");
-    let locality = Locality::analyse(&net, None).expect("no deadline");
+    let net = Arc::new(testkit::bundled("breakthrough").1);
+    let locality = Arc::new(Locality::analyse(&net, None).expect("no deadline"));
     let program = Arc::new(Program::new(&net));
-    let mut search = LocalSearch::new(&net, Arc::clone(&program), &locality);
+    let mut search = LocalSearch::new(Arc::clone(&net), Arc::clone(&program), locality);
     // White's pawn on c5 has a free run to the eighth rank; black's pawns are far from white's
     // home rank and from the pawn.
     let state = state_of(

@@ -87,6 +87,10 @@ pub struct MctsConfig {
     pub prior_visits: f64,
     /// Joint moves after which a playout is cut off.
     pub max_playout_steps: u32,
+    /// What the local search's verdict adds to a move's value in selection (scores scaled to
+    /// 0..=1): a forced win gains it, a forced loss loses it, so moves that all lose keep
+    /// their order among themselves.
+    pub local_weight: f64,
 }
 
 impl Default for MctsConfig {
@@ -102,6 +106,7 @@ impl Default for MctsConfig {
             batch: 64,
             prior_visits: 0.0,
             max_playout_steps: 10_000,
+            local_weight: 1.0,
         }
     }
 }
@@ -279,6 +284,33 @@ impl<M: SearchMachine> Mcts<M> {
         &self.root_node().state
     }
 
+    /// Records what a local search proved at the node for `state`, if the tree holds it and one
+    /// role alone moves there: each of `marks` is a move of that role and whether it wins (or
+    /// else loses) by force. Returns whether the node was found.
+    pub fn mark_local(&mut self, state: &M::State, marks: &[(M::Move, bool)]) -> bool {
+        let Some(at) = self.pool.find(state) else { return false };
+        let Some(node) = self.pool.get_mut(at) else { return false };
+        let Kind::Mover(mover) = node.kind else { return false };
+        let count = node.move_count(mover);
+        if node.local.is_empty() {
+            node.local = vec![0; count];
+        }
+        for (mv, wins) in marks {
+            if let Some(i) = (0..count).find(|&i| node.role_move(mover, i) == *mv) {
+                node.local[i] = if *wins { 1 } else { -1 };
+            }
+        }
+        true
+    }
+
+    /// The role that alone moves at the root, if one does.
+    pub fn root_mover(&self) -> Option<usize> {
+        match self.root_node().kind {
+            Kind::Mover(r) => Some(r),
+            _ => None,
+        }
+    }
+
     /// Searches until `until` (or until the root is proven).
     pub fn search(&mut self, until: Instant) -> Result<SearchStats, MachineError> {
         self.run(Some(until), None)
@@ -350,6 +382,12 @@ impl<M: SearchMachine> Mcts<M> {
         let decided = decided.max_by(|a, b| compare(a.1, b.1, role, best_possible));
         if let Some((i, p)) = decided {
             if p.scores[role] >= best_possible || proven.iter().all(Option::is_some) {
+                return Some(root.role_move(role, i));
+            }
+        }
+        // The local search's wins are forced wins: nothing the statistics say beats one.
+        if root.kind == Kind::Mover(role) {
+            if let Some(i) = (0..count).find(|&i| root.local.get(i) == Some(&1)) {
                 return Some(root.role_move(role, i));
             }
         }

@@ -132,7 +132,7 @@ impl<M: SearchMachine> Mcts<M> {
 
 /// `role`'s move index at `node` by UCB on its own statistics: untried moves first (a random
 /// one), others at mean (blended with the child's material prior) plus exploration plus the
-/// fading goal-latch hint. Moves whose result is
+/// fading goal-latch hint plus the local search's verdict. Moves whose result is
 /// proven are left alone while any other is open: playing them again teaches nothing, and the
 /// open ones are what stands between the node and its proof (their value reaches the ancestors
 /// through the node's floor instead).
@@ -170,7 +170,9 @@ fn choose<M: SearchMachine>(
                 Some(&prior) => (edge.sum + config.prior_visits * f64::from(prior)) / (visits + config.prior_visits),
                 None => mean,
             };
-            let value = mean / 100.0 + config.exploration * (log_n / visits).sqrt() + config.latch_bias * hint / visits;
+            let local = node.local.get(i).filter(|_| alone).map_or(0.0, |&v| f64::from(v) * config.local_weight);
+            let value =
+                mean / 100.0 + config.exploration * (log_n / visits).sqrt() + config.latch_bias * hint / visits + local;
             if best.is_none_or(|(_, v)| value > v) {
                 best = Some((i, value));
             }

@@ -213,3 +213,24 @@ fn advancing_keeps_the_subtree_statistics() {
     mcts.search(Instant::now() + Duration::from_millis(20)).expect("searches");
     assert!(mcts.stats().iterations > before);
 }
+
+#[test]
+fn local_verdicts_steer_selection_and_a_local_win_is_played() {
+    let net = net("breakthroughsmall");
+    let mut mcts = Mcts::new(Arc::new(propnet::Program::new(&net)), None, config(100_000)).unwrap();
+    mcts.search_iterations(2_000).unwrap();
+    let root = mcts.root_state().clone();
+    let stats = mcts.move_stats(0);
+    let favourite = stats.iter().max_by_key(|s| s.visits).unwrap().mv;
+    let outsider = stats.iter().min_by_key(|s| s.visits).unwrap().mv;
+    assert_ne!(favourite, outsider);
+    // Say the favourite loses by force and the outsider wins: the outsider is played at once,
+    // and the favourite is hardly chosen any more.
+    assert!(mcts.mark_local(&root, &[(favourite, false), (outsider, true)]));
+    assert_eq!(mcts.best_move(0), Some(outsider));
+    let before = mcts.move_stats(0).iter().find(|s| s.mv == favourite).unwrap().visits;
+    mcts.search_iterations(2_000).unwrap();
+    let after = mcts.move_stats(0).iter().find(|s| s.mv == favourite).unwrap().visits;
+    assert!(after - before < 50, "the losing favourite still took {} of 2000 visits", after - before);
+    assert!(!mcts.mark_local(&PropnetState::from_bases(net.bases.len(), []), &[(favourite, true)]));
+}

@@ -85,6 +85,9 @@ pub(super) struct Node<M: SearchMachine> {
     /// every role (empty otherwise): the prior its parent's selection starts from.
     pub prior: Vec<u8>,
     pub proof: Option<Proof>,
+    /// Where one role alone moves and the local search has spoken: per move of the mover, +1
+    /// if it wins by force, -1 if it loses by force, 0 if unknown (empty until then).
+    pub local: Vec<i8>,
     /// While the node is open and one role alone moves: the scores of its best proven move,
     /// the least the mover can count on here.
     pub floor: Option<Box<[u8]>>,
@@ -107,6 +110,7 @@ impl<M: SearchMachine> Node<M> {
             range: Vec::new(),
             prior: Vec::new(),
             proof: None,
+            local: Vec::new(),
             floor: None,
         }
     }
@@ -125,6 +129,7 @@ impl<M: SearchMachine> Node<M> {
             + self.edges.capacity() * size_of::<Edge>()
             + self.range.capacity() * size_of::<(u8, u8)>()
             + self.prior.capacity()
+            + self.local.capacity()
             + size_of::<(M::State, u32)>()
             + 2 * size_of::<(u64, NodeRef)>()
             + 8 * ALLOCATION_OVERHEAD
