@@ -29,8 +29,12 @@ pub struct Args {
     #[arg(long, default_value_t = 10)]
     before: usize,
     /// A position to search instead: its base propositions, e.g. "(control black) (cell 1 1 x)".
-    #[arg(long)]
+    #[arg(long, conflicts_with = "from")]
     state: Option<String>,
+    /// Take the positions from the matches in this report of `latchkey match --json`
+    /// (`--before` moves from each one's end) instead of from random games.
+    #[arg(long)]
+    from: Option<std::path::PathBuf>,
     /// Seconds of search per position and role.
     #[arg(long, default_value_t = 15.0, value_parser = crate::output::seconds)]
     time: f64,
@@ -78,9 +82,10 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let net = &*propnet.net;
     let locality = Arc::new(Locality::analyse(net, None).context("no deadline was set")?);
     let mut m = PropnetMachine::from_program(Arc::clone(&propnet.program));
-    let positions = match &args.state {
-        Some(text) => vec![parse_state(net, text)?],
-        None => endgames(&mut m, args.positions, args.before, args.seed)?,
+    let positions = match (&args.state, &args.from) {
+        (Some(text), _) => vec![parse_state(net, text)?],
+        (None, Some(path)) => from_matches(&mut m, path, args.before)?,
+        (None, None) => endgames(&mut m, args.positions, args.before, args.seed)?,
     };
     let mut search = LocalSearch::new(Arc::clone(&propnet.net), Arc::clone(&propnet.program), Arc::clone(&locality));
     let mut searches = Vec::new();
@@ -155,6 +160,31 @@ fn endgames(m: &mut PropnetMachine, count: usize, before: usize, seed: u64) -> R
     for _ in 0..count {
         let trajectory = random_trajectory(m, &initial, &mut rng, 10_000)?;
         out.push(trajectory[trajectory.len().saturating_sub(before + 1)].clone());
+    }
+    Ok(out)
+}
+
+/// The state `before` moves from the end of each match in a `latchkey match --json` report.
+fn from_matches(m: &mut PropnetMachine, path: &std::path::Path, before: usize) -> Result<Vec<PropnetState>> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let report: serde_json::Value =
+        serde_json::from_str(&text).with_context(|| format!("{} is not JSON", path.display()))?;
+    let matches = report["matches"].as_array().with_context(|| format!("{} has no matches", path.display()))?;
+    let mut out = Vec::new();
+    for (i, record) in matches.iter().enumerate() {
+        let steps = record["moves"].as_array().with_context(|| format!("match {} has no moves", i + 1))?;
+        let mut state = m.initial_state();
+        for step in &steps[..steps.len().saturating_sub(before)] {
+            let names = step.as_array().with_context(|| format!("match {}: a step is not a list", i + 1))?;
+            let mut joint = Vec::new();
+            for (role, name) in names.iter().enumerate() {
+                let name = name.as_str().unwrap_or_default();
+                let mv = m.legal_move(&state, role, name)?;
+                joint.push(mv.with_context(|| format!("match {}: {name} is not legal", i + 1))?);
+            }
+            state = m.next_state(&state, &joint)?;
+        }
+        out.push(state);
     }
     Ok(out)
 }

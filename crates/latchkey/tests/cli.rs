@@ -296,6 +296,18 @@ fn local_finds_a_pawn_race_win_and_rejects_unknown_propositions() {
     assert_eq!(white["role"], "white");
     assert_eq!(white["win_plies"], 9, "{report}");
     assert_eq!(white["decided"].as_array().map(Vec::len), Some(1), "one winning move: {report}");
+    // Positions from a match report: the last position before the end of a random game is won
+    // for the player who then won.
+    let o = latchkey(&["match", "breakthroughsmall", "--players", "random,random", "--games", "1", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let report = temp_file("series.json", &stdout(&o));
+    let from = report.to_str().unwrap();
+    let o = latchkey(&["local", "breakthroughsmall", "--from", from, "--before", "1", "--time", "2", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let found: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    let searches = found["searches"].as_array().unwrap();
+    assert_eq!(searches.len(), 2, "{found}");
+    assert!(searches.iter().any(|s| s["win_plies"] == 1), "{found}");
     let o = latchkey(&["local", "breakthrough", "--state", "(cellholds 9 9 white)"]);
     assert!(!o.status.success());
     assert!(stderr(&o).contains("(cellholds 9 9 white) is not a base proposition of the game"), "{}", stderr(&o));

@@ -399,16 +399,6 @@ impl PropnetMachine {
         }
     }
 
-    /// The next state for one move per role (`moves[r]` of role `r`), legal or not: what the
-    /// rules' next-value formulas give. The local search plays an illegal move where any move
-    /// of a class that behaves alike will do.
-    pub fn next_unchecked(&mut self, state: &PropnetState, moves: &[u32]) -> PropnetState {
-        self.load(state);
-        let p = &*self.program;
-        self.forward.set_moves(p, moves);
-        PropnetState::from_bases(p.base_count(), (0..p.base_count()).filter(|&i| self.forward.lit(p.next[i])))
-    }
-
     /// The printed name of base proposition `i`.
     pub fn base_name(&self, i: usize) -> Option<&str> {
         self.program.base_names.get(i).map(String::as_str)
@@ -484,7 +474,10 @@ impl StateMachine for PropnetMachine {
                 return Err(MachineError::IllegalMove { role: p.roles[role].clone(), mv });
             }
         }
-        Ok(self.next_unchecked(state, moves))
+        self.forward.set_moves(&p, moves);
+        let next =
+            PropnetState::from_bases(p.base_count(), (0..p.base_count()).filter(|&i| self.forward.lit(p.next[i])));
+        Ok(next)
     }
 
     fn is_terminal(&mut self, state: &PropnetState) -> Result<bool, MachineError> {

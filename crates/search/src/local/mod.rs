@@ -7,9 +7,11 @@
 //! restricted too, but exactly: a reply is *relevant* when its effects can reach, through the
 //! moves still to be played, what one of the role's possible moves reads or a condition that
 //! can still come true in time. Every other reply is a *tenuki*: none of them can change how the
-//! role's line plays out or how the game ends within the horizon, so one of them stands for all
-//! (played as the rules' formulas say even where it is illegal, since every move of the class
-//! behaves alike). A reported win therefore replays as a forced win on the full game tree.
+//! role's line plays out or how the game ends within the horizon, so one of them stands for all.
+//! Below a tenuki the searched state differs from the real one outside what matters; where the
+//! real game might offer a tenuki the searched state cannot stand for (no irrelevant reply is
+//! legal there), the node is not proved. A reported win therefore replays as a forced win on
+//! the full game tree.
 //!
 //! Results are binary and pruned hard: at an opponent node the first reply that escapes ends
 //! the node. The search runs for one role at a time, in strictly alternating play (a node where
@@ -203,8 +205,9 @@ impl LocalSearch {
         }
         let ours = self.machine.legal_moves(state, plan.role)?[0];
         if result.tenuki.is_none() {
-            if let Some(t) = self.tenuki(plan, state, n, false)? {
-                let next = self.machine.next_unchecked(state, &joint(plan.opponent, t, ours));
+            let theirs = self.machine.legal_moves(state, plan.opponent)?;
+            if let Some(&t) = theirs.iter().find(|&&m| !self.relevant(plan, m, n)) {
+                let next = self.machine.next_state(state, &joint(plan.opponent, t, ours))?;
                 if self.wins(plan, &next, n, true, plan.opponent)? {
                     result.tenuki = Some(n);
                 }
@@ -258,6 +261,7 @@ impl LocalSearch {
         let ours = self.machine.legal_moves(state, plan.role)?;
         let theirs = self.machine.legal_moves(state, plan.opponent)?;
         let won = match (ours.len(), theirs.len()) {
+            (0, _) | (_, 0) => false,
             (_, 1) if mover != plan.role => {
                 let mut candidates: Vec<u32> =
                     ours.into_iter().filter(|&m| plan.region[left as usize][m as usize]).collect();
@@ -275,11 +279,15 @@ impl LocalSearch {
             (1, _) if mover != plan.opponent => {
                 let mut replies: Vec<u32> = theirs.iter().copied().filter(|&m| self.relevant(plan, m, left)).collect();
                 replies.sort_by_key(|&m| (plan.to_goal[m as usize], plan.to_region[left as usize][m as usize]));
-                let mut won = true;
-                if let Some(t) = self.tenuki_among(plan, &theirs, left, displaced) {
-                    let next = self.machine.next_unchecked(state, &joint(plan.opponent, t, ours[0]));
-                    won = self.wins(plan, &next, left, true, plan.opponent)?;
-                }
+                // One irrelevant reply stands for them all; below an earlier tenuki the real
+                // game may have one even when this state has none, and then nothing is proved.
+                let mut won = match theirs.iter().find(|&&m| !self.relevant(plan, m, left)) {
+                    Some(&t) => {
+                        let next = self.machine.next_state(state, &joint(plan.opponent, t, ours[0]))?;
+                        self.wins(plan, &next, left, true, plan.opponent)?
+                    }
+                    None => !displaced,
+                };
                 for mv in replies {
                     if !won {
                         break;
@@ -308,26 +316,6 @@ impl LocalSearch {
         near || (to_goal != FAR && u32::from(to_goal) < left)
     }
 
-    /// The opponent move standing for every irrelevant reply in `state`, if one is needed.
-    fn tenuki(&mut self, plan: &Plan, state: &PropnetState, left: u32, displaced: bool) -> Result<Option<u32>, Stop> {
-        let theirs = self.machine.legal_moves(state, plan.opponent)?;
-        Ok(self.tenuki_among(plan, &theirs, left, displaced))
-    }
-
-    /// An irrelevant move among the legal `theirs`; or, once a tenuki has displaced the state
-    /// (the real game may offer irrelevant moves this one does not), any irrelevant move of the
-    /// opponent, legal here or not.
-    fn tenuki_among(&self, plan: &Plan, theirs: &[u32], left: u32, displaced: bool) -> Option<u32> {
-        if let Some(&t) = theirs.iter().find(|&&m| !self.relevant(plan, m, left)) {
-            return Some(t);
-        }
-        if !displaced {
-            return None;
-        }
-        (0..self.net.moves.len() as u32)
-            .find(|&m| self.net.moves[m as usize].role == plan.opponent && !self.relevant(plan, m, left))
-    }
-
     /// What iteration `n` looks at from `state`.
     fn plan(&self, state: &PropnetState, role: usize, seed: Option<u32>, n: u32, deadline: Instant) -> Plan {
         let (net, l) = (&*self.net, &*self.locality);
@@ -347,9 +335,10 @@ impl LocalSearch {
                 Outcome::Best { .. } => continue,
             };
             for d in c.disjuncts.iter().flatten().filter(|d| l.moves_needed(d, state.words()) <= horizon) {
-                for &(b, _) in &d.literals {
+                for &(b, v) in &d.literals {
                     watched[b as usize] = true;
-                    if own && !d.coupled {
+                    // What the role still has to change to complete it.
+                    if own && state.contains(b as usize) != v {
                         ours_best[b as usize] = true;
                     }
                 }
