@@ -19,8 +19,7 @@ fn check(name: &str, net: &Net, budget: Duration, violations: &mut Vec<String>) 
     let initial = m.initial_state();
     let deadline = Instant::now() + budget;
     while Instant::now() < deadline && violations.len() < 10 {
-        let trajectory = random_trajectory(&mut m, &initial, &mut rng, 300).expect("random game");
-        let states: Vec<PropnetState> = trajectory;
+        let states: Vec<PropnetState> = random_trajectory(&mut m, &initial, &mut rng, 300).expect("random game");
         for s in &states {
             if m.is_terminal(s).expect("terminal") {
                 continue;

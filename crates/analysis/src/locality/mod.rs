@@ -172,6 +172,18 @@ impl Locality {
         Some(locality)
     }
 
+    /// Per move, its predecessors among `role`'s own moves (empty for other roles' moves): the
+    /// graph along which a role's own chains of moves run.
+    pub fn own_predecessors(&self, net: &Net, role: usize) -> Vec<Vec<u32>> {
+        let of_role = |j: usize| net.moves[j].role == role;
+        (0..net.moves.len())
+            .map(|j| match of_role(j) {
+                true => self.predecessors[j].iter().copied().filter(|&p| of_role(p as usize)).collect(),
+                false => Vec::new(),
+            })
+            .collect()
+    }
+
     /// The distance from move `a` to move `b`.
     pub fn distance(&self, a: u32, b: u32) -> u8 {
         self.distance[a as usize * self.footprint.len() + b as usize]
@@ -301,15 +313,7 @@ fn own_goal_distance(net: &Net, l: &Locality) -> Vec<u8> {
             .filter(|&j| single.iter().any(|d| d.literals.iter().any(|(b, _)| l.footprint[j].binary_search(b).is_ok())))
             .map(|j| j as u32)
             .collect();
-        let own: Vec<Vec<u32>> = (0..net.moves.len())
-            .map(|j| {
-                if of_role(j) {
-                    l.predecessors[j].iter().copied().filter(|&p| of_role(p as usize)).collect()
-                } else {
-                    Vec::new()
-                }
-            })
-            .collect();
+        let own = l.own_predecessors(net, role);
         for (j, d) in multi_source(&own, &targets).into_iter().enumerate().filter(|&(j, _)| of_role(j)) {
             out[j] = d;
         }

@@ -103,27 +103,12 @@ struct Plan {
     table: FxHashMap<(PropnetState, u32, bool), bool>,
     nodes: u64,
     deadline: Instant,
-    cancel: Option<Arc<AtomicBool>>,
 }
 
 impl LocalSearch {
     /// A searcher over `program` (compiled from `net`) with `locality` analysed from `net`.
     pub fn new(net: Arc<Net>, program: Arc<Program>, locality: Arc<Locality>) -> LocalSearch {
-        let own_predecessors = (0..net.roles.len())
-            .map(|role| {
-                let of_role = |j: usize| net.moves[j].role == role;
-                (0..net.moves.len())
-                    .map(|j| {
-                        let preds = locality.predecessors[j].iter().copied();
-                        if of_role(j) {
-                            preds.filter(|&p| of_role(p as usize)).collect()
-                        } else {
-                            Vec::new()
-                        }
-                    })
-                    .collect()
-            })
-            .collect();
+        let own_predecessors = (0..net.roles.len()).map(|role| locality.own_predecessors(&net, role)).collect();
         LocalSearch { net, locality, machine: PropnetMachine::from_program(program), own_predecessors, cancel: None }
     }
 
@@ -244,7 +229,7 @@ impl LocalSearch {
     ) -> Result<bool, Stop> {
         plan.nodes += 1;
         if plan.nodes.is_multiple_of(1024)
-            && (Instant::now() > plan.deadline || plan.cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed)))
+            && (Instant::now() > plan.deadline || self.cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed)))
         {
             return Err(Stop::Time);
         }
@@ -383,7 +368,6 @@ impl LocalSearch {
             table: FxHashMap::default(),
             nodes: 0,
             deadline,
-            cancel: self.cancel.clone(),
         }
     }
 }
