@@ -193,14 +193,8 @@ struct MoveLocalityEntry {
 fn locality_entry(net: &Net, l: &Locality) -> LocalityEntry {
     let n = net.moves.len();
     let cap = usize::from(MAX_DISTANCE);
-    let mut distances = vec![0u64; cap + 1];
-    let reached: Vec<u32> = (0..n as u32).filter(|&a| !l.predecessors[a as usize].is_empty()).collect();
-    for &a in &reached {
-        for &b in reached.iter().filter(|&&b| b > a && net.moves[b as usize].role == net.moves[a as usize].role) {
-            let d = usize::from(l.distance(a, b).min(l.distance(b, a))).min(cap + 1);
-            distances[d - 1] += 1;
-        }
-    }
+    let mut distances = l.pair_distances.clone();
+    distances.resize(cap + 1, 0);
     let mut goal_distances = vec![0u64; cap + 2];
     for &g in &l.goal_distance {
         goal_distances[usize::from(g).min(cap + 1)] += 1;

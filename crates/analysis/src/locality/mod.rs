@@ -109,6 +109,9 @@ pub struct Locality {
     /// single-move disjunct of the role's best score (0 when it can itself): the fewest further
     /// moves of its own before it can win.
     pub goal_distance: Vec<u8>,
+    /// Pairs of distinct moves of one role that other moves can affect, by distance the nearer
+    /// way round: entry `d - 1` counts those at distance `d`, the last those out of reach.
+    pub pair_distances: Vec<u64>,
     /// The mean distance between two moves of the same role, the nearer way round (pairs out of
     /// reach count as [`MAX_DISTANCE`]); moves no other move can affect are left out.
     pub average_distance: f64,
@@ -131,6 +134,7 @@ impl Locality {
             distance: Vec::new(),
             conditions: Vec::new(),
             goal_distance: vec![FAR; nm],
+            pair_distances: Vec::new(),
             average_distance: 0.0,
             verdict: Verdict { enabled: false, reason: String::new() },
         };
@@ -166,7 +170,8 @@ impl Locality {
         let apart = passes_apart(net, &fp);
         locality.conditions = classify(net, &fp, &counted, &apart, expanded);
         locality.goal_distance = own_goal_distance(net, &locality);
-        locality.average_distance = average(net, &locality.predecessors, &locality.distance);
+        locality.pair_distances = pair_distances(net, &locality.predecessors, &locality.distance);
+        locality.average_distance = average(&locality.pair_distances);
         locality.stays = fp.stays;
         locality.verdict = locality.judge(net);
         Some(locality)
@@ -334,18 +339,27 @@ fn distances(successors: &[Vec<u32>], deadline: Option<Instant>) -> Option<Vec<u
     Some(out)
 }
 
-/// The mean distance between distinct moves of one role that other moves can affect, the nearer
-/// way round.
-fn average(net: &Net, predecessors: &[Vec<u32>], distance: &[u8]) -> f64 {
+/// Pairs of distinct moves of one role that other moves can affect, by distance the nearer way
+/// round: entry `d - 1` counts pairs at distance `d` up to [`MAX_DISTANCE`], the last entry pairs
+/// out of reach.
+fn pair_distances(net: &Net, predecessors: &[Vec<u32>], distance: &[u8]) -> Vec<u64> {
     let n = predecessors.len();
+    let cap = usize::from(MAX_DISTANCE);
+    let mut counts = vec![0u64; cap + 1];
     let reached: Vec<usize> = (0..n).filter(|&a| !predecessors[a].is_empty()).collect();
-    let (mut sum, mut pairs) = (0u64, 0u64);
     for &a in &reached {
         for &b in reached.iter().filter(|&&b| b > a && net.moves[b].role == net.moves[a].role) {
-            sum += u64::from(distance[a * n + b].min(distance[b * n + a]).min(MAX_DISTANCE));
-            pairs += 1;
+            let d = usize::from(distance[a * n + b].min(distance[b * n + a])).min(cap + 1);
+            counts[d - 1] += 1;
         }
     }
+    counts
+}
+
+/// The mean of `pair_distances`, pairs out of reach counting as [`MAX_DISTANCE`].
+fn average(counts: &[u64]) -> f64 {
+    let pairs: u64 = counts.iter().sum();
+    let sum: u64 = counts.iter().enumerate().map(|(i, &c)| c * (i as u64 + 1).min(u64::from(MAX_DISTANCE))).sum();
     if pairs == 0 {
         0.0
     } else {
