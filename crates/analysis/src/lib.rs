@@ -2,12 +2,14 @@
 //! latches (chapter 12, found by structural, exact and proof methods), composite latches,
 //! inhibitors and goal inhibitors, goal latches with the score range still achievable in a
 //! state (Sancho), the dead states that follow from them, the propositions a latch keeps
-//! at their value for good, and the locality of moves' effects (Sancho's local search).
+//! at their value for good, the locality of moves' effects (Sancho's local search), and
+//! confirmed forms of the goal calculation (Sancho's goal emulation).
 
 #![warn(missing_docs)]
 
 mod composite;
 mod cone;
+mod goalform;
 mod goals;
 mod implication;
 mod inhibitors;
@@ -17,6 +19,7 @@ mod locality;
 mod run;
 
 pub use composite::{composite_latches, CompositeLatch, Junction};
+pub use goalform::{GoalForm, GoalForms, Rule, Standing, Tally, TallyKind};
 pub use goals::{Effect, GoalLatch, GoalLatches, ScoreRange};
 pub use implication::Implication;
 pub use inhibitors::{exact_inhibitors, structural_inhibitors, GoalInhibitor, Inhibitor};

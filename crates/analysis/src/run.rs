@@ -3,7 +3,7 @@
 
 use crate::{
     composite_latches, exact_inhibitors, exact_latches, proof_latches, structural_inhibitors, structural_latches,
-    CompositeLatch, GoalInhibitor, GoalLatches, Inhibitor, Latch, Locality, ProofLatches, Prover,
+    CompositeLatch, GoalForms, GoalInhibitor, GoalLatches, Inhibitor, Latch, Locality, ProofLatches, Prover,
 };
 use propnet::net::Net;
 use serde::Serialize;
@@ -22,6 +22,8 @@ pub struct AnalysisConfig {
     pub prover: Prover,
     /// The locality of moves' effects, for the local search.
     pub locality: bool,
+    /// Forms of the goal calculation confirmed on random games, for goal emulation.
+    pub goal_forms: bool,
     /// Cones with more than `2^exact_bits` markings are left alone.
     pub exact_bits: u32,
     /// The same bound for the joint cones of composite-latch candidates.
@@ -38,6 +40,7 @@ impl Default for AnalysisConfig {
             proof: true,
             prover: Prover::default(),
             locality: true,
+            goal_forms: true,
             exact_bits: 16,
             composite_bits: 12,
             deadline: None,
@@ -48,6 +51,9 @@ impl Default for AnalysisConfig {
 /// The least time the proof leaves before the deadline: the answer-set solver may answer a little
 /// late (it is cancelled, not stopped), and the goal latches and the caller need a moment too.
 const PROOF_RESERVE: Duration = Duration::from_millis(250);
+
+/// The most time the goal forms' random games take.
+const GOAL_FORMS_TIME: Duration = Duration::from_secs(2);
 
 /// Time spent in one phase.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -73,6 +79,8 @@ pub struct Analysis {
     pub goals: GoalLatches,
     /// The locality of moves' effects, if it was asked for and finished in time.
     pub locality: Option<Locality>,
+    /// The forms of the goal calculation random games confirm, if they were looked for.
+    pub goal_forms: Option<GoalForms>,
     /// How the proof method fared (its latches are in `latches`), if it ran.
     pub proof: Option<ProofLatches>,
     /// Time per phase, in order.
@@ -142,6 +150,14 @@ impl Analysis {
                 runner.notes.push("locality: cut short by the deadline".to_owned());
             }
         }
+        let mut goal_forms = None;
+        if options.goal_forms {
+            // A share of what is left, and never long: it samples until it has enough games.
+            let share = deadline
+                .map_or(GOAL_FORMS_TIME, |d| (d.saturating_duration_since(Instant::now()) / 8).min(GOAL_FORMS_TIME));
+            goal_forms =
+                runner.phase("goal forms", || GoalForms::discover(net, Some(Instant::now() + share), 0x90a1_f0e5));
+        }
         // The proof method runs last: it is the costliest, and it gets whatever time is left.
         let mut proof = None;
         if options.proof {
@@ -179,6 +195,7 @@ impl Analysis {
             goal_inhibitors,
             goals,
             locality,
+            goal_forms,
             proof,
             phases: runner.phases,
             notes: runner.notes,

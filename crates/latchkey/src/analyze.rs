@@ -3,7 +3,9 @@
 //! whenever a field changes meaning or goes away.
 
 use crate::game;
-use analysis::{Analysis, AnalysisConfig, Effect, Junction, LatchKind, Locality, Method, Prover, FAR, MAX_DISTANCE};
+use analysis::{
+    Analysis, AnalysisConfig, Effect, GoalForms, Junction, LatchKind, Locality, Method, Prover, FAR, MAX_DISTANCE,
+};
 use anyhow::{bail, Result};
 use clap::ValueEnum;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -65,6 +67,8 @@ struct Report {
     proof: Option<ProofEntry>,
     /// Absent when the analysis left no time for it.
     locality: Option<LocalityEntry>,
+    /// Absent when the analysis left no time to play the games that confirm them.
+    goal_forms: Option<GoalFormsEntry>,
     /// Absent when the analysis left no time to measure them.
     playout_tactics: Option<TacticsEntry>,
     /// Absent when the analysis left no time to look for it.
@@ -187,6 +191,89 @@ struct MoveLocalityEntry {
     successors: usize,
     /// Absent when no goal-completing move is in reach.
     goal_distance: Option<u8>,
+}
+
+/// The goal forms random games confirmed.
+#[derive(Serialize)]
+struct GoalFormsEntry {
+    /// Terminal states every form reproduced.
+    games: usize,
+    /// States on the way they were checked against.
+    states: usize,
+    /// Candidate tallies tried.
+    tallies: usize,
+    forms: Vec<GoalFormEntry>,
+}
+
+#[derive(Serialize)]
+struct GoalFormEntry {
+    kind: &'static str,
+    description: String,
+    /// Whether the player computes goals with it instead of the goal net.
+    emulator: bool,
+    goal_read: bool,
+    #[serde(flatten)]
+    rule: analysis::Rule,
+    tallies: Vec<TallyEntry>,
+}
+
+#[derive(Serialize)]
+struct TallyEntry {
+    role: String,
+    name: String,
+    kind: analysis::TallyKind,
+    propositions: usize,
+}
+
+fn goal_forms_entry(net: &Net, g: &GoalForms) -> GoalFormsEntry {
+    GoalFormsEntry {
+        games: g.games,
+        states: g.states,
+        tallies: g.tallies,
+        forms: g
+            .forms
+            .iter()
+            .enumerate()
+            .map(|(i, f)| GoalFormEntry {
+                kind: f.kind(),
+                description: f.describe(&net.roles),
+                emulator: g.emulator_index() == Some(i),
+                goal_read: f.goal_read,
+                rule: f.rule.clone(),
+                tallies: net
+                    .roles
+                    .iter()
+                    .zip(&f.tallies)
+                    .map(|(role, t)| TallyEntry {
+                        role: role.clone(),
+                        name: t.name.clone(),
+                        kind: t.kind,
+                        propositions: t.bases.len(),
+                    })
+                    .collect(),
+            })
+            .collect(),
+    }
+}
+
+fn print_goal_forms(g: &GoalFormsEntry) {
+    println!(
+        "
+goal forms (confirmed by {} terminal states of random games and {} on the way): {}",
+        g.games,
+        g.states,
+        g.forms.len()
+    );
+    for f in &g.forms {
+        let role = if f.emulator {
+            "emulates the goals"
+        } else if f.goal_read {
+            "restates the goals"
+        } else {
+            "agrees with the goals"
+        };
+        println!("  {}  [{role}]", f.description);
+    }
 }
 
 /// The locality section of the report.
@@ -399,6 +486,7 @@ fn report(net: &Net, a: &Analysis, game: String) -> Report {
             })
             .collect(),
         locality: a.locality.as_ref().map(|l| locality_entry(net, l)),
+        goal_forms: a.goal_forms.as_ref().map(|g| goal_forms_entry(net, g)),
         playout_tactics: None,
         material: None,
         proof: a.proof.as_ref().map(|p| ProofEntry {
@@ -535,6 +623,9 @@ fn print(r: &Report) {
     }
     if let Some(l) = &r.locality {
         print_locality(l);
+    }
+    if let Some(g) = &r.goal_forms {
+        print_goal_forms(g);
     }
     if let Some(t) = &r.playout_tactics {
         let c = &t.cost;

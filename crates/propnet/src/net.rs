@@ -108,6 +108,29 @@ impl fmt::Display for Counts {
     }
 }
 
+/// The top-level parts of a proposition's name: `(cell 1 2 b)` gives `cell`, `1`, `2`, `b`.
+pub fn name_parts(name: &str) -> Vec<&str> {
+    let inner = name.strip_prefix('(').and_then(|n| n.strip_suffix(')')).unwrap_or(name);
+    let (mut out, mut depth, mut from) = (Vec::new(), 0usize, 0usize);
+    for (i, c) in inner.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            ' ' if depth == 0 => {
+                if i > from {
+                    out.push(&inner[from..i]);
+                }
+                from = i + 1;
+            }
+            _ => {}
+        }
+    }
+    if inner.len() > from {
+        out.push(&inner[from..]);
+    }
+    out
+}
+
 impl Net {
     /// Adds a node and returns its id.
     pub fn add(&mut self, kind: Kind, inputs: Vec<NodeId>, label: Option<String>) -> NodeId {

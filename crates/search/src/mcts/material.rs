@@ -138,29 +138,6 @@ fn count(mask: &[u64], state: &[u64]) -> u32 {
     mask.iter().zip(state).map(|(m, s)| (m & s).count_ones()).sum()
 }
 
-/// The top-level parts of a proposition's name: `(cell 1 2 b)` gives `cell`, `1`, `2`, `b`.
-fn parts(name: &str) -> Vec<&str> {
-    let inner = name.strip_prefix('(').and_then(|n| n.strip_suffix(')')).unwrap_or(name);
-    let (mut out, mut depth, mut from) = (Vec::new(), 0usize, 0usize);
-    for (i, c) in inner.char_indices() {
-        match c {
-            '(' => depth += 1,
-            ')' => depth = depth.saturating_sub(1),
-            ' ' if depth == 0 => {
-                if i > from {
-                    out.push(&inner[from..i]);
-                }
-                from = i + 1;
-            }
-            _ => {}
-        }
-    }
-    if inner.len() > from {
-        out.push(&inner[from..]);
-    }
-    out
-}
-
 /// The candidate groups of `net`'s bases: per relation of arity at least one, the whole
 /// relation and its propositions per constant at each argument position, each of at least two
 /// propositions and fewer than the whole relation (but for the whole itself).
@@ -170,7 +147,7 @@ fn candidates(net: &Net) -> Vec<Group> {
     type Members<'a> = Vec<(usize, Vec<&'a str>)>;
     let mut by_relation: BTreeMap<(&str, usize), Members> = BTreeMap::new();
     for (i, b) in net.bases.iter().enumerate() {
-        let p = parts(&b.name);
+        let p = propnet::net::name_parts(&b.name);
         if p.len() >= 2 {
             by_relation.entry((p[0], p.len() - 1)).or_default().push((i, p[1..].to_vec()));
         }

@@ -1,0 +1,86 @@
+//! Goal forms against the goal net on random games they were not confirmed on: every terminal
+//! state of fresh random games must get the same goals from every confirmed form as from the
+//! net, on every corpus game; and the same check catches a form that has been tampered with.
+
+use analysis::{GoalForm, GoalForms, Rule};
+use machine::{random_trajectory, StateMachine};
+use propnet::{Net, PropnetMachine};
+use rand::rngs::SmallRng;
+use rand::SeedableRng;
+use std::time::{Duration, Instant};
+
+/// Terminal states of fresh random games where `form` gives some role a goal the net does not,
+/// with the number of terminal states it was asked about.
+fn disagreements(net: &Net, form: &GoalForm, games: usize) -> (Vec<String>, usize) {
+    let mut m = PropnetMachine::new(net);
+    let mut rng = SmallRng::seed_from_u64(0xd1ff);
+    let initial = m.initial_state();
+    let (mut wrong, mut asked) = (Vec::new(), 0);
+    for _ in 0..games {
+        let states = random_trajectory(&mut m, &initial, &mut rng, 2000).expect("random game");
+        let last = states.last().expect("a state");
+        if !m.is_terminal(last).expect("terminal") {
+            continue;
+        }
+        let Some(emulated) = form.scores(last.words()) else { continue };
+        asked += 1;
+        let real: Vec<u32> = (0..net.roles.len()).map(|r| m.goal(last, r).expect("goal")).collect();
+        if emulated != real {
+            wrong.push(format!("{}: emulated {emulated:?}, net {real:?}", form.describe(&net.roles)));
+        }
+    }
+    (wrong, asked)
+}
+
+fn corpus() -> Vec<(String, Net)> {
+    let Some(shared) = testkit::shared::locate(env!("CARGO_MANIFEST_DIR"), "goal forms") else { return Vec::new() };
+    let mut out = Vec::new();
+    for file in testkit::shared::games_with_propnet(&shared) {
+        let text = testkit::shared::read_text(&file).expect("readable game");
+        let (desc, _) = gdl::load(&file.display().to_string(), &text).expect("valid game");
+        let limits = propnet::Limits { deadline: Some(Instant::now() + Duration::from_secs(30)), ..Default::default() };
+        if let Ok(net) = propnet::compile(&desc, &limits) {
+            out.push((testkit::shared::stem(&file), net));
+        }
+    }
+    out
+}
+
+#[test]
+fn confirmed_forms_agree_with_the_goal_net_on_fresh_random_games_of_every_corpus_game() {
+    let mut wrong = Vec::new();
+    let mut emulated = Vec::new();
+    let games = corpus();
+    if games.is_empty() {
+        return;
+    }
+    for (name, net) in games {
+        let forms = GoalForms::discover(&net, Some(Instant::now() + Duration::from_secs(1)), 11);
+        if forms.emulator().is_some() {
+            emulated.push(name.clone());
+        }
+        for form in &forms.forms {
+            let (w, _) = disagreements(&net, form, 200);
+            wrong.extend(w.into_iter().map(|w| format!("{name}: {w}")));
+        }
+    }
+    assert!(wrong.is_empty(), "{wrong:#?}");
+    // The games the blog names, and the counters the corpus holds, are emulated.
+    for game in ["reversi", "othello-comp2007", "dotsAndBoxes", "checkers"] {
+        assert!(emulated.iter().any(|e| e == game), "{game} not emulated: {emulated:?}");
+    }
+}
+
+#[test]
+fn a_tampered_form_is_caught() {
+    let Some((_, net)) = corpus().into_iter().find(|(n, _)| n == "reversi") else { return };
+    let forms = GoalForms::discover(&net, None, 11);
+    let mut form = forms.emulator().expect("reversi's goals are a comparison of disc counts").clone();
+    let (clean, asked) = disagreements(&net, &form, 100);
+    assert!(clean.is_empty() && asked > 50, "{clean:?} over {asked}");
+    // Swap what being ahead and behind is worth to the first role.
+    let Rule::Comparison { values } = &mut form.rule else { panic!("not a comparison: {:?}", form.rule) };
+    values[0].swap(0, 2);
+    let (caught, _) = disagreements(&net, &form, 100);
+    assert!(caught.len() > 10, "only {} disagreements", caught.len());
+}
