@@ -13,13 +13,14 @@ mod goalform;
 mod goals;
 mod implication;
 mod inhibitors;
+mod invariant;
 mod kept;
 mod latches;
 mod locality;
 mod run;
 
 pub use composite::{composite_latches, CompositeLatch, Junction};
-pub use goalform::{GoalForm, GoalForms, Rule, Standing, Tally, TallyKind};
+pub use goalform::{Decider, GoalForm, GoalForms, Rule, Standing, Tally, TallyKind};
 pub use goals::{Effect, GoalLatch, GoalLatches, ScoreRange};
 pub use implication::Implication;
 pub use inhibitors::{exact_inhibitors, structural_inhibitors, GoalInhibitor, Inhibitor};
@@ -31,6 +32,7 @@ pub use locality::{
 pub use run::{Analysis, AnalysisConfig, Phase};
 
 mod proof;
+pub(crate) use proof::{invariants, Pair};
 pub use proof::{proof_latches, wait_for_abandoned_proofs, ProofError, ProofLatches, Prover, PROOF_BUDGET};
 
 #[cfg(test)]

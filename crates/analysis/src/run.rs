@@ -155,8 +155,8 @@ impl Analysis {
             // A share of what is left, and never long: it samples until it has enough games.
             let share = deadline
                 .map_or(GOAL_FORMS_TIME, |d| (d.saturating_duration_since(Instant::now()) / 8).min(GOAL_FORMS_TIME));
-            goal_forms =
-                runner.phase("goal forms", || GoalForms::discover(net, Some(Instant::now() + share), 0x90a1_f0e5));
+            goal_forms = runner
+                .phase("goal forms", || GoalForms::discover(net, &latches, Some(Instant::now() + share), 0x90a1_f0e5));
         }
         // The proof method runs last: it is the costliest, and it gets whatever time is left.
         let mut proof = None;

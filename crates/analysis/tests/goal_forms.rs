@@ -1,6 +1,7 @@
 //! Goal forms against the goal net on random games they were not confirmed on: every terminal
 //! state of fresh random games must get the same goals from every confirmed form as from the
-//! net, on every corpus game; and the same check catches a form that has been tampered with.
+//! net, on every corpus game, and every state a virtual terminal calls decided must end with the
+//! scores it names; the same check catches a form that has been tampered with.
 
 use analysis::{GoalForm, GoalForms, Rule};
 use machine::{random_trajectory, StateMachine};
@@ -32,6 +33,35 @@ fn disagreements(net: &Net, form: &GoalForm, games: usize) -> (Vec<String>, usiz
     (wrong, asked)
 }
 
+/// States of fresh random games that `forms` call decided with scores other than the game's end
+/// gives, with the number of states called decided.
+fn wrong_verdicts(net: &Net, forms: &GoalForms, games: usize) -> (Vec<String>, usize) {
+    let mut m = PropnetMachine::new(net);
+    let mut rng = SmallRng::seed_from_u64(0xdec1);
+    let initial = m.initial_state();
+    let (mut wrong, mut decided) = (Vec::new(), 0);
+    for _ in 0..games {
+        let states = random_trajectory(&mut m, &initial, &mut rng, 2000).expect("random game");
+        let last = states.last().expect("a state");
+        if !m.is_terminal(last).expect("terminal") {
+            continue;
+        }
+        let real: Vec<u32> = (0..net.roles.len()).map(|r| m.goal(last, r).expect("goal")).collect();
+        for (k, s) in states.iter().enumerate() {
+            if let Some(scores) = forms.decided(s.words()) {
+                decided += 1;
+                if scores != real {
+                    wrong.push(format!(
+                        "decided {scores:?} {} moves before the end, which gave {real:?}",
+                        states.len() - 1 - k
+                    ));
+                }
+            }
+        }
+    }
+    (wrong, decided)
+}
+
 fn corpus() -> Vec<(String, Net)> {
     let Some(shared) = testkit::shared::locate(env!("CARGO_MANIFEST_DIR"), "goal forms") else { return Vec::new() };
     let mut out = Vec::new();
@@ -55,12 +85,17 @@ fn confirmed_forms_agree_with_the_goal_net_on_fresh_random_games_of_every_corpus
         return;
     }
     for (name, net) in games {
-        let forms = GoalForms::discover(&net, Some(Instant::now() + Duration::from_secs(1)), 11);
+        let latches = analysis::structural_latches(&net);
+        let forms = GoalForms::discover(&net, &latches, Some(Instant::now() + Duration::from_secs(1)), 11);
         if forms.emulator().is_some() {
             emulated.push(name.clone());
         }
         for form in &forms.forms {
             let (w, _) = disagreements(&net, form, 200);
+            wrong.extend(w.into_iter().map(|w| format!("{name}: {w}")));
+        }
+        if !forms.deciders.is_empty() {
+            let (w, _) = wrong_verdicts(&net, &forms, 100);
             wrong.extend(w.into_iter().map(|w| format!("{name}: {w}")));
         }
     }
@@ -74,7 +109,7 @@ fn confirmed_forms_agree_with_the_goal_net_on_fresh_random_games_of_every_corpus
 #[test]
 fn a_tampered_form_is_caught() {
     let Some((_, net)) = corpus().into_iter().find(|(n, _)| n == "reversi") else { return };
-    let forms = GoalForms::discover(&net, None, 11);
+    let forms = GoalForms::discover(&net, &[], None, 11);
     let mut form = forms.emulator().expect("reversi's goals are a comparison of disc counts").clone();
     let (clean, asked) = disagreements(&net, &form, 100);
     assert!(clean.is_empty() && asked > 50, "{clean:?} over {asked}");
@@ -83,4 +118,15 @@ fn a_tampered_form_is_caught() {
     values[0].swap(0, 2);
     let (caught, _) = disagreements(&net, &form, 100);
     assert!(caught.len() > 10, "only {} disagreements", caught.len());
+}
+
+#[test]
+fn dots_and_boxes_is_decided_once_a_player_has_more_than_half_the_boxes() {
+    let Some((_, net)) = corpus().into_iter().find(|(n, _)| n == "dotsAndBoxes") else { return };
+    let forms = GoalForms::discover(&net, &analysis::structural_latches(&net), None, 11);
+    let decider = forms.deciders.first().expect("a virtual terminal over the boxes");
+    assert_eq!(decider.exclusive, 25, "each of the 25 boxes is owned by one player at most");
+    let (wrong, decided) = wrong_verdicts(&net, &forms, 100);
+    assert!(wrong.is_empty(), "{wrong:#?}");
+    assert!(decided > 100, "only {decided} states decided early");
 }

@@ -205,6 +205,13 @@ struct GoalFormsEntry {
     forms: Vec<GoalFormEntry>,
 }
 
+/// Where a form's outcome is decided before the game ends.
+#[derive(Serialize)]
+struct VirtualTerminalEntry {
+    /// Pairs of counted propositions proved never true together (one place, two roles).
+    exclusive_pairs: usize,
+}
+
 #[derive(Serialize)]
 struct GoalFormEntry {
     kind: &'static str,
@@ -215,6 +222,8 @@ struct GoalFormEntry {
     #[serde(flatten)]
     rule: analysis::Rule,
     tallies: Vec<TallyEntry>,
+    /// Present where counts that only grow decide the outcome before the game ends.
+    virtual_terminal: Option<VirtualTerminalEntry>,
 }
 
 #[derive(Serialize)]
@@ -240,6 +249,11 @@ fn goal_forms_entry(net: &Net, g: &GoalForms) -> GoalFormsEntry {
                 emulator: g.emulator_index() == Some(i),
                 goal_read: f.goal_read,
                 rule: f.rule.clone(),
+                virtual_terminal: g
+                    .deciders
+                    .iter()
+                    .find(|d| d.form == i)
+                    .map(|d| VirtualTerminalEntry { exclusive_pairs: d.exclusive }),
                 tallies: net
                     .roles
                     .iter()
@@ -258,8 +272,7 @@ fn goal_forms_entry(net: &Net, g: &GoalForms) -> GoalFormsEntry {
 
 fn print_goal_forms(g: &GoalFormsEntry) {
     println!(
-        "
-goal forms (confirmed by {} terminal states of random games and {} on the way): {}",
+        "\ngoal forms (confirmed by {} terminal states of random games and {} on the way): {}",
         g.games,
         g.states,
         g.forms.len()
@@ -273,6 +286,13 @@ goal forms (confirmed by {} terminal states of random games and {} on the way): 
             "agrees with the goals"
         };
         println!("  {}  [{role}]", f.description);
+        if let Some(v) = &f.virtual_terminal {
+            println!(
+                "    virtual terminal: the counts only grow; decided once a count passes what the others can still \
+                 reach ({} pairs of counted propositions proved never true together)",
+                v.exclusive_pairs
+            );
+        }
     }
 }
 

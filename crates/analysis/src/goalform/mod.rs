@@ -15,10 +15,13 @@
 //! survived every game tried, and the emulator falls back to the goal net where the form has no
 //! answer (a standing random play never produced, a counter with no value).
 
+mod decided;
 mod tally;
 
+pub use decided::Decider;
 pub use tally::{Tally, TallyKind};
 
+use crate::Latch;
 use machine::playout::PlayoutEnd;
 use machine::StateMachine;
 use propnet::net::Net;
@@ -163,6 +166,8 @@ pub struct GoalForms {
     pub states: usize,
     /// Candidate tallies formed from the propositions' names.
     pub tallies: usize,
+    /// Where a form's outcome can be decided before the game ends (virtual terminals).
+    pub deciders: Vec<Decider>,
 }
 
 /// One sampled state of a game and every role's goal value in it.
@@ -174,17 +179,28 @@ pub(crate) struct End {
 }
 
 impl GoalForms {
-    /// Samples random games of `net` until `deadline` (at most [`MAX_GAMES`]) and keeps the
-    /// forms their terminal states confirm, as the module header describes.
-    pub fn discover(net: &Net, deadline: Option<Instant>, seed: u64) -> GoalForms {
+    /// Samples random games of `net` for half the time to `deadline` (at most [`MAX_GAMES`]),
+    /// keeps the forms their states confirm, as the module header describes, and looks for
+    /// virtual terminals of those over `latches` in the other half.
+    pub fn discover(net: &Net, latches: &[Latch], deadline: Option<Instant>, seed: u64) -> GoalForms {
         let tallies = tally::candidates(net);
         if tallies.is_empty() || net.roles.is_empty() {
             return GoalForms { tallies: tallies.len(), ..GoalForms::default() };
         }
-        let ends = sample(net, deadline, seed);
+        let start = Instant::now();
+        let ends = sample(net, deadline.map(|d| start + d.saturating_duration_since(start) / 2), seed);
         let games = ends.iter().filter(|e| e.terminal).count();
         let forms = if games < MIN_GAMES { Vec::new() } else { confirm(net, &tallies, &ends) };
-        GoalForms { forms, games, states: ends.len() - games, tallies: tallies.len() }
+        let samples: Vec<&[u64]> = ends.iter().map(|e| e.state.words()).collect();
+        let deciders =
+            (0..forms.len()).filter_map(|f| Decider::new(net, &forms, f, latches, &samples, deadline)).collect();
+        GoalForms { forms, games, states: ends.len() - games, tallies: tallies.len(), deciders }
+    }
+
+    /// Every role's score, if some form's outcome is already decided in `state` (propnet state
+    /// words): the state is virtually terminal.
+    pub fn decided(&self, state: &[u64]) -> Option<Vec<u32>> {
+        self.deciders.iter().find_map(|d| d.decided(&self.forms[d.form], state))
     }
 
     /// The form the emulator uses: the first confirmed one over propositions the goal net
@@ -434,7 +450,7 @@ mod tests {
     fn tictactoe_has_no_counting_form() {
         // Three in a row is not a count of marks: no form survives random games.
         let net = net("tictactoe");
-        let forms = GoalForms::discover(&net, None, 1);
+        let forms = GoalForms::discover(&net, &[], None, 1);
         assert!(forms.games >= MIN_GAMES);
         assert!(forms.forms.is_empty(), "{:?}", forms.forms.iter().map(|f| f.describe(&net.roles)).collect::<Vec<_>>());
     }

@@ -42,17 +42,28 @@ pub struct Tally {
     /// Tallies of one family share this (their relation and the position they differ at).
     #[serde(skip)]
     pub(crate) family: usize,
+    /// For a count of the propositions with one constant at one position, that position: the
+    /// other arguments say where (which cell) a proposition is.
+    #[serde(skip)]
+    pub(crate) split: Option<usize>,
 }
 
 impl Tally {
-    fn new(name: String, kind: TallyKind, mut members: Vec<(usize, u32)>, words: usize, family: usize) -> Tally {
+    fn new(
+        name: String,
+        kind: TallyKind,
+        mut members: Vec<(usize, u32)>,
+        words: usize,
+        family: usize,
+        split: Option<usize>,
+    ) -> Tally {
         members.sort_unstable();
         let mut mask = vec![0u64; words];
         for &(b, _) in &members {
             mask[b / 64] |= 1 << (b % 64);
         }
         let values = if kind == TallyKind::Counter { members.iter().map(|&(_, v)| v).collect() } else { Vec::new() };
-        Tally { name, kind, bases: members.into_iter().map(|(b, _)| b).collect(), values, mask, family }
+        Tally { name, kind, bases: members.into_iter().map(|(b, _)| b).collect(), values, mask, family, split }
     }
 
     /// Its value in `state` (the words of a propnet state); a counter with no proposition or
@@ -100,7 +111,7 @@ pub(crate) fn candidates(net: &Net) -> Vec<Tally> {
         };
         if bases.len() >= 2 {
             let all = bases.iter().map(|(i, _)| (*i, 0)).collect();
-            out.push(Tally::new(pattern(usize::MAX, "", None), TallyKind::Count, all, words, family));
+            out.push(Tally::new(pattern(usize::MAX, "", None), TallyKind::Count, all, words, family, None));
             family += 1;
         }
         for k in 0..*arity {
@@ -110,7 +121,7 @@ pub(crate) fn candidates(net: &Net) -> Vec<Tally> {
             }
             if by_value.len() >= 2 {
                 for (value, members) in by_value {
-                    out.push(Tally::new(pattern(k, value, None), TallyKind::Count, members, words, family));
+                    out.push(Tally::new(pattern(k, value, None), TallyKind::Count, members, words, family, Some(k)));
                 }
                 family += 1;
             }
@@ -124,7 +135,14 @@ pub(crate) fn candidates(net: &Net) -> Vec<Tally> {
             }
             for (rest, members) in by_rest {
                 if members.len() >= 2 {
-                    out.push(Tally::new(pattern(k, "#", Some(&rest)), TallyKind::Counter, members, words, family));
+                    out.push(Tally::new(
+                        pattern(k, "#", Some(&rest)),
+                        TallyKind::Counter,
+                        members,
+                        words,
+                        family,
+                        None,
+                    ));
                 }
             }
             family += 1;
@@ -132,6 +150,13 @@ pub(crate) fn candidates(net: &Net) -> Vec<Tally> {
     }
     out.truncate(MAX_TALLIES);
     out
+}
+
+/// Where base `b` is, for a tally split at position `split`: its relation and every argument
+/// but that one.
+pub(crate) fn place(net: &Net, b: usize, split: usize) -> String {
+    let p = name_parts(&net.bases[b].name);
+    p.iter().enumerate().filter(|&(j, _)| j != split + 1).map(|(_, a)| *a).collect::<Vec<_>>().join(" ")
 }
 
 #[cfg(test)]

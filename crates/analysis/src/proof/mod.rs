@@ -29,6 +29,7 @@ use std::time::{Duration, Instant};
 #[cfg(feature = "clingo")]
 mod clingo;
 mod sat;
+pub(crate) use sat::Pair;
 
 #[cfg(feature = "clingo")]
 pub use clingo::wait_for_abandoned_proofs;
@@ -171,6 +172,19 @@ pub fn proof_latches(
         }
     }
     Ok(out)
+}
+
+/// Which of `candidates` (two-literal clauses over base propositions) hold in every reachable
+/// state, by induction: true initially, and kept by every legal step from a state where all the
+/// survivors hold (see [`sat::invariants`]). Past `deadline` none is proved.
+pub(crate) fn invariants(net: &Net, candidates: &[sat::Pair], deadline: Option<Instant>) -> Vec<bool> {
+    let init = |(b, v): (usize, bool)| net.bases[b].init == v;
+    let initially: Vec<sat::Pair> = candidates.iter().copied().filter(|&(a, b)| init(a) || init(b)).collect();
+    let proved = sat::invariants(net, &fixed_bases(net), &initially, deadline);
+    let mut held = initially.iter().zip(proved).filter(|(_, p)| *p).map(|(c, _)| *c);
+    let mut proved: Vec<sat::Pair> = held.by_ref().collect();
+    proved.sort_unstable();
+    candidates.iter().map(|c| proved.binary_search(c).is_ok()).collect()
 }
 
 /// The bases whose next value is the constant they start with: they never change.

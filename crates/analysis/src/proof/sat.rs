@@ -152,6 +152,86 @@ pub(super) fn prove(net: &Net, fixed: &[(usize, bool)], verdicts: &mut Verdicts,
     effort
 }
 
+/// A clause of two base-proposition literals: `(a.0 is a.1) or (b.0 is b.1)`; with `a == b`, a
+/// single literal.
+pub(crate) type Pair = ((usize, bool), (usize, bool));
+
+/// Which of `candidates` are invariants of play: true in every state reachable from one where
+/// all of them hold (the caller checks the initial state), found as the largest subset that one
+/// step of legal play preserves when the whole subset holds before it (Houdini's fixpoint:
+/// drop every candidate a model breaks, ask again, until no model is left). Each model is a real
+/// transition (loop clauses as in [`prove`]), so a dropped candidate fails from some state of
+/// the subset; the survivors hold together by induction. Past `deadline` nothing is proved.
+pub(crate) fn invariants(
+    net: &Net,
+    fixed: &[(usize, bool)],
+    candidates: &[Pair],
+    deadline: Option<Instant>,
+) -> Vec<bool> {
+    let mut alive = vec![true; candidates.len()];
+    if candidates.is_empty() {
+        return alive;
+    }
+    let mut enc = Encoding::new(net, deadline);
+    let live: Vec<usize> =
+        (0..net.moves.len()).filter(|&m| net.kinds[net.moves[m].legal as usize] != Kind::Const(false)).collect();
+    let roots = candidates
+        .iter()
+        .flat_map(|&((a, _), (b, _))| [a, b])
+        .flat_map(|i| [net.bases[i].node, net.bases[i].next])
+        .chain(live.iter().flat_map(|&m| [net.moves[m].node, net.moves[m].legal]));
+    enc.cone(roots);
+    enc.gates(fixed);
+    enc.moves(&live);
+    let literal = |enc: &Encoding, node: NodeId, value: bool| if value { enc.lit(node) } else { !enc.lit(node) };
+    let mut assumed = Vec::with_capacity(candidates.len());
+    let mut questions = Vec::with_capacity(candidates.len());
+    for &((a, va), (b, vb)) in candidates {
+        // The candidate holds now while its activation is assumed.
+        let act = Lit::new(enc.solver.new_var_default(), true);
+        let now = [literal(&enc, net.bases[a].node, va), literal(&enc, net.bases[b].node, vb)];
+        enc.clause(&[!act, now[0], now[1]]);
+        // Its question implies that it fails next.
+        let q = Lit::new(enc.solver.new_var_default(), true);
+        enc.clause(&[!q, !literal(&enc, net.bases[a].next, va)]);
+        enc.clause(&[!q, !literal(&enc, net.bases[b].next, vb)]);
+        assumed.push(act);
+        questions.push(q);
+    }
+    let any = Lit::new(enc.solver.new_var_default(), true);
+    enc.tie(any, &questions, false);
+    enc.clause(&[any]);
+    loop {
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            return vec![false; candidates.len()];
+        }
+        let assumptions: Vec<Lit> = assumed.iter().zip(&alive).filter(|(_, &a)| a).map(|(&l, _)| l).collect();
+        let result = enc.solver.solve_limited(&assumptions);
+        if result == lbool::FALSE {
+            return alive;
+        }
+        if result != lbool::TRUE {
+            return vec![false; candidates.len()];
+        }
+        if enc.unfounded() {
+            continue;
+        }
+        let mut dropped = 0;
+        for (c, &((a, va), (b, vb))) in candidates.iter().enumerate() {
+            let fails = enc.value(net.bases[a].next) != va && enc.value(net.bases[b].next) != vb;
+            if alive[c] && fails {
+                alive[c] = false;
+                dropped += 1;
+                enc.clause(&[!questions[c]]);
+            }
+        }
+        if dropped == 0 {
+            // A model whose true question is already dropped cannot be: its clause forbids it.
+            return vec![false; candidates.len()];
+        }
+    }
+}
+
 /// The clauses of a net's cone, and the cycles in it to check models against.
 struct Encoding<'a> {
     net: &'a Net,

@@ -1,0 +1,122 @@
+//! Virtual terminals (the Sancho blog's "virtually terminal" states): where a confirmed
+//! comparison counts propositions that are positive latches, a count can only grow, and a
+//! proposition that can never be true together with one already held can no longer be counted.
+//! Once one role's count exceeds the most another can still reach, the standings at the end are
+//! fixed, and with them the scores: search can treat the state as over (dots and boxes once a
+//! player has more than half the boxes).
+//!
+//! "Never true together" is proved, not sampled: the pairs of propositions at the same place in
+//! different roles' tallies (the same box owned by either player) are targets of the invariant
+//! prover ([`crate::invariant`]). Without such proofs a role's most is its tally's size, which
+//! still decides games with small counted sets.
+
+use super::{GoalForm, Rule, Standing, TallyKind};
+use crate::{invariant, Latch, LatchKind};
+use propnet::net::Net;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+/// When a confirmed form's outcome is decided before the game ends.
+#[derive(Debug, Clone, Serialize)]
+pub struct Decider {
+    /// The form (index into [`super::GoalForms::forms`]).
+    pub form: usize,
+    /// Pairs of propositions in different roles' tallies proved never true together.
+    pub exclusive: usize,
+    /// Per role, its tally's bases, each with the bases of other tallies it excludes.
+    #[serde(skip)]
+    partners: Vec<Vec<(usize, Vec<usize>)>>,
+}
+
+fn holds(state: &[u64], b: usize) -> bool {
+    state[b / 64] >> (b % 64) & 1 == 1
+}
+
+impl Decider {
+    /// The decider of `forms[form]`, if its tallies count positive latches (of `latches`); the
+    /// exclusions proved from `samples` (reachable states) by `deadline`.
+    pub(crate) fn new(
+        net: &Net,
+        forms: &[GoalForm],
+        form: usize,
+        latches: &[Latch],
+        samples: &[&[u64]],
+        deadline: Option<Instant>,
+    ) -> Option<Decider> {
+        let f = &forms[form];
+        if !matches!(f.rule, Rule::Comparison { .. }) || f.tallies.iter().any(|t| t.kind != TallyKind::Count) {
+            return None;
+        }
+        let latch = |b: &usize| latches.iter().any(|l| l.base == *b && l.kind == LatchKind::Positive);
+        if !f.tallies.iter().all(|t| t.bases.iter().all(latch)) {
+            return None;
+        }
+        // Targets: propositions at one place in two roles' tallies.
+        let mut at: BTreeMap<String, Vec<(usize, usize)>> = BTreeMap::new();
+        for (r, t) in f.tallies.iter().enumerate() {
+            let Some(split) = t.split else { continue };
+            for &b in &t.bases {
+                at.entry(super::tally::place(net, b, split)).or_default().push((r, b));
+            }
+        }
+        let mut targets = Vec::new();
+        for members in at.values() {
+            for (i, &(r, a)) in members.iter().enumerate() {
+                for &(s, b) in &members[i + 1..] {
+                    if r != s && a != b {
+                        targets.push(((a, false), (b, false)));
+                    }
+                }
+            }
+        }
+        let proved = invariant::prove(net, &targets, samples, deadline);
+        let mut partners: Vec<Vec<(usize, Vec<usize>)>> =
+            f.tallies.iter().map(|t| t.bases.iter().map(|&b| (b, Vec::new())).collect()).collect();
+        let mut exclusive = 0;
+        for (&((a, _), (b, _)), _) in targets.iter().zip(&proved).filter(|(_, &p)| p) {
+            exclusive += 1;
+            for (x, y) in [(a, b), (b, a)] {
+                for role in partners.iter_mut() {
+                    if let Some((_, p)) = role.iter_mut().find(|(base, _)| *base == x) {
+                        p.push(y);
+                    }
+                }
+            }
+        }
+        Some(Decider { form, exclusive, partners })
+    }
+
+    /// Per role, the least and the most its tally can be at the end of a game now in `state`.
+    pub fn bounds(&self, state: &[u64]) -> Vec<(u32, u32)> {
+        self.partners
+            .iter()
+            .map(|bases| {
+                let least = bases.iter().filter(|(b, _)| holds(state, *b)).count() as u32;
+                let lost =
+                    bases.iter().filter(|(b, p)| !holds(state, *b) && p.iter().any(|&q| holds(state, q))).count();
+                (least, (bases.len() - lost) as u32)
+            })
+            .collect()
+    }
+
+    /// Every role's score, if the standings at the end are already fixed in `state` and the form
+    /// knows what they are worth.
+    pub fn decided(&self, form: &GoalForm, state: &[u64]) -> Option<Vec<u32>> {
+        let Rule::Comparison { values } = &form.rule else { return None };
+        let bounds = self.bounds(state);
+        let roles = bounds.len();
+        // A role ahead for good: its least beats everyone else's most.
+        let ahead = (0..roles).find(|&r| (0..roles).all(|s| s == r || bounds[r].0 > bounds[s].1));
+        let standings: Vec<Standing> = match ahead {
+            Some(r) => (0..roles).map(|s| if s == r { Standing::Ahead } else { Standing::Behind }).collect(),
+            // Nothing can change any more: the standings are today's.
+            None if bounds.iter().all(|&(lo, hi)| lo == hi) => {
+                let now: Vec<u32> = bounds.iter().map(|&(lo, _)| lo).collect();
+                (0..roles).map(|r| Standing::of(&now, r)).collect()
+            }
+            None => return None,
+        };
+        standings.iter().enumerate().map(|(r, s)| values[r][s.index()]).collect()
+    }
+}

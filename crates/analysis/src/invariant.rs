@@ -1,0 +1,134 @@
+//! Two-literal invariants of play, proved by induction over one step (chapter 16.1's latch
+//! question, asked of a clause instead of a single proposition).
+//!
+//! A target such as "these two propositions are never true together" is rarely inductive on its
+//! own: whether a step can break it depends on other facts about reachable states (a box is
+//! owned by one player because its lines are all drawn once it is owned, and a drawn line cannot
+//! be drawn again). So the targets are proved together with *support*: every two-literal clause
+//! over the propositions their next values read that holds in every sampled state of random
+//! games. The prover keeps the largest subset that one legal step preserves (see
+//! [`crate::proof::invariants`]); support that random play only happened to respect is dropped
+//! on the way, and a target proved this way holds in every reachable state.
+
+use crate::Pair;
+use propnet::net::{Kind, Net, NodeId};
+use std::time::Instant;
+
+/// Most support clauses tried alongside the targets.
+const MAX_SUPPORT: usize = 20_000;
+
+/// Which of `targets` hold in every reachable state, with support drawn from `samples` (the words
+/// of reachable states, the initial one among them) as the module header describes.
+pub(crate) fn prove(net: &Net, targets: &[Pair], samples: &[&[u64]], deadline: Option<Instant>) -> Vec<bool> {
+    if targets.is_empty() {
+        return Vec::new();
+    }
+    let held = |&((a, va), (b, vb)): &Pair| {
+        samples.iter().all(|s| (s[a / 64] >> (a % 64) & 1 == 1) == va || (s[b / 64] >> (b % 64) & 1 == 1) == vb)
+    };
+    // Per base, its value in each sample as a bitset, to test thousands of clauses cheaply.
+    let words = samples.len().div_ceil(64);
+    let column = |b: usize| {
+        let mut c = vec![0u64; words];
+        for (k, s) in samples.iter().enumerate() {
+            c[k / 64] |= (s[b / 64] >> (b % 64) & 1) << (k % 64);
+        }
+        c
+    };
+    let full = |k: usize| {
+        if k + 1 < words || samples.len().is_multiple_of(64) {
+            u64::MAX
+        } else {
+            (1 << (samples.len() % 64)) - 1
+        }
+    };
+    // The targets' propositions, what their next values read, and what makes the moves those
+    // read legal (whose turn it is, that a cell is empty).
+    let mut read: Vec<usize> = targets.iter().flat_map(|&((a, _), (b, _))| [a, b]).collect();
+    let next: Vec<NodeId> = read.iter().map(|&b| net.bases[b].next).collect();
+    read.extend(net.bases_read(next.iter().copied()));
+    read.extend(net.bases_read(moves_read(net, &next).into_iter().map(|m| net.moves[m].legal)));
+    read.sort_unstable();
+    read.dedup();
+    let columns: Vec<Vec<u64>> = read.iter().map(|&b| column(b)).collect();
+    let mut candidates: Vec<Pair> = targets.iter().copied().filter(held).collect();
+    'support: for i in 0..read.len() {
+        // A proposition that never changed in the samples is support alone.
+        let constant = (0..words).all(|k| columns[i][k] == 0) || (0..words).all(|k| columns[i][k] == full(k));
+        if constant {
+            let v = columns[i][0] & 1 == 1;
+            candidates.push(((read[i], v), (read[i], v)));
+            continue;
+        }
+        for j in i + 1..read.len() {
+            for (va, vb) in [(false, false), (false, true), (true, false), (true, true)] {
+                let lit = |c: &[u64], v: bool, k: usize| if v { c[k] } else { !c[k] };
+                if (0..words).all(|k| (lit(&columns[i], va, k) | lit(&columns[j], vb, k)) & full(k) == full(k)) {
+                    candidates.push(((read[i], va), (read[j], vb)));
+                    if candidates.len() >= targets.len() + MAX_SUPPORT {
+                        break 'support;
+                    }
+                }
+            }
+        }
+    }
+    let proved = crate::invariants(net, &candidates, deadline);
+    let mut found: Vec<Pair> = candidates.iter().zip(&proved).filter(|(_, &p)| p).map(|(c, _)| *c).collect();
+    found.sort_unstable();
+    targets.iter().map(|t| found.binary_search(t).is_ok()).collect()
+}
+
+/// The moves (input indices) that `roots` read.
+fn moves_read(net: &Net, roots: &[NodeId]) -> Vec<usize> {
+    let mut seen = vec![false; net.kinds.len()];
+    let mut stack = roots.to_vec();
+    let mut out = Vec::new();
+    while let Some(n) = stack.pop() {
+        if std::mem::replace(&mut seen[n as usize], true) {
+            continue;
+        }
+        match net.kinds[n as usize] {
+            Kind::Input(j) => out.push(j as usize),
+            Kind::Base(_) => {}
+            _ => stack.extend(net.inputs[n as usize].iter().copied()),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{base, net};
+    use machine::{random_trajectory, StateMachine};
+    use propnet::PropnetMachine;
+    use rand::rngs::SmallRng;
+    use rand::SeedableRng;
+
+    fn samples(net: &Net) -> Vec<Vec<u64>> {
+        let mut m = PropnetMachine::new(net);
+        let mut rng = SmallRng::seed_from_u64(3);
+        let initial = m.initial_state();
+        let mut out = Vec::new();
+        for _ in 0..50 {
+            let states = random_trajectory(&mut m, &initial, &mut rng, 200).expect("game");
+            out.extend(states.iter().map(|s| s.words().to_vec()));
+        }
+        out
+    }
+
+    #[test]
+    fn a_cell_holds_one_mark_and_sample_coincidences_are_not_proved() {
+        let net = net("tictactoe");
+        let samples = samples(&net);
+        let words: Vec<&[u64]> = samples.iter().map(Vec::as_slice).collect();
+        let (x, o, b) = (base(&net, "(cell 1 1 x)"), base(&net, "(cell 1 1 o)"), base(&net, "(cell 1 1 b)"));
+        let (x2, o2) = (base(&net, "(cell 2 2 x)"), base(&net, "(cell 3 3 o)"));
+        let targets = [
+            ((x, false), (o, false)),  // never both marks
+            ((x, false), (b, false)),  // never marked and blank
+            ((x2, false), (o2, true)), // x in the centre means o in a corner: false, and unsampled
+        ];
+        assert_eq!(prove(&net, &targets, &words, None), [true, true, false]);
+    }
+}
