@@ -20,7 +20,7 @@ mod locality;
 mod run;
 
 pub use composite::{composite_latches, CompositeLatch, Junction};
-pub use goalform::{Decider, GoalForm, GoalForms, Rule, Standing, Tally, TallyKind};
+pub use goalform::{Decider, GoalForm, GoalForms, Rule, Speed as GoalSpeed, Standing, Tally, TallyKind};
 pub use goals::{Effect, GoalLatch, GoalLatches, ScoreRange};
 pub use implication::Implication;
 pub use inhibitors::{exact_inhibitors, structural_inhibitors, GoalInhibitor, Inhibitor};

@@ -202,6 +202,8 @@ struct GoalFormsEntry {
     states: usize,
     /// Candidate tallies tried.
     tallies: usize,
+    /// Time per terminal state by the goal net and by the emulator, where there is one.
+    speed: Option<analysis::GoalSpeed>,
     forms: Vec<GoalFormEntry>,
 }
 
@@ -239,6 +241,7 @@ fn goal_forms_entry(net: &Net, g: &GoalForms) -> GoalFormsEntry {
         games: g.games,
         states: g.states,
         tallies: g.tallies,
+        speed: g.speed,
         forms: g
             .forms
             .iter()
@@ -286,6 +289,14 @@ fn print_goal_forms(g: &GoalFormsEntry) {
             "agrees with the goals"
         };
         println!("  {}  [{role}]", f.description);
+        if let Some(s) = g.speed.filter(|_| f.emulator) {
+            println!(
+                "    goals of a terminal state: {:.0} ns by the goal net, {:.0} ns emulated ({:.1} times faster)",
+                s.net_ns,
+                s.emulator_ns,
+                s.net_ns / s.emulator_ns.max(1.0)
+            );
+        }
         if let Some(v) = &f.virtual_terminal {
             println!(
                 "    virtual terminal: the counts only grow; decided once a count passes what the others can still \

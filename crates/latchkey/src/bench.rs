@@ -1,8 +1,10 @@
 //! `latchkey bench`: single-threaded random playouts per second on each engine, measured in one
-//! run so that the ratio between engines means something on a noisy, shared machine.
+//! run so that the ratio between engines means something on a noisy, shared machine; and, where
+//! random games confirm a goal form, the propnet again with its goals emulated.
 
 use crate::engine::build_propnet;
 use crate::game;
+use analysis::GoalForms;
 use anyhow::Result;
 use clap::ValueEnum;
 use machine::{PlayoutStats, StateMachine};
@@ -10,7 +12,8 @@ use propnet::PropnetMachine;
 use reasoner::Reasoner;
 use serde::Serialize;
 use std::process::ExitCode;
-use std::time::Instant;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 /// Which engines `latchkey bench` measures.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -36,9 +39,17 @@ struct GameBench {
     propnet_error: Option<String>,
     reasoner: Option<PlayoutStats>,
     propnet: Option<PlayoutStats>,
+    /// The propnet with goals computed by a confirmed goal form instead of the goal gates,
+    /// where random games confirm one.
+    propnet_emulated: Option<PlayoutStats>,
+    /// The goal form that emulates the goals.
+    goal_form: Option<String>,
     /// Propnet playouts/s over reasoner playouts/s.
     ratio: Option<f64>,
 }
+
+/// The most time random games may take to confirm a goal form.
+const FORMS_TIME: Duration = Duration::from_secs(2);
 
 /// The shape of `latchkey bench --json`.
 const SCHEMA: u32 = 1;
@@ -79,6 +90,8 @@ pub fn run(args: Args) -> Result<ExitCode> {
             propnet_error: None,
             reasoner: None,
             propnet: None,
+            propnet_emulated: None,
+            goal_form: None,
             ratio: None,
         };
         if engines != Engines::Reasoner {
@@ -87,6 +100,13 @@ pub fn run(args: Args) -> Result<ExitCode> {
                 Ok(net) => {
                     bench.propnet_build_secs = Some(start.elapsed().as_secs_f64());
                     bench.propnet = Some(measure(&mut PropnetMachine::new(&net), secs)?);
+                    let forms = GoalForms::discover(&net, &[], Some(Instant::now() + FORMS_TIME), 0);
+                    if let Some(form) = forms.emulator() {
+                        bench.goal_form = Some(form.describe(&net.roles));
+                        let mut m = PropnetMachine::new(&net);
+                        m.set_goal_oracle(Some(Arc::new(forms)));
+                        bench.propnet_emulated = Some(measure(&mut m, secs)?);
+                    }
                 }
                 Err(e) => bench.propnet_error = Some(e.to_string()),
             }
@@ -130,13 +150,16 @@ fn print(b: &GameBench) {
     if let Some(e) = &b.propnet_error {
         println!("  propnet: not built ({e})");
     }
-    for (name, m) in [("propnet", &b.propnet), ("reasoner", &b.reasoner)] {
+    for (name, m) in [("propnet", &b.propnet), ("emulated", &b.propnet_emulated), ("reasoner", &b.reasoner)] {
         if let Some(m) = m {
             println!(
                 "  {name:<9} {:>12.1} playouts/s {:>14.0} states/s   ({} playouts in {:.2} s, average length {:.1})",
                 m.playouts_per_sec, m.states_per_sec, m.count, m.elapsed_secs, m.average_length
             );
         }
+    }
+    if let (Some(e), Some(p), Some(form)) = (&b.propnet_emulated, &b.propnet, &b.goal_form) {
+        println!("  emulated / propnet = {:.2}x (goals by {form})", e.playouts_per_sec / p.playouts_per_sec);
     }
     if let Some(r) = b.ratio {
         println!("  propnet / reasoner = {r:.1}x");

@@ -286,7 +286,7 @@ impl<M: SearchMachine + 'static> Thinker<M> {
     }
 }
 
-/// The search's guide for `info`'s game: the analysis' goal latches, searched for until
+/// The search's guide for `info`'s game: the analysis' goal latches and goal forms, searched for until
 /// `deadline`; if `tactics` is set and measuring them for `budget` shows that they pay, the
 /// playouts' tactics; and, if `material` is set, the material estimates that games played as
 /// those playouts play confirm within another `budget`. None if it would tell the search
@@ -301,6 +301,9 @@ fn guide(info: &MatchInfo, deadline: Instant, tactics: bool, material: bool, bud
         true => TacticsCost::choose(&game.net, &game.program, goals, budget).0,
         false => Guide::new(&game.net, goals, false),
     };
+    if let Some(forms) = found.goal_forms {
+        guide = guide.with_forms(forms);
+    }
     if material {
         let found = Material::discover(&game.net, Some(&guide), Instant::now() + budget, 0);
         guide = guide.with_material(found);
@@ -402,7 +405,8 @@ impl Player for MctsPlayer {
                     }
                 }
                 let guide = prepared.guide;
-                let m = PropnetMachine::from_program(Arc::clone(&net.program));
+                let mut m = PropnetMachine::from_program(Arc::clone(&net.program));
+                m.set_goal_oracle(guide.as_ref().and_then(|g| g.goal_oracle(&net.program)));
                 let mut mcts = Mcts::on(m, guide.clone(), self.options.search.clone())?;
                 let settled = match info.game.roles().len() {
                     1 => prepare_puzzle(&mut mcts, &net.net, guide.as_deref().map(Guide::goals), end)?,

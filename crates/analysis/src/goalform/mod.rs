@@ -111,18 +111,35 @@ pub struct GoalForm {
 impl GoalForm {
     /// Every role's goal value in terminal `state` (propnet state words), if the form knows it.
     pub fn scores(&self, state: &[u64]) -> Option<Vec<u32>> {
-        let tallies: Vec<u32> = self.tallies.iter().map(|t| t.read(state)).collect::<Option<_>>()?;
-        self.values(&tallies)
+        let mut out = vec![0; self.tallies.len()];
+        self.write(state, &mut out).then_some(out)
     }
 
-    /// Every role's goal value given the tallies' values.
-    pub fn values(&self, tallies: &[u32]) -> Option<Vec<u32>> {
+    /// Writes every role's goal value in terminal `state` to `out` (one per role) and returns
+    /// true, if the form knows them; allocates nothing (playouts ask it once each).
+    pub fn write(&self, state: &[u64], out: &mut [u32]) -> bool {
+        const MOST: usize = 16;
+        let mut tallies = [0u32; MOST];
+        let roles = self.tallies.len();
+        // More roles than that: the goal net answers.
+        if roles > MOST {
+            return false;
+        }
+        for (t, tally) in tallies.iter_mut().zip(&self.tallies) {
+            let Some(v) = tally.read(state) else { return false };
+            *t = v;
+        }
+        let tallies = &tallies[..roles];
         match &self.rule {
-            Rule::Cardinality => Some(tallies.to_vec()),
+            Rule::Cardinality => out.copy_from_slice(tallies),
             Rule::Comparison { values } => {
-                (0..tallies.len()).map(|r| values[r][Standing::of(tallies, r).index()]).collect()
+                for (r, o) in out.iter_mut().enumerate() {
+                    let Some(v) = values[r][Standing::of(tallies, r).index()] else { return false };
+                    *o = v;
+                }
             }
         }
+        true
     }
 
     /// What kind of form it is, in the words of the blog's list.
@@ -168,6 +185,17 @@ pub struct GoalForms {
     pub tallies: usize,
     /// Where a form's outcome can be decided before the game ends (virtual terminals).
     pub deciders: Vec<Decider>,
+    /// What the emulator saves, timed on the sampled terminal states.
+    pub speed: Option<Speed>,
+}
+
+/// Time per terminal state to compute every role's goal, by the goal net and by the emulator.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Speed {
+    /// Nanoseconds per state by the compiled goal net (one state at a time, as the tree asks).
+    pub net_ns: f64,
+    /// Nanoseconds per state by the emulator.
+    pub emulator_ns: f64,
 }
 
 /// One sampled state of a game and every role's goal value in it.
@@ -194,7 +222,10 @@ impl GoalForms {
         let samples: Vec<&[u64]> = ends.iter().map(|e| e.state.words()).collect();
         let deciders =
             (0..forms.len()).filter_map(|f| Decider::new(net, &forms, f, latches, &samples, deadline)).collect();
-        GoalForms { forms, games, states: ends.len() - games, tallies: tallies.len(), deciders }
+        let mut found =
+            GoalForms { forms, games, states: ends.len() - games, tallies: tallies.len(), deciders, speed: None };
+        found.speed = found.emulator().map(|e| time(net, e, &ends));
+        found
     }
 
     /// Every role's score, if some form's outcome is already decided in `state` (propnet state
@@ -274,6 +305,33 @@ pub(crate) fn sample(net: &Net, deadline: Option<Instant>, seed: u64) -> Vec<End
         }
     }
     out
+}
+
+impl propnet::GoalOracle for GoalForms {
+    fn goals(&self, state: &[u64], out: &mut [u32]) -> bool {
+        self.emulator().is_some_and(|e| e.write(state, out))
+    }
+}
+
+/// The time the goal net and `emulator` take per terminal state of `ends`.
+fn time(net: &Net, emulator: &GoalForm, ends: &[End]) -> Speed {
+    let terminal: Vec<&End> = ends.iter().filter(|e| e.terminal).collect();
+    let mut m = PropnetMachine::new(net);
+    let roles = net.roles.len();
+    let per_state = |start: Instant| start.elapsed().as_secs_f64() * 1e9 / terminal.len().max(1) as f64;
+    let start = Instant::now();
+    let mut sum = 0u64;
+    for e in &terminal {
+        sum += (0..roles).map(|r| u64::from(m.goal(&e.state, r).unwrap_or(0))).sum::<u64>();
+    }
+    let net_ns = per_state(start);
+    let start = Instant::now();
+    for e in &terminal {
+        sum += emulator.scores(e.state.words()).map_or(0, |v| v.iter().map(|&x| u64::from(x)).sum());
+    }
+    let emulator_ns = per_state(start);
+    std::hint::black_box(sum);
+    Speed { net_ns, emulator_ns }
 }
 
 /// The forms every sampled end confirms, those over propositions the goal net reads first.

@@ -7,13 +7,16 @@
 //! lane, evaluates the move phase and moves every playing lane to its next state. A retired lane
 //! immediately restarts from the start state while playouts remain to be started, so the lanes
 //! stay busy until the last few playouts; its final state waits in a second marking until 64
-//! have finished, and their goals are evaluated together. Nothing is allocated per step.
+//! have finished, and their goals are evaluated together (or given by a [`GoalOracle`], where the
+//! game has one, without the goal gates). Nothing is allocated per step.
 
 use super::eval::{self, read};
 use super::program::Program;
+use super::GoalOracle;
 use machine::playout::PlayoutEnd;
 use machine::MachineError;
 use rand::RngCore;
+use std::sync::Arc;
 
 /// Lanes per word, and playouts parked for their goals at a time.
 pub(crate) const LANES: usize = 64;
@@ -73,6 +76,12 @@ pub(crate) struct BitSliced<const W: usize> {
     parked_ends: [(u32, PlayoutEnd, usize); LANES],
     parked_traces: Vec<Vec<u32>>,
     goals: Vec<Result<u32, MachineError>>,
+    /// Computes the goals of ended games without the goal gates, where it can.
+    pub(crate) oracle: Option<Arc<dyn GoalOracle>>,
+    /// One parked playout's final state as state words, for the oracle.
+    lane_state: Vec<u64>,
+    /// The oracle's goals, per parked playout and role, and the playouts it answered for.
+    emulated: Vec<u32>,
 }
 
 /// A set of lanes: bit b of word k is lane 64·k + b.
@@ -143,7 +152,15 @@ impl<const W: usize> BitSliced<W> {
             parked_ends: [(0, PlayoutEnd::Terminal, 0); LANES],
             parked_traces: vec![Vec::new(); LANES],
             goals: Vec::with_capacity(p.roles.len()),
+            oracle: None,
+            lane_state: vec![0; p.base_count().div_ceil(64)],
+            emulated: Vec::with_capacity(LANES * p.roles.len()),
         }
+    }
+
+    /// Scratch sized for `p`, its playouts' goals given by `oracle` where it knows them.
+    pub fn with_oracle(p: &Program, oracle: &Option<Arc<dyn GoalOracle>>) -> BitSliced<W> {
+        BitSliced { oracle: oracle.clone(), ..BitSliced::new(p) }
     }
 
     /// Plays `count` random playouts of at most `max_steps` joint moves from `start` (a bitset
@@ -350,11 +367,37 @@ impl<const W: usize> BitSliced<W> {
             self.parked[input0..input0 + p.move_count()].fill([0]);
             eval::run(p, &p.move_phase, &mut self.parked);
         }
-        eval::run(p, &p.core, &mut self.parked);
-        eval::run(p, &p.goal_phase, &mut self.parked);
         let nb = p.base_count();
+        let roles = p.roles.len();
+        // Playouts whose goals the oracle gives: the goal gates run only for the others.
+        let mut answered = 0u64;
+        if let Some(oracle) = &self.oracle {
+            self.emulated.resize(LANES * roles, 0);
+            for k in 0..self.parked_count {
+                if self.parked_ends[k].1 != PlayoutEnd::Terminal {
+                    continue;
+                }
+                self.lane_state.fill(0);
+                for (i, w) in self.parked[1..=nb].iter().enumerate() {
+                    self.lane_state[i / 64] |= (w[0] >> k & 1) << (i % 64);
+                }
+                if oracle.goals(&self.lane_state, &mut self.emulated[k * roles..(k + 1) * roles]) {
+                    answered |= 1 << k;
+                }
+            }
+        }
+        let all = if self.parked_count == LANES { u64::MAX } else { (1 << self.parked_count) - 1 };
+        if answered != all {
+            eval::run(p, &p.core, &mut self.parked);
+            eval::run(p, &p.goal_phase, &mut self.parked);
+        }
         for k in 0..self.parked_count {
-            lane_goals(p, &self.parked, k, &mut self.goals);
+            if answered >> k & 1 == 1 {
+                self.goals.clear();
+                self.goals.extend(self.emulated[k * roles..(k + 1) * roles].iter().map(|&v| Ok(v)));
+            } else {
+                lane_goals(p, &self.parked, k, &mut self.goals);
+            }
             let (length, end, origin) = self.parked_ends[k];
             done(LaneEnd {
                 lane: k,

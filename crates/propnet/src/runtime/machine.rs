@@ -3,6 +3,7 @@
 use super::batch::{BitSliced, LaneEnd, Step, LANES};
 use super::forward::Forward;
 use super::program::Program;
+use super::GoalOracle;
 use crate::net::Net;
 use machine::playout::{Playout, PlayoutEnd, PlayoutStats, PlayoutTally};
 use machine::{MachineError, StateMachine};
@@ -103,6 +104,8 @@ pub struct PropnetMachine {
     /// Scratch for forward playouts: the joint move and the next state's words.
     joint: Vec<u32>,
     next: Vec<u64>,
+    /// Gives bit-sliced playouts their goals without the goal gates, where set.
+    oracle: Option<Arc<dyn GoalOracle>>,
 }
 
 impl PropnetMachine {
@@ -124,7 +127,28 @@ impl PropnetMachine {
             strategy: Strategy::default(),
             joint: Vec::new(),
             next: Vec::new(),
+            oracle: None,
         }
+    }
+
+    /// A machine over the same program for another thread, with the same goal oracle (and the
+    /// default strategy).
+    pub fn sibling(&self) -> PropnetMachine {
+        let mut m = PropnetMachine::from_program(Arc::clone(&self.program));
+        m.set_goal_oracle(self.oracle.clone());
+        m
+    }
+
+    /// Lets bit-sliced playouts take the goals of the games they end from `oracle` instead of
+    /// the goal gates (which still answer where it does not know).
+    pub fn set_goal_oracle(&mut self, oracle: Option<Arc<dyn GoalOracle>>) {
+        if let Some(b) = &mut self.batch {
+            b.oracle = oracle.clone();
+        }
+        if let Some(b) = &mut self.wide {
+            b.oracle = oracle.clone();
+        }
+        self.oracle = oracle;
     }
 
     /// The compiled program (clone the `Arc` to build machines for other threads).
@@ -211,7 +235,7 @@ impl PropnetMachine {
         step: &mut dyn FnMut(Step<'_>) -> bool,
     ) {
         let p = &*self.program;
-        let batch = self.batch.get_or_insert_with(|| BitSliced::new(p));
+        let batch = self.batch.get_or_insert_with(|| BitSliced::with_oracle(p, &self.oracle));
         let step = &mut |now: &[[u64; 1]], next: &[[u64; 1]], [moving]: [u64; 1]| {
             step(Step { now: now.as_flattened(), next: next.as_flattened(), moving })
         };
@@ -238,7 +262,7 @@ impl PropnetMachine {
         }
         let words = &words[..starts.len().min(LANES)];
         let p = &*self.program;
-        let batch = self.batch.get_or_insert_with(|| BitSliced::new(p));
+        let batch = self.batch.get_or_insert_with(|| BitSliced::with_oracle(p, &self.oracle));
         let step = &mut |_: &[[u64; 1]], _: &[[u64; 1]], _| go_on();
         if trace {
             batch.run_each::<R, true>(p, words, rng, max_steps, done, step);
@@ -301,10 +325,10 @@ impl PropnetMachine {
     ) {
         let p = &*self.program;
         if count > LANES as u64 && p.slots >= WIDE_SLOTS {
-            let batch = self.wide.get_or_insert_with(|| BitSliced::new(p));
+            let batch = self.wide.get_or_insert_with(|| BitSliced::with_oracle(p, &self.oracle));
             batch.run::<R, TRACE>(p, from.words(), count, rng, max_steps, done, &mut |_, _, _| true);
         } else {
-            let batch = self.batch.get_or_insert_with(|| BitSliced::new(p));
+            let batch = self.batch.get_or_insert_with(|| BitSliced::with_oracle(p, &self.oracle));
             batch.run::<R, TRACE>(p, from.words(), count, rng, max_steps, done, &mut |_, _, _| true);
         }
     }

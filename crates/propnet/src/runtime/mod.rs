@@ -16,6 +16,14 @@ mod machine;
 mod program;
 
 pub use self::batch::{LaneEnd, Step};
+
+/// Computes every role's goal in a terminal state without the net's goal gates (an emulation
+/// of the goal logic found by analysis), for playouts that would otherwise evaluate them.
+pub trait GoalOracle: Send + Sync + std::fmt::Debug {
+    /// Writes every role's goal in terminal `state` (state words) to `out` and returns true, or
+    /// returns false where it does not know them (the net then computes them).
+    fn goals(&self, state: &[u64], out: &mut [u32]) -> bool;
+}
 pub use self::machine::{Charge, PropnetMachine, PropnetState, Strategy};
 pub use self::program::{Program, ProgramStats};
 

@@ -373,3 +373,60 @@ fn outcome_net_judges_states_as_the_whole_net_does() {
         }
     }
 }
+
+/// Calls x's three-in-a-row games on the first row a draw, and knows nothing else.
+#[derive(Debug)]
+struct FirstRowOracle {
+    row: Vec<usize>,
+}
+
+impl super::GoalOracle for FirstRowOracle {
+    fn goals(&self, state: &[u64], out: &mut [u32]) -> bool {
+        let held = |b: usize| state[b / 64] >> (b % 64) & 1 == 1;
+        if !self.row.iter().all(|&b| held(b)) {
+            return false;
+        }
+        out.fill(50);
+        true
+    }
+}
+
+#[test]
+fn an_oracle_gives_the_goals_it_knows_and_the_net_the_rest() {
+    use machine::StateMachine;
+    use rand::SeedableRng;
+    use std::sync::Arc;
+    let net = bundled("tictactoe");
+    let base = |name: &str| net.bases.iter().position(|b| b.name == name).expect("base");
+    let row = vec![base("(cell 1 1 x)"), base("(cell 1 2 x)"), base("(cell 1 3 x)")];
+    let mut plain = super::PropnetMachine::new(&net);
+    let mut told = plain.sibling();
+    told.set_goal_oracle(Some(Arc::new(FirstRowOracle { row: row.clone() })));
+    let initial = plain.initial_state();
+    let play = |m: &mut super::PropnetMachine| {
+        let mut rng = rand::rngs::SmallRng::seed_from_u64(9);
+        let mut out = Vec::new();
+        for _ in 0..30 {
+            m.playout_each(&[&initial; 64], &mut rng, 20, false, &mut || true, &mut |e| {
+                let on_row = row.iter().all(|&b| e.bases[b] >> e.lane & 1 == 1);
+                let goals: Vec<u32> = e.goals.iter().map(|g| *g.as_ref().expect("a goal")).collect();
+                out.push((e.origin, on_row, goals));
+            });
+        }
+        out
+    };
+    let (a, b) = (play(&mut plain), play(&mut told));
+    assert_eq!(a.len(), b.len());
+    let mut told_apart = 0;
+    for ((origin_a, row_a, goals_a), (origin_b, row_b, goals_b)) in a.iter().zip(&b) {
+        assert_eq!((origin_a, row_a), (origin_b, row_b), "the same playouts");
+        if *row_a {
+            assert_eq!(goals_a, &[100, 0], "the net: x won");
+            assert_eq!(goals_b, &[50, 50], "the oracle's word");
+            told_apart += 1;
+        } else {
+            assert_eq!(goals_a, goals_b);
+        }
+    }
+    assert!(told_apart > 10, "only {told_apart} games won on the first row");
+}

@@ -45,7 +45,7 @@ impl SearchMachine for PropnetMachine {
     type Scratch = playout::Lookahead;
 
     fn fork(&self) -> Option<PropnetMachine> {
-        Some(PropnetMachine::from_program(std::sync::Arc::clone(self.program())))
+        Some(self.sibling())
     }
 
     fn bits(state: &PropnetState) -> Option<&[u64]> {

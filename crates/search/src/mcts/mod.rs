@@ -519,9 +519,15 @@ impl<M: SearchMachine> Mcts<M> {
             node.starts.push(node.moves.len() as u32);
         }
         node.edges = vec![Edge::default(); node.moves.len()];
-        let decided = latched.and_then(|(g, bits)| g.determined(bits));
+        let guided = self.guide.as_deref().zip(M::bits(&node.state));
+        let decided = guided.and_then(|(g, bits)| g.decided(bits));
         if terminal || stuck {
-            node.proof = Some(Proof { scores: playout::scores(m, &node.state).into(), depth: 0 });
+            // The emulator speaks for ended games only.
+            let scores = match self.guide.as_deref().filter(|_| terminal) {
+                Some(g) => g.scores(m, &node.state, M::bits(&node.state)),
+                None => playout::scores(m, &node.state),
+            };
+            node.proof = Some(Proof { scores: scores.into(), depth: 0 });
         } else if let Some(decided) = decided {
             node.proof = Some(Proof { scores: decided.iter().map(|&v| v.min(100) as u8).collect(), depth: 0 });
         }

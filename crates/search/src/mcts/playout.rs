@@ -4,10 +4,10 @@
 
 use super::material::Material;
 use super::score;
-use analysis::{GoalLatches, ScoreRange};
+use analysis::{GoalForms, GoalLatches, ScoreRange};
 use machine::playout::PlayoutEnd;
 use machine::{MachineError, StateMachine};
-use propnet::{Net, Program, PropnetMachine, PropnetState};
+use propnet::{GoalOracle, Net, Program, PropnetMachine, PropnetState};
 use rand::rngs::SmallRng;
 use rand::Rng;
 use std::sync::Arc;
@@ -49,6 +49,8 @@ pub struct Guide {
     tactics: bool,
     /// Material estimates of the roles' scores, for the tree's priors.
     material: Option<Material>,
+    /// Confirmed forms of the goal calculation: scores without the goal net, virtual terminals.
+    forms: Option<Arc<GoalForms>>,
 }
 
 impl Guide {
@@ -69,7 +71,7 @@ impl Guide {
             Arc::new(Program::new(&propnet::cut::to_outcome(net)))
         });
         let next = Arc::new(Program::new(&propnet::cut::to_next(net, &watch)));
-        Guide { goals, latch_watch, watch, next, outcome, tactics, material: None }
+        Guide { goals, latch_watch, watch, next, outcome, tactics, material: None, forms: None }
     }
 
     /// The goal latches.
@@ -81,6 +83,39 @@ impl Guide {
     pub fn with_material(mut self, material: Material) -> Guide {
         self.material = Some(material).filter(|m| !m.is_empty());
         self
+    }
+
+    /// The guide with the goal forms random games confirmed (none if they found nothing usable).
+    pub fn with_forms(mut self, forms: GoalForms) -> Guide {
+        self.forms = Some(forms).filter(|f| f.emulator().is_some() || !f.deciders.is_empty()).map(Arc::new);
+        self
+    }
+
+    /// The goal emulator for bit-sliced playouts on `program`, where it pays: where the goal
+    /// gates outnumber the bits the emulator has to gather from 64 finished playouts (one per
+    /// base proposition and playout). `latchkey bench` measured othello-comp2007 (177k goal
+    /// gates, 130 bases) 1.44 times faster emulated and reversi (16k) 1.06 times, and dots and
+    /// boxes (500 goal gates, 164 bases) 0.96 times.
+    pub fn goal_oracle(&self, program: &Program) -> Option<Arc<dyn GoalOracle>> {
+        let heavy = program.stats().goal_gates >= 64 * program.base_count();
+        let forms = self.forms.as_ref().filter(|f| heavy && f.emulator().is_some())?;
+        Some(Arc::clone(forms) as Arc<dyn GoalOracle>)
+    }
+
+    /// Every role's score if it is already decided in `state` (propnet state words): by the goal
+    /// latches, or by a goal form's virtual terminal.
+    pub fn decided(&self, state: &[u64]) -> Option<Vec<u32>> {
+        self.goals.determined(state).or_else(|| self.forms.as_ref()?.decided(state))
+    }
+
+    /// Every role's score in terminal `state` by the goal emulator, if there is one and it
+    /// knows; otherwise the goal net's.
+    pub fn scores<M: StateMachine>(&self, m: &mut M, state: &M::State, bits: Option<&[u64]>) -> Vec<u8> {
+        let emulated = self.forms.as_ref().zip(bits).and_then(|(f, b)| f.scores(b));
+        match emulated {
+            Some(values) => values.iter().map(|&v| v.min(100) as u8).collect(),
+            None => scores(m, state),
+        }
     }
 
     /// The material estimates, if any held up.
@@ -95,7 +130,7 @@ impl Guide {
 
     /// Whether the guide tells the search nothing (the search then ignores it).
     pub fn is_empty(&self) -> bool {
-        !self.steers_playouts() && self.material.is_none()
+        !self.steers_playouts() && self.material.is_none() && self.forms.is_none()
     }
 }
 
@@ -284,7 +319,7 @@ pub(super) fn guided(
     };
     loop {
         let terminal = m.is_terminal(&state)?;
-        let decided = if terminal { None } else { goals.determined(state.words()) };
+        let decided = if terminal { None } else { guide.decided(state.words()) };
         if terminal || decided.is_some() {
             if steps > 0 {
                 for r in (0..roles).filter(|&r| chose[r]) {
@@ -293,7 +328,7 @@ pub(super) fn guided(
             }
             let scores = match decided {
                 Some(decided) => decided.iter().map(|&v| v.min(100) as u8).collect(),
-                None => scores(m, &state),
+                None => guide.scores(m, &state, Some(state.words())),
             };
             return Ok(Some(Outcome { scores, complete: true, moves }));
         }
