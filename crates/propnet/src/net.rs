@@ -257,3 +257,15 @@ impl Net {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::name_parts;
+
+    #[test]
+    fn names_split_into_their_top_level_parts() {
+        assert_eq!(name_parts("(cell 1 2 b)"), ["cell", "1", "2", "b"]);
+        assert_eq!(name_parts("(at (pos 1 2) white)"), ["at", "(pos 1 2)", "white"]);
+        assert_eq!(name_parts("p"), ["p"]);
+    }
+}

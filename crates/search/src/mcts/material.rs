@@ -332,13 +332,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn names_split_into_their_top_level_parts() {
-        assert_eq!(parts("(cell 1 2 b)"), ["cell", "1", "2", "b"]);
-        assert_eq!(parts("(at (pos 1 2) white)"), ["at", "(pos 1 2)", "white"]);
-        assert_eq!(parts("p"), ["p"]);
-    }
-
-    #[test]
     fn a_small_system_is_solved() {
         let x = solve(vec![vec![2.0, 1.0, 5.0], vec![1.0, 3.0, 10.0]]).expect("regular");
         assert!((x[0] - 1.0).abs() < 1e-9 && (x[1] - 3.0).abs() < 1e-9, "{x:?}");
