@@ -20,7 +20,9 @@ mod locality;
 mod run;
 
 pub use composite::{composite_latches, CompositeLatch, Junction};
-pub use goalform::{Decider, GoalForm, GoalForms, Rule, Speed as GoalSpeed, Standing, Tally, TallyKind};
+pub use goalform::{
+    correlation, Decider, GoalForm, GoalForms, LatchHeuristic, Rule, Speed as GoalSpeed, Standing, Tally, TallyKind,
+};
 pub use goals::{Effect, GoalLatch, GoalLatches, ScoreRange};
 pub use implication::Implication;
 pub use inhibitors::{exact_inhibitors, structural_inhibitors, GoalInhibitor, Inhibitor};

@@ -52,6 +52,9 @@ impl Default for AnalysisConfig {
 /// late (it is cancelled, not stopped), and the goal latches and the caller need a moment too.
 const PROOF_RESERVE: Duration = Duration::from_millis(250);
 
+/// The seed of the goal forms' random games.
+const GOAL_SEED: u64 = 0x90a1_f0e5;
+
 /// The most time the goal forms' random games take.
 const GOAL_FORMS_TIME: Duration = Duration::from_secs(2);
 
@@ -155,8 +158,8 @@ impl Analysis {
             // A share of what is left, and never long: it samples until it has enough games.
             let share = deadline
                 .map_or(GOAL_FORMS_TIME, |d| (d.saturating_duration_since(Instant::now()) / 8).min(GOAL_FORMS_TIME));
-            goal_forms = runner
-                .phase("goal forms", || GoalForms::discover(net, &latches, Some(Instant::now() + share), 0x90a1_f0e5));
+            goal_forms =
+                runner.phase("goal forms", || GoalForms::discover(net, Some(Instant::now() + share), GOAL_SEED));
         }
         // The proof method runs last: it is the costliest, and it gets whatever time is left.
         let mut proof = None;
@@ -184,6 +187,10 @@ impl Analysis {
         latches.dedup();
         // A pair is only a composite latch if neither member latches alone, proofs included.
         composite.retain(|c| !latches.iter().any(|l| c.bases.contains(&l.base)));
+        // What the goal forms' counted latches give needs every latch, the proved ones included.
+        if let Some(forms) = goal_forms.as_mut().filter(|f| !f.forms.is_empty()) {
+            runner.phase("goal forms: latches", || forms.use_latches(net, &latches, deadline, GOAL_SEED));
+        }
         // Goal latches are cheap and everything downstream needs them: never skipped.
         let start = Instant::now();
         let goals = GoalLatches::new(net, &latches);

@@ -85,8 +85,8 @@ fn confirmed_forms_agree_with_the_goal_net_on_fresh_random_games_of_every_corpus
         return;
     }
     for (name, net) in games {
-        let latches = analysis::structural_latches(&net);
-        let forms = GoalForms::discover(&net, &latches, Some(Instant::now() + Duration::from_secs(1)), 11);
+        let mut forms = GoalForms::discover(&net, Some(Instant::now() + Duration::from_secs(1)), 11);
+        forms.use_latches(&net, &analysis::structural_latches(&net), Some(Instant::now() + Duration::from_secs(1)), 11);
         if forms.emulator().is_some() {
             emulated.push(name.clone());
         }
@@ -109,7 +109,7 @@ fn confirmed_forms_agree_with_the_goal_net_on_fresh_random_games_of_every_corpus
 #[test]
 fn a_tampered_form_is_caught() {
     let Some((_, net)) = corpus().into_iter().find(|(n, _)| n == "reversi") else { return };
-    let forms = GoalForms::discover(&net, &[], None, 11);
+    let forms = GoalForms::discover(&net, None, 11);
     let mut form = forms.emulator().expect("reversi's goals are a comparison of disc counts").clone();
     let (clean, asked) = disagreements(&net, &form, 100);
     assert!(clean.is_empty() && asked > 50, "{clean:?} over {asked}");
@@ -123,10 +123,32 @@ fn a_tampered_form_is_caught() {
 #[test]
 fn dots_and_boxes_is_decided_once_a_player_has_more_than_half_the_boxes() {
     let Some((_, net)) = corpus().into_iter().find(|(n, _)| n == "dotsAndBoxes") else { return };
-    let forms = GoalForms::discover(&net, &analysis::structural_latches(&net), None, 11);
+    let mut forms = GoalForms::discover(&net, None, 11);
+    forms.use_latches(&net, &analysis::structural_latches(&net), None, 11);
     let decider = forms.deciders.first().expect("a virtual terminal over the boxes");
     assert_eq!(decider.exclusive, 25, "each of the 25 boxes is owned by one player at most");
     let (wrong, decided) = wrong_verdicts(&net, &forms, 100);
     assert!(wrong.is_empty(), "{wrong:#?}");
     assert!(decided > 100, "only {decided} states decided early");
+}
+
+#[test]
+fn owning_reversi_corners_is_confirmed_good() {
+    let Some((_, net)) = corpus().into_iter().find(|(n, _)| n == "reversi") else { return };
+    let mut forms = GoalForms::discover(&net, None, 11);
+    forms.use_latches(&net, &analysis::structural_latches(&net), None, 11);
+    let h = forms.latch_heuristics.first().expect("the disc counts hold latches");
+    let corners = |role: usize| {
+        let mut names: Vec<&str> = h.latches[role].iter().map(|&b| net.bases[b].name.as_str()).collect();
+        names.sort_unstable();
+        names
+    };
+    assert_eq!(corners(0), ["(cell 1 1 black)", "(cell 1 8 black)", "(cell 8 1 black)", "(cell 8 8 black)"]);
+    assert!(h.confirmed && h.correlation >= h.threshold, "{h:?}");
+    // A corner held and none by the other side is a lead of one, worth more than nothing.
+    let mut state = vec![0u64; net.bases.len().div_ceil(64)];
+    let b = h.latches[0][0];
+    state[b / 64] |= 1 << (b % 64);
+    assert_eq!((h.lead(&state, 0), h.lead(&state, 1)), (1, -1));
+    assert!(h.value(&state, 0) > 0.5 && h.value(&state, 1) < 0.5);
 }

@@ -205,6 +205,20 @@ struct GoalFormsEntry {
     /// Time per terminal state by the goal net and by the emulator, where there is one.
     speed: Option<analysis::GoalSpeed>,
     forms: Vec<GoalFormEntry>,
+    /// "Owning these latches is good", per form counting latches, and how random games judged it.
+    latch_heuristics: Vec<LatchHeuristicEntry>,
+}
+
+#[derive(Serialize)]
+struct LatchHeuristicEntry {
+    /// Index into `forms`.
+    form: usize,
+    /// Per role, the latches it counts.
+    latches: Vec<Vec<String>>,
+    games: usize,
+    correlation: f64,
+    threshold: f64,
+    confirmed: bool,
 }
 
 /// Where a form's outcome is decided before the game ends.
@@ -242,6 +256,18 @@ fn goal_forms_entry(net: &Net, g: &GoalForms) -> GoalFormsEntry {
         states: g.states,
         tallies: g.tallies,
         speed: g.speed,
+        latch_heuristics: g
+            .latch_heuristics
+            .iter()
+            .map(|h| LatchHeuristicEntry {
+                form: h.form,
+                latches: h.latches.iter().map(|l| l.iter().map(|&b| net.bases[b].name.clone()).collect()).collect(),
+                games: h.games,
+                correlation: h.correlation,
+                threshold: h.threshold,
+                confirmed: h.confirmed,
+            })
+            .collect(),
         forms: g
             .forms
             .iter()
@@ -280,7 +306,7 @@ fn print_goal_forms(g: &GoalFormsEntry) {
         g.states,
         g.forms.len()
     );
-    for f in &g.forms {
+    for (i, f) in g.forms.iter().enumerate() {
         let role = if f.emulator {
             "emulates the goals"
         } else if f.goal_read {
@@ -295,6 +321,18 @@ fn print_goal_forms(g: &GoalFormsEntry) {
                 s.net_ns,
                 s.emulator_ns,
                 s.net_ns / s.emulator_ns.max(1.0)
+            );
+        }
+        for h in g.latch_heuristics.iter().filter(|h| h.form == i) {
+            let verdict = if h.confirmed { "confirmed" } else { "not confirmed" };
+            let counted: Vec<String> = h.latches.iter().map(|l| l.len().to_string()).collect();
+            println!(
+                "    latch heuristic (owning its counted latches is good; {} latches per role): {verdict}, \
+                 correlation {:.2} over {} random games (needed {:.2})",
+                counted.join("/"),
+                h.correlation,
+                h.games,
+                h.threshold
             );
         }
         if let Some(v) = &f.virtual_terminal {

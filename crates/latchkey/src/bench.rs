@@ -100,7 +100,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
                 Ok(net) => {
                     bench.propnet_build_secs = Some(start.elapsed().as_secs_f64());
                     bench.propnet = Some(measure(&mut PropnetMachine::new(&net), secs)?);
-                    let forms = GoalForms::discover(&net, &[], Some(Instant::now() + FORMS_TIME), 0);
+                    let forms = GoalForms::discover(&net, Some(Instant::now() + FORMS_TIME), 0);
                     if let Some(form) = forms.emulator() {
                         bench.goal_form = Some(form.describe(&net.roles));
                         let mut m = PropnetMachine::new(&net);

@@ -16,9 +16,11 @@
 //! answer (a standing random play never produced, a counter with no value).
 
 mod decided;
+mod latched;
 mod tally;
 
 pub use decided::Decider;
+pub use latched::{correlation, LatchHeuristic};
 pub use tally::{Tally, TallyKind};
 
 use crate::Latch;
@@ -187,6 +189,12 @@ pub struct GoalForms {
     pub deciders: Vec<Decider>,
     /// What the emulator saves, timed on the sampled terminal states.
     pub speed: Option<Speed>,
+    /// "Owning these latches is good", per form that counts latches, with how random games
+    /// judged it (confirmed or not).
+    pub latch_heuristics: Vec<LatchHeuristic>,
+    /// The sampled states, reachable ones, kept for the proofs that need support from play.
+    #[serde(skip)]
+    samples: Vec<PropnetState>,
 }
 
 /// Time per terminal state to compute every role's goal, by the goal net and by the emulator.
@@ -207,25 +215,37 @@ pub(crate) struct End {
 }
 
 impl GoalForms {
-    /// Samples random games of `net` for half the time to `deadline` (at most [`MAX_GAMES`]),
-    /// keeps the forms their states confirm, as the module header describes, and looks for
-    /// virtual terminals of those over `latches` in the other half.
-    pub fn discover(net: &Net, latches: &[Latch], deadline: Option<Instant>, seed: u64) -> GoalForms {
+    /// Samples random games of `net` until `deadline` (at most [`MAX_GAMES`]) and keeps the
+    /// forms their states confirm, as the module header describes.
+    pub fn discover(net: &Net, deadline: Option<Instant>, seed: u64) -> GoalForms {
         let tallies = tally::candidates(net);
         if tallies.is_empty() || net.roles.is_empty() {
             return GoalForms { tallies: tallies.len(), ..GoalForms::default() };
         }
-        let start = Instant::now();
-        let ends = sample(net, deadline.map(|d| start + d.saturating_duration_since(start) / 2), seed);
+        let ends = sample(net, deadline, seed);
         let games = ends.iter().filter(|e| e.terminal).count();
         let forms = if games < MIN_GAMES { Vec::new() } else { confirm(net, &tallies, &ends) };
-        let samples: Vec<&[u64]> = ends.iter().map(|e| e.state.words()).collect();
-        let deciders =
-            (0..forms.len()).filter_map(|f| Decider::new(net, &forms, f, latches, &samples, deadline)).collect();
-        let mut found =
-            GoalForms { forms, games, states: ends.len() - games, tallies: tallies.len(), deciders, speed: None };
-        found.speed = found.emulator().map(|e| time(net, e, &ends));
-        found
+        let speed = forms.iter().find(|f| f.goal_read).map(|e| time(net, e, &ends));
+        GoalForms {
+            forms,
+            games,
+            states: ends.len() - games,
+            tallies: tallies.len(),
+            speed,
+            samples: ends.into_iter().map(|e| e.state).collect(),
+            ..GoalForms::default()
+        }
+    }
+
+    /// What the forms' counted latches (of `latches`, found by any method) give, until
+    /// `deadline`: virtual terminals, and latch heuristics checked on random games.
+    pub fn use_latches(&mut self, net: &Net, latches: &[Latch], deadline: Option<Instant>, seed: u64) {
+        let samples: Vec<&[u64]> = self.samples.iter().map(PropnetState::words).collect();
+        let forms = &self.forms;
+        self.deciders =
+            (0..forms.len()).filter_map(|f| Decider::new(net, forms, f, latches, &samples, deadline)).collect();
+        self.latch_heuristics =
+            (0..forms.len()).filter_map(|f| LatchHeuristic::check(net, forms, f, latches, deadline, seed)).collect();
     }
 
     /// Every role's score, if some form's outcome is already decided in `state` (propnet state
@@ -508,7 +528,7 @@ mod tests {
     fn tictactoe_has_no_counting_form() {
         // Three in a row is not a count of marks: no form survives random games.
         let net = net("tictactoe");
-        let forms = GoalForms::discover(&net, &[], None, 1);
+        let forms = GoalForms::discover(&net, None, 1);
         assert!(forms.games >= MIN_GAMES);
         assert!(forms.forms.is_empty(), "{:?}", forms.forms.iter().map(|f| f.describe(&net.roles)).collect::<Vec<_>>());
     }

@@ -14,6 +14,7 @@
 //! half as well. A counted set is read with a few word operations per group.
 
 use super::playout::{self, Guide, Lookahead, Settings};
+use analysis::correlation;
 use machine::StateMachine;
 use propnet::{Net, PropnetMachine, PropnetState};
 use rand::rngs::SmallRng;
@@ -234,17 +235,6 @@ fn moments(xs: impl Iterator<Item = f64> + Clone) -> (f64, f64) {
     let mean = xs.clone().sum::<f64>() / n;
     let var = xs.map(|x| (x - mean) * (x - mean)).sum::<f64>() / n;
     (mean, var.sqrt())
-}
-
-/// Pearson correlation of two equally long series (0 when either is constant).
-fn correlation(xs: &[f64], ys: &[f64]) -> f64 {
-    let (mx, sx) = moments(xs.iter().copied());
-    let (my, sy) = moments(ys.iter().copied());
-    if sx < 1e-9 || sy < 1e-9 {
-        return 0.0;
-    }
-    let cov = xs.iter().zip(ys).map(|(x, y)| (x - mx) * (y - my)).sum::<f64>() / xs.len() as f64;
-    cov / (sx * sy)
 }
 
 /// `role`'s estimate, fitted on the even samples and checked on the odd ones.
