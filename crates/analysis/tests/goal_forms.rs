@@ -5,27 +5,35 @@
 
 use analysis::{GoalForm, GoalForms, Rule};
 use machine::{random_trajectory, StateMachine};
-use propnet::{Net, PropnetMachine};
+use propnet::{Net, PropnetMachine, PropnetState};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use std::time::{Duration, Instant};
 
-/// Terminal states of fresh random games where `form` gives some role a goal the net does not,
-/// with the number of terminal states it was asked about.
-fn disagreements(net: &Net, form: &GoalForm, games: usize) -> (Vec<String>, usize) {
+/// Fresh random games that end, each as its states and every role's final goal.
+fn ended_games(net: &Net, seed: u64, games: usize) -> Vec<(Vec<PropnetState>, Vec<u32>)> {
     let mut m = PropnetMachine::new(net);
-    let mut rng = SmallRng::seed_from_u64(0xd1ff);
+    let mut rng = SmallRng::seed_from_u64(seed);
     let initial = m.initial_state();
-    let (mut wrong, mut asked) = (Vec::new(), 0);
+    let mut out = Vec::new();
     for _ in 0..games {
         let states = random_trajectory(&mut m, &initial, &mut rng, 2000).expect("random game");
         let last = states.last().expect("a state");
-        if !m.is_terminal(last).expect("terminal") {
-            continue;
+        if m.is_terminal(last).expect("terminal") {
+            let goals = (0..net.roles.len()).map(|r| m.goal(last, r).expect("goal")).collect();
+            out.push((states, goals));
         }
-        let Some(emulated) = form.scores(last.words()) else { continue };
+    }
+    out
+}
+
+/// Terminal states of fresh random games where `form` gives some role a goal the net does not,
+/// with the number of terminal states it was asked about.
+fn disagreements(net: &Net, form: &GoalForm, games: usize) -> (Vec<String>, usize) {
+    let (mut wrong, mut asked) = (Vec::new(), 0);
+    for (states, real) in ended_games(net, 0xd1ff, games) {
+        let Some(emulated) = form.scores(states[states.len() - 1].words()) else { continue };
         asked += 1;
-        let real: Vec<u32> = (0..net.roles.len()).map(|r| m.goal(last, r).expect("goal")).collect();
         if emulated != real {
             wrong.push(format!("{}: emulated {emulated:?}, net {real:?}", form.describe(&net.roles)));
         }
@@ -36,25 +44,14 @@ fn disagreements(net: &Net, form: &GoalForm, games: usize) -> (Vec<String>, usiz
 /// States of fresh random games that `forms` call decided with scores other than the game's end
 /// gives, with the number of states called decided.
 fn wrong_verdicts(net: &Net, forms: &GoalForms, games: usize) -> (Vec<String>, usize) {
-    let mut m = PropnetMachine::new(net);
-    let mut rng = SmallRng::seed_from_u64(0xdec1);
-    let initial = m.initial_state();
     let (mut wrong, mut decided) = (Vec::new(), 0);
-    for _ in 0..games {
-        let states = random_trajectory(&mut m, &initial, &mut rng, 2000).expect("random game");
-        let last = states.last().expect("a state");
-        if !m.is_terminal(last).expect("terminal") {
-            continue;
-        }
-        let real: Vec<u32> = (0..net.roles.len()).map(|r| m.goal(last, r).expect("goal")).collect();
+    for (states, real) in ended_games(net, 0xdec1, games) {
         for (k, s) in states.iter().enumerate() {
             if let Some(scores) = forms.decided(s.words()) {
                 decided += 1;
                 if scores != real {
-                    wrong.push(format!(
-                        "decided {scores:?} {} moves before the end, which gave {real:?}",
-                        states.len() - 1 - k
-                    ));
+                    let before = states.len() - 1 - k;
+                    wrong.push(format!("decided {scores:?} {before} moves before the end, which gave {real:?}"));
                 }
             }
         }

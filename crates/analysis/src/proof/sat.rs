@@ -79,16 +79,7 @@ pub(super) fn prove(net: &Net, fixed: &[(usize, bool)], verdicts: &mut Verdicts,
         effort.finished = true;
         return effort;
     }
-    let mut enc = Encoding::new(net, deadline);
-    let live: Vec<usize> =
-        (0..net.moves.len()).filter(|&m| net.kinds[net.moves[m].legal as usize] != Kind::Const(false)).collect();
-    let roots = open
-        .iter()
-        .flat_map(|&(i, _)| [net.bases[i].node, net.bases[i].next])
-        .chain(live.iter().flat_map(|&m| [net.moves[m].node, net.moves[m].legal]));
-    enc.cone(roots);
-    enc.gates(fixed);
-    enc.moves(&live);
+    let mut enc = Encoding::transition(net, fixed, open.iter().map(|&(i, _)| i), deadline);
     let questions: Vec<Question> = open
         .iter()
         .map(|&(base, positive)| {
@@ -172,17 +163,7 @@ pub(crate) fn invariants(
     if candidates.is_empty() {
         return alive;
     }
-    let mut enc = Encoding::new(net, deadline);
-    let live: Vec<usize> =
-        (0..net.moves.len()).filter(|&m| net.kinds[net.moves[m].legal as usize] != Kind::Const(false)).collect();
-    let roots = candidates
-        .iter()
-        .flat_map(|&((a, _), (b, _))| [a, b])
-        .flat_map(|i| [net.bases[i].node, net.bases[i].next])
-        .chain(live.iter().flat_map(|&m| [net.moves[m].node, net.moves[m].legal]));
-    enc.cone(roots);
-    enc.gates(fixed);
-    enc.moves(&live);
+    let mut enc = Encoding::transition(net, fixed, candidates.iter().flat_map(|&((a, _), (b, _))| [a, b]), deadline);
     let literal = |enc: &Encoding, node: NodeId, value: bool| if value { enc.lit(node) } else { !enc.lit(node) };
     let mut assumed = Vec::with_capacity(candidates.len());
     let mut questions = Vec::with_capacity(candidates.len());
@@ -279,6 +260,26 @@ impl<'a> Encoding<'a> {
         let var = &self.var;
         self.cycles =
             net.schedule().into_iter().filter(|c| var[c[0] as usize] != u32::MAX && monotone_cycle(c)).collect();
+    }
+
+    /// One legal step of play from any state with the bases `fixed` at their values, encoded
+    /// over what `bases`' values now and next and every move's legality read.
+    fn transition(
+        net: &'a Net,
+        fixed: &[(usize, bool)],
+        bases: impl Iterator<Item = usize>,
+        deadline: Option<Instant>,
+    ) -> Encoding<'a> {
+        let mut enc = Encoding::new(net, deadline);
+        let live: Vec<usize> =
+            (0..net.moves.len()).filter(|&m| net.kinds[net.moves[m].legal as usize] != Kind::Const(false)).collect();
+        let roots = bases
+            .flat_map(|i| [net.bases[i].node, net.bases[i].next])
+            .chain(live.iter().flat_map(|&m| [net.moves[m].node, net.moves[m].legal]));
+        enc.cone(roots);
+        enc.gates(fixed);
+        enc.moves(&live);
+        enc
     }
 
     fn lit(&self, n: NodeId) -> Lit {
