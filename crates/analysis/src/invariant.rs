@@ -23,25 +23,6 @@ pub(crate) fn prove(net: &Net, targets: &[Pair], samples: &[&[u64]], deadline: O
     if targets.is_empty() {
         return Vec::new();
     }
-    let held = |&((a, va), (b, vb)): &Pair| {
-        samples.iter().all(|s| (s[a / 64] >> (a % 64) & 1 == 1) == va || (s[b / 64] >> (b % 64) & 1 == 1) == vb)
-    };
-    // Per base, its value in each sample as a bitset, to test thousands of clauses cheaply.
-    let words = samples.len().div_ceil(64);
-    let column = |b: usize| {
-        let mut c = vec![0u64; words];
-        for (k, s) in samples.iter().enumerate() {
-            c[k / 64] |= (s[b / 64] >> (b % 64) & 1) << (k % 64);
-        }
-        c
-    };
-    let full = |k: usize| {
-        if k + 1 < words || samples.len().is_multiple_of(64) {
-            u64::MAX
-        } else {
-            (1 << (samples.len() % 64)) - 1
-        }
-    };
     // The targets' propositions, what their next values read, and what makes the moves those
     // read legal (whose turn it is, that a cell is empty).
     let mut read: Vec<usize> = targets.iter().flat_map(|&((a, _), (b, _))| [a, b]).collect();
@@ -50,20 +31,42 @@ pub(crate) fn prove(net: &Net, targets: &[Pair], samples: &[&[u64]], deadline: O
     read.extend(net.bases_read(moves_read(net, &next).into_iter().map(|m| net.moves[m].legal)));
     read.sort_unstable();
     read.dedup();
-    let columns: Vec<Vec<u64>> = read.iter().map(|&b| column(b)).collect();
-    let mut candidates: Vec<Pair> = targets.iter().copied().filter(held).collect();
+    // Per base read, its value in each sample as a bitset, to test thousands of clauses cheaply.
+    let words = samples.len().div_ceil(64);
+    let columns: Vec<Vec<u64>> = read
+        .iter()
+        .map(|&b| {
+            let mut c = vec![0u64; words];
+            for (k, s) in samples.iter().enumerate() {
+                c[k / 64] |= (s[b / 64] >> (b % 64) & 1) << (k % 64);
+            }
+            c
+        })
+        .collect();
+    let full = |k: usize| {
+        if k + 1 < words || samples.len().is_multiple_of(64) {
+            u64::MAX
+        } else {
+            (1 << (samples.len() % 64)) - 1
+        }
+    };
+    // Whether the clause of the `i`th and `j`th bases read holds in every sample.
+    let held = |(i, va): (usize, bool), (j, vb): (usize, bool)| {
+        let lit = |c: &[u64], v: bool, k: usize| if v { c[k] } else { !c[k] };
+        (0..words).all(|k| (lit(&columns[i], va, k) | lit(&columns[j], vb, k)) & full(k) == full(k))
+    };
+    let at = |b: usize| read.binary_search(&b).expect("a target's base is read");
+    let mut candidates: Vec<Pair> =
+        targets.iter().copied().filter(|&((a, va), (b, vb))| held((at(a), va), (at(b), vb))).collect();
     'support: for i in 0..read.len() {
         // A proposition that never changed in the samples is support alone.
-        let constant = (0..words).all(|k| columns[i][k] == 0) || (0..words).all(|k| columns[i][k] == full(k));
-        if constant {
-            let v = columns[i][0] & 1 == 1;
+        if let Some(v) = [false, true].into_iter().find(|&v| held((i, v), (i, v))) {
             candidates.push(((read[i], v), (read[i], v)));
             continue;
         }
         for j in i + 1..read.len() {
             for (va, vb) in [(false, false), (false, true), (true, false), (true, true)] {
-                let lit = |c: &[u64], v: bool, k: usize| if v { c[k] } else { !c[k] };
-                if (0..words).all(|k| (lit(&columns[i], va, k) | lit(&columns[j], vb, k)) & full(k) == full(k)) {
+                if held((i, va), (j, vb)) {
                     candidates.push(((read[i], va), (read[j], vb)));
                     if candidates.len() >= targets.len() + MAX_SUPPORT {
                         break 'support;

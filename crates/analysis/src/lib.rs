@@ -21,7 +21,8 @@ mod run;
 
 pub use composite::{composite_latches, CompositeLatch, Junction};
 pub use goalform::{
-    correlation, Decider, GoalForm, GoalForms, LatchHeuristic, Rule, Speed as GoalSpeed, Standing, Tally, TallyKind,
+    correlation, correlation_threshold, Decider, GoalForm, GoalForms, LatchHeuristic, Rule, Speed as GoalSpeed,
+    Standing, Tally, TallyKind,
 };
 pub use goals::{Effect, GoalLatch, GoalLatches, ScoreRange};
 pub use implication::Implication;

@@ -24,6 +24,9 @@ pub struct AnalysisConfig {
     pub locality: bool,
     /// Forms of the goal calculation confirmed on random games, for goal emulation.
     pub goal_forms: bool,
+    /// With the goal forms, latch heuristics checked on random games (reported; the search does
+    /// not use them yet).
+    pub latch_heuristics: bool,
     /// Cones with more than `2^exact_bits` markings are left alone.
     pub exact_bits: u32,
     /// The same bound for the joint cones of composite-latch candidates.
@@ -41,6 +44,7 @@ impl Default for AnalysisConfig {
             prover: Prover::default(),
             locality: true,
             goal_forms: true,
+            latch_heuristics: true,
             exact_bits: 16,
             composite_bits: 12,
             deadline: None,
@@ -189,7 +193,8 @@ impl Analysis {
         composite.retain(|c| !latches.iter().any(|l| c.bases.contains(&l.base)));
         // What the goal forms' counted latches give needs every latch, the proved ones included.
         if let Some(forms) = goal_forms.as_mut().filter(|f| !f.forms.is_empty()) {
-            runner.phase("goal forms: latches", || forms.use_latches(net, &latches, deadline, GOAL_SEED));
+            let heuristics = options.latch_heuristics;
+            runner.phase("goal forms: latches", || forms.use_latches(net, &latches, heuristics, deadline, GOAL_SEED));
         }
         // Goal latches are cheap and everything downstream needs them: never skipped.
         let start = Instant::now();

@@ -8,6 +8,7 @@ use machine::{random_trajectory, StateMachine};
 use propnet::{Net, PropnetMachine, PropnetState};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 /// Fresh random games that end, each as its states and every role's final goal.
@@ -59,18 +60,32 @@ fn wrong_verdicts(net: &Net, forms: &GoalForms, games: usize) -> (Vec<String>, u
     (wrong, decided)
 }
 
+/// The net of the game at `file`, if it builds within the corpus tests' limits.
+fn compile(file: &Path) -> Option<Net> {
+    let text = testkit::shared::read_text(file).expect("readable game");
+    let (desc, _) = gdl::load(&file.display().to_string(), &text).expect("valid game");
+    let limits = propnet::Limits { deadline: Some(Instant::now() + Duration::from_secs(30)), ..Default::default() };
+    propnet::compile(&desc, &limits).ok()
+}
+
+/// Every corpus game with a net, by name.
 fn corpus() -> Vec<(String, Net)> {
     let Some(shared) = testkit::shared::locate(env!("CARGO_MANIFEST_DIR"), "goal forms") else { return Vec::new() };
-    let mut out = Vec::new();
-    for file in testkit::shared::games_with_propnet(&shared) {
-        let text = testkit::shared::read_text(&file).expect("readable game");
-        let (desc, _) = gdl::load(&file.display().to_string(), &text).expect("valid game");
-        let limits = propnet::Limits { deadline: Some(Instant::now() + Duration::from_secs(30)), ..Default::default() };
-        if let Ok(net) = propnet::compile(&desc, &limits) {
-            out.push((testkit::shared::stem(&file), net));
-        }
-    }
-    out
+    let games = testkit::shared::games_with_propnet(&shared);
+    games.iter().filter_map(|f| Some((testkit::shared::stem(f), compile(f)?))).collect()
+}
+
+/// The net of the corpus game called `name`.
+fn corpus_game(name: &str) -> Option<Net> {
+    let shared = testkit::shared::locate(env!("CARGO_MANIFEST_DIR"), "goal forms")?;
+    compile(&testkit::shared::game(&shared, name).expect("a corpus game"))
+}
+
+/// The goal forms of `net` with what its structural latches give, heuristics included.
+fn forms_with_latches(net: &Net) -> GoalForms {
+    let mut forms = GoalForms::discover(net, None, 11);
+    forms.use_latches(net, &analysis::structural_latches(net), true, None, 11);
+    forms
 }
 
 #[test]
@@ -83,7 +98,8 @@ fn confirmed_forms_agree_with_the_goal_net_on_fresh_random_games_of_every_corpus
     }
     for (name, net) in games {
         let mut forms = GoalForms::discover(&net, Some(Instant::now() + Duration::from_secs(1)), 11);
-        forms.use_latches(&net, &analysis::structural_latches(&net), Some(Instant::now() + Duration::from_secs(1)), 11);
+        let latches = analysis::structural_latches(&net);
+        forms.use_latches(&net, &latches, true, Some(Instant::now() + Duration::from_secs(1)), 11);
         if forms.emulator().is_some() {
             emulated.push(name.clone());
         }
@@ -105,7 +121,7 @@ fn confirmed_forms_agree_with_the_goal_net_on_fresh_random_games_of_every_corpus
 
 #[test]
 fn a_tampered_form_is_caught() {
-    let Some((_, net)) = corpus().into_iter().find(|(n, _)| n == "reversi") else { return };
+    let Some(net) = corpus_game("reversi") else { return };
     let forms = GoalForms::discover(&net, None, 11);
     let mut form = forms.emulator().expect("reversi's goals are a comparison of disc counts").clone();
     let (clean, asked) = disagreements(&net, &form, 100);
@@ -119,9 +135,8 @@ fn a_tampered_form_is_caught() {
 
 #[test]
 fn dots_and_boxes_is_decided_once_a_player_has_more_than_half_the_boxes() {
-    let Some((_, net)) = corpus().into_iter().find(|(n, _)| n == "dotsAndBoxes") else { return };
-    let mut forms = GoalForms::discover(&net, None, 11);
-    forms.use_latches(&net, &analysis::structural_latches(&net), None, 11);
+    let Some(net) = corpus_game("dotsAndBoxes") else { return };
+    let forms = forms_with_latches(&net);
     let decider = forms.deciders.first().expect("a virtual terminal over the boxes");
     assert_eq!(decider.exclusive, 25, "each of the 25 boxes is owned by one player at most");
     let (wrong, decided) = wrong_verdicts(&net, &forms, 100);
@@ -131,9 +146,8 @@ fn dots_and_boxes_is_decided_once_a_player_has_more_than_half_the_boxes() {
 
 #[test]
 fn owning_reversi_corners_is_confirmed_good() {
-    let Some((_, net)) = corpus().into_iter().find(|(n, _)| n == "reversi") else { return };
-    let mut forms = GoalForms::discover(&net, None, 11);
-    forms.use_latches(&net, &analysis::structural_latches(&net), None, 11);
+    let Some(net) = corpus_game("reversi") else { return };
+    let forms = forms_with_latches(&net);
     let h = forms.latch_heuristics.first().expect("the disc counts hold latches");
     let corners = |role: usize| {
         let mut names: Vec<&str> = h.latches[role].iter().map(|&b| net.bases[b].name.as_str()).collect();

@@ -255,7 +255,7 @@ fn goal_forms_entry(net: &Net, g: &GoalForms) -> GoalFormsEntry {
         games: g.games,
         states: g.states,
         tallies: g.tallies,
-        speed: g.speed,
+        speed: g.time(net),
         latch_heuristics: g
             .latch_heuristics
             .iter()

@@ -10,8 +10,8 @@
 //! prover ([`crate::invariant`]). Without such proofs a role's most is its tally's size, which
 //! still decides games with small counted sets.
 
-use super::{GoalForm, Rule, Standing, TallyKind};
-use crate::{invariant, Latch, LatchKind};
+use super::{holds, GoalForm, Rule, Standing, TallyKind};
+use crate::invariant;
 use propnet::net::Net;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -29,18 +29,14 @@ pub struct Decider {
     partners: Vec<Vec<(usize, Vec<usize>)>>,
 }
 
-fn holds(state: &[u64], b: usize) -> bool {
-    state[b / 64] >> (b % 64) & 1 == 1
-}
-
 impl Decider {
-    /// The decider of `forms[form]`, if its tallies count positive latches (of `latches`); the
-    /// exclusions proved from `samples` (reachable states) by `deadline`.
+    /// The decider of `forms[form]`, if its tallies count positive latches (`positive`, per
+    /// base); the exclusions proved from `samples` (reachable states) by `deadline`.
     pub(crate) fn new(
         net: &Net,
         forms: &[GoalForm],
         form: usize,
-        latches: &[Latch],
+        positive: &[bool],
         samples: &[&[u64]],
         deadline: Option<Instant>,
     ) -> Option<Decider> {
@@ -48,8 +44,7 @@ impl Decider {
         if !matches!(f.rule, Rule::Comparison { .. }) || f.tallies.iter().any(|t| t.kind != TallyKind::Count) {
             return None;
         }
-        let latch = |b: &usize| latches.iter().any(|l| l.base == *b && l.kind == LatchKind::Positive);
-        if !f.tallies.iter().all(|t| t.bases.iter().all(latch)) {
+        if !f.tallies.iter().all(|t| t.bases.iter().all(|&b| positive[b])) {
             return None;
         }
         // Targets: propositions at one place in two roles' tallies.

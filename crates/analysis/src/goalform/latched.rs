@@ -10,8 +10,7 @@
 //! about once in 700 tries) and by at least 0.1, the same bar the material estimates use: below
 //! it a lead explains under 1% of the score's variance, too little to steer a search by.
 
-use super::{GoalForm, TallyKind};
-use crate::{Latch, LatchKind};
+use super::{holds, GoalForm, TallyKind};
 use machine::{random_trajectory, StateMachine};
 use propnet::net::Net;
 use propnet::PropnetMachine;
@@ -29,8 +28,9 @@ const MIN_GAMES: usize = 50;
 /// Joint moves after which a game is abandoned.
 const MAX_STEPS: usize = 2000;
 
-/// The least correlation a latch heuristic needs, whatever the number of games.
-const MIN_CORRELATION: f64 = 0.1;
+/// The least correlation that counts as evidence, however many pairs: below it a variable
+/// explains under 1% of the other's variance, too little to steer a search by.
+pub const MIN_CORRELATION: f64 = 0.1;
 
 /// "Owning these latches is good", with how random games judged it.
 #[derive(Debug, Clone, Serialize)]
@@ -51,13 +51,13 @@ pub struct LatchHeuristic {
 }
 
 impl LatchHeuristic {
-    /// The hypothesis for `forms[form]`, if its tallies count positive latches of `latches`,
-    /// checked on random games until `deadline`.
+    /// The hypothesis for `forms[form]`, if its tallies count positive latches (`positive`, per
+    /// base), checked on random games until `deadline`.
     pub(crate) fn check(
         net: &Net,
         forms: &[GoalForm],
         form: usize,
-        latches: &[Latch],
+        positive: &[bool],
         deadline: Option<Instant>,
         seed: u64,
     ) -> Option<LatchHeuristic> {
@@ -65,9 +65,8 @@ impl LatchHeuristic {
         if net.roles.len() < 2 || f.tallies.iter().any(|t| t.kind != TallyKind::Count) {
             return None;
         }
-        let latch = |b: &&usize| latches.iter().any(|l| l.base == **b && l.kind == LatchKind::Positive);
         let owned: Vec<Vec<usize>> =
-            f.tallies.iter().map(|t| t.bases.iter().filter(latch).copied().collect()).collect();
+            f.tallies.iter().map(|t| t.bases.iter().copied().filter(|&b| positive[b]).collect()).collect();
         if owned.iter().all(Vec::is_empty) {
             return None;
         }
@@ -98,14 +97,14 @@ impl LatchHeuristic {
             return Some(h);
         }
         h.correlation = correlation(&leads, &scores);
-        h.threshold = (3.0 / (leads.len() as f64).sqrt()).max(MIN_CORRELATION);
+        h.threshold = correlation_threshold(leads.len());
         h.confirmed = h.correlation >= h.threshold;
         Some(h)
     }
 
     /// How many of `role`'s latches hold in `state` minus the most any other role holds of its.
     pub fn lead(&self, state: &[u64], role: usize) -> i32 {
-        let held = |bases: &[usize]| bases.iter().filter(|&&b| state[b / 64] >> (b % 64) & 1 == 1).count() as i32;
+        let held = |bases: &[usize]| bases.iter().filter(|&&b| holds(state, b)).count() as i32;
         let others = self.latches.iter().enumerate().filter(|&(s, _)| s != role).map(|(_, l)| held(l)).max();
         held(&self.latches[role]) - others.unwrap_or(0)
     }
@@ -116,6 +115,12 @@ impl LatchHeuristic {
         let most = self.latches.iter().map(Vec::len).max().unwrap_or(0).max(1) as f64;
         (0.5 + f64::from(self.lead(state, role)) / (2.0 * most)).clamp(0.0, 1.0)
     }
+}
+
+/// The least correlation over `n` pairs that counts as evidence: three standard errors of a zero
+/// correlation (1/√n each), and never under [`MIN_CORRELATION`].
+pub fn correlation_threshold(n: usize) -> f64 {
+    (3.0 / (n as f64).sqrt()).max(MIN_CORRELATION)
 }
 
 /// Pearson's correlation of `xs` and `ys` (0 where either does not vary).

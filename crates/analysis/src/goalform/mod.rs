@@ -8,8 +8,10 @@
 //! (Reversi), or who has the higher counter held in the state (dots and boxes). Tallies come
 //! from the propositions' names ([`Tally`]); a comparison pairs tallies of one family (one
 //! relation split at one position), one per role, and learns each role's value per standing from
-//! the games. A form is confirmed when it reproduces every sampled terminal state's goals, the
-//! goals vary over the sample, and the sample is large enough to make a chance fit unlikely.
+//! the games. A form is confirmed when it reproduces the goals of every sampled terminal state and
+//! of every state on the way where the goal net computes goals at all, the goals vary over the
+//! sample, the sample is large enough to make a chance fit unlikely, and (for a comparison) the
+//! tallies differ by more than one somewhere, so that the form says more than who moved last.
 //!
 //! Confirmation is statistical, as in the blog: a confirmed form is a hypothesis that has
 //! survived every game tried, and the emulator falls back to the goal net where the form has no
@@ -20,10 +22,10 @@ mod latched;
 mod tally;
 
 pub use decided::Decider;
-pub use latched::{correlation, LatchHeuristic};
+pub use latched::{correlation, correlation_threshold, LatchHeuristic};
 pub use tally::{Tally, TallyKind};
 
-use crate::Latch;
+use crate::{Latch, LatchKind};
 use machine::playout::PlayoutEnd;
 use machine::StateMachine;
 use propnet::net::Net;
@@ -43,7 +45,7 @@ pub const MIN_GAMES: usize = 64;
 /// Joint moves after which a sampled game is abandoned.
 const MAX_STEPS: u32 = 2000;
 
-/// Most families tried for comparisons, and most tally assignments per family.
+/// Most tally assignments tried per family for comparisons.
 const MAX_ASSIGNMENTS: usize = 4096;
 
 /// Most forms kept (the first is the emulator).
@@ -187,12 +189,11 @@ pub struct GoalForms {
     pub tallies: usize,
     /// Where a form's outcome can be decided before the game ends (virtual terminals).
     pub deciders: Vec<Decider>,
-    /// What the emulator saves, timed on the sampled terminal states.
-    pub speed: Option<Speed>,
     /// "Owning these latches is good", per form that counts latches, with how random games
     /// judged it (confirmed or not).
     pub latch_heuristics: Vec<LatchHeuristic>,
-    /// The sampled states, reachable ones, kept for the proofs that need support from play.
+    /// The sampled states, reachable ones, the `games` terminal ones first: support from play for
+    /// the proofs, and the states the emulator is timed on.
     #[serde(skip)]
     samples: Vec<PropnetState>,
 }
@@ -225,27 +226,62 @@ impl GoalForms {
         let ends = sample(net, deadline, seed);
         let games = ends.iter().filter(|e| e.terminal).count();
         let forms = if games < MIN_GAMES { Vec::new() } else { confirm(net, &tallies, &ends) };
-        let speed = forms.iter().find(|f| f.goal_read).map(|e| time(net, e, &ends));
         GoalForms {
             forms,
             games,
             states: ends.len() - games,
             tallies: tallies.len(),
-            speed,
             samples: ends.into_iter().map(|e| e.state).collect(),
             ..GoalForms::default()
         }
     }
 
     /// What the forms' counted latches (of `latches`, found by any method) give, until
-    /// `deadline`: virtual terminals, and latch heuristics checked on random games.
-    pub fn use_latches(&mut self, net: &Net, latches: &[Latch], deadline: Option<Instant>, seed: u64) {
+    /// `deadline`: virtual terminals, and, with `heuristics`, latch heuristics checked on random
+    /// games.
+    pub fn use_latches(
+        &mut self,
+        net: &Net,
+        latches: &[Latch],
+        heuristics: bool,
+        deadline: Option<Instant>,
+        seed: u64,
+    ) {
+        let mut positive = vec![false; net.bases.len()];
+        for l in latches.iter().filter(|l| l.kind == LatchKind::Positive) {
+            positive[l.base] = true;
+        }
         let samples: Vec<&[u64]> = self.samples.iter().map(PropnetState::words).collect();
         let forms = &self.forms;
         self.deciders =
-            (0..forms.len()).filter_map(|f| Decider::new(net, forms, f, latches, &samples, deadline)).collect();
-        self.latch_heuristics =
-            (0..forms.len()).filter_map(|f| LatchHeuristic::check(net, forms, f, latches, deadline, seed)).collect();
+            (0..forms.len()).filter_map(|f| Decider::new(net, forms, f, &positive, &samples, deadline)).collect();
+        if heuristics {
+            self.latch_heuristics = (0..forms.len())
+                .filter_map(|f| LatchHeuristic::check(net, forms, f, &positive, deadline, seed))
+                .collect();
+        }
+    }
+
+    /// The time the goal net and the emulator take per sampled terminal state, if there is an
+    /// emulator.
+    pub fn time(&self, net: &Net) -> Option<Speed> {
+        let emulator = self.emulator()?;
+        let terminal = &self.samples[..self.games];
+        let mut m = PropnetMachine::new(net);
+        let per_state = |start: Instant| start.elapsed().as_secs_f64() * 1e9 / terminal.len().max(1) as f64;
+        let start = Instant::now();
+        let mut sum = 0u64;
+        for s in terminal {
+            sum += (0..net.roles.len()).map(|r| u64::from(m.goal(s, r).unwrap_or(0))).sum::<u64>();
+        }
+        let net_ns = per_state(start);
+        let start = Instant::now();
+        for s in terminal {
+            sum += emulator.scores(s.words()).map_or(0, |v| v.iter().map(|&x| u64::from(x)).sum());
+        }
+        let emulator_ns = per_state(start);
+        std::hint::black_box(sum);
+        Some(Speed { net_ns, emulator_ns })
     }
 
     /// Every role's score, if some form's outcome is already decided in `state` (propnet state
@@ -282,9 +318,7 @@ pub(crate) fn sample(net: &Net, deadline: Option<Instant>, seed: u64) -> Vec<End
     let mut rng = SmallRng::seed_from_u64(seed);
     let initial = PropnetState::from_bases(net.bases.len(), (0..net.bases.len()).filter(|&i| net.bases[i].init));
     let going = || deadline.is_none_or(|d| Instant::now() < d);
-    let lane_state = |words: &[u64], lane: usize| {
-        PropnetState::from_bases(net.bases.len(), (0..net.bases.len()).filter(|&i| words[i] >> lane & 1 == 1))
-    };
+    let lane_state = |words: &[u64], lane: usize| PropnetState::from_lane(words, net.bases.len(), lane);
     let starts = vec![&initial; 64];
     let mut out: Vec<End> = Vec::new();
     let mut batches = 0;
@@ -327,31 +361,15 @@ pub(crate) fn sample(net: &Net, deadline: Option<Instant>, seed: u64) -> Vec<End
     out
 }
 
+/// Whether base `b` holds in `state` (propnet state words).
+pub(crate) fn holds(state: &[u64], b: usize) -> bool {
+    state[b / 64] >> (b % 64) & 1 == 1
+}
+
 impl propnet::GoalOracle for GoalForms {
     fn goals(&self, state: &[u64], out: &mut [u32]) -> bool {
         self.emulator().is_some_and(|e| e.write(state, out))
     }
-}
-
-/// The time the goal net and `emulator` take per terminal state of `ends`.
-fn time(net: &Net, emulator: &GoalForm, ends: &[End]) -> Speed {
-    let terminal: Vec<&End> = ends.iter().filter(|e| e.terminal).collect();
-    let mut m = PropnetMachine::new(net);
-    let roles = net.roles.len();
-    let per_state = |start: Instant| start.elapsed().as_secs_f64() * 1e9 / terminal.len().max(1) as f64;
-    let start = Instant::now();
-    let mut sum = 0u64;
-    for e in &terminal {
-        sum += (0..roles).map(|r| u64::from(m.goal(&e.state, r).unwrap_or(0))).sum::<u64>();
-    }
-    let net_ns = per_state(start);
-    let start = Instant::now();
-    for e in &terminal {
-        sum += emulator.scores(e.state.words()).map_or(0, |v| v.iter().map(|&x| u64::from(x)).sum());
-    }
-    let emulator_ns = per_state(start);
-    std::hint::black_box(sum);
-    Speed { net_ns, emulator_ns }
 }
 
 /// The forms every sampled end confirms, those over propositions the goal net reads first.

@@ -72,7 +72,7 @@ impl Tally {
         match self.kind {
             TallyKind::Count => Some(self.mask.iter().zip(state).map(|(m, s)| (m & s).count_ones()).sum()),
             TallyKind::Counter => {
-                let mut held = self.bases.iter().zip(&self.values).filter(|(&b, _)| state[b / 64] >> (b % 64) & 1 == 1);
+                let mut held = self.bases.iter().zip(&self.values).filter(|(&b, _)| super::holds(state, b));
                 let (_, &v) = held.next()?;
                 held.next().is_none().then_some(v)
             }

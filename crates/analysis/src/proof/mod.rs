@@ -180,9 +180,8 @@ pub fn proof_latches(
 pub(crate) fn invariants(net: &Net, candidates: &[sat::Pair], deadline: Option<Instant>) -> Vec<bool> {
     let init = |(b, v): (usize, bool)| net.bases[b].init == v;
     let initially: Vec<sat::Pair> = candidates.iter().copied().filter(|&(a, b)| init(a) || init(b)).collect();
-    let proved = sat::invariants(net, &fixed_bases(net), &initially, deadline);
-    let mut held = initially.iter().zip(proved).filter(|(_, p)| *p).map(|(c, _)| *c);
-    let mut proved: Vec<sat::Pair> = held.by_ref().collect();
+    let verdicts = sat::invariants(net, &fixed_bases(net), &initially, deadline);
+    let mut proved: Vec<sat::Pair> = initially.iter().zip(verdicts).filter(|(_, p)| *p).map(|(c, _)| *c).collect();
     proved.sort_unstable();
     candidates.iter().map(|c| proved.binary_search(c).is_ok()).collect()
 }

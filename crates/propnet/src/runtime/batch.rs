@@ -80,7 +80,7 @@ pub(crate) struct BitSliced<const W: usize> {
     pub(crate) oracle: Option<Arc<dyn GoalOracle>>,
     /// One parked playout's final state as state words, for the oracle.
     lane_state: Vec<u64>,
-    /// The oracle's goals, per parked playout and role, and the playouts it answered for.
+    /// The oracle's goals, per parked playout and role.
     emulated: Vec<u32>,
 }
 

@@ -38,6 +38,12 @@ impl PropnetState {
         PropnetState(words.into())
     }
 
+    /// Lane `lane`'s state in bit-sliced `words` (bit `lane` of word i is base proposition i),
+    /// for a net with `count` base propositions.
+    pub fn from_lane(words: &[u64], count: usize, lane: usize) -> PropnetState {
+        PropnetState::from_bases(count, (0..count).filter(|&i| words[i] >> lane & 1 == 1))
+    }
+
     /// Whether base proposition `i` is true.
     pub fn contains(&self, i: usize) -> bool {
         self.0.get(i / 64).is_some_and(|w| w >> (i % 64) & 1 == 1)
@@ -286,7 +292,7 @@ impl PropnetMachine {
             Strategy::BitSliced => {
                 let nb = self.program.base_count();
                 let mut done = |e: LaneEnd<'_>| {
-                    let state = PropnetState::from_bases(nb, (0..nb).filter(|&i| e.bases[i] >> e.lane & 1 == 1));
+                    let state = PropnetState::from_lane(e.bases, nb, e.lane);
                     out.push(Charge {
                         playout: Playout { length: e.length, end: e.end, goals: e.goals.to_vec(), final_state: state },
                         moves: e.trace.chunks(roles.max(1)).map(<[u32]>::to_vec).collect(),

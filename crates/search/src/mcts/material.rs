@@ -14,7 +14,7 @@
 //! half as well. A counted set is read with a few word operations per group.
 
 use super::playout::{self, Guide, Lookahead, Settings};
-use analysis::correlation;
+use analysis::{correlation, correlation_threshold};
 use machine::StateMachine;
 use propnet::{Net, PropnetMachine, PropnetState};
 use rand::rngs::SmallRng;
@@ -28,10 +28,6 @@ const MAX_CANDIDATES: usize = 512;
 
 /// The most groups one role's estimate combines.
 const MAX_TERMS: usize = 4;
-
-/// The least correlation a group needs with a role's score to be used (and three standard
-/// errors of a zero correlation, when that is more).
-const MIN_CORRELATION: f64 = 0.1;
 
 /// Groups more correlated than this with one already chosen add nothing.
 const MAX_COLLINEARITY: f64 = 0.9;
@@ -249,10 +245,9 @@ fn fit(samples: &[Sample], role: usize) -> Option<Fit> {
     let y: Vec<f64> = train.iter().map(|s| s.scores[role]).collect();
     let candidates = train[0].counts.len();
     let column = |set: &[&Sample], g: usize| -> Vec<f64> { set.iter().map(|s| s.counts[g]).collect() };
-    let threshold = |n: usize| MIN_CORRELATION.max(3.0 / (n as f64).sqrt());
     let mut ranked: Vec<(usize, f64)> = (0..candidates)
         .map(|g| (g, correlation(&column(&train, g), &y)))
-        .filter(|(_, r)| r.abs() >= threshold(y.len()))
+        .filter(|(_, r)| r.abs() >= correlation_threshold(y.len()))
         .collect();
     ranked.sort_by(|a, b| b.1.abs().total_cmp(&a.1.abs()));
     let mut chosen: Vec<usize> = Vec::new();
@@ -293,7 +288,11 @@ fn fit(samples: &[Sample], role: usize) -> Option<Fit> {
     let predicted: Vec<f64> = test.iter().map(|s| predict(s)).collect();
     let actual: Vec<f64> = test.iter().map(|s| s.scores[role]).collect();
     let holdout_correlation = correlation(&predicted, &actual);
-    (holdout_correlation >= threshold(test.len())).then_some(Fit { intercept: my, terms, holdout_correlation })
+    (holdout_correlation >= correlation_threshold(test.len())).then_some(Fit {
+        intercept: my,
+        terms,
+        holdout_correlation,
+    })
 }
 
 /// Solves the square system whose augmented rows are `a` by Gaussian elimination with partial
