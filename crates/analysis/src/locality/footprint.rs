@@ -168,7 +168,11 @@ pub(crate) fn footprints(net: &Net, deadline: Option<Instant>) -> Option<Footpri
             }
             let of_role = |k: usize| net.moves[k].role == r;
             let mut classes: FxHashMap<Res, Vec<usize>> = FxHashMap::default();
-            for &j in &in_cone {
+            for (k, &j) in in_cone.iter().enumerate() {
+                // One base of a game with thousands of moves can take minutes on its own.
+                if k % 64 == 63 && deadline.is_some_and(|d| Instant::now() > d) {
+                    return None;
+                }
                 // Fixpoints are not folded: in a cyclic cone every move is its own class.
                 let key = if has_cycle {
                     res.intern(3, vec![j as Res])
