@@ -3,12 +3,14 @@
 //! inhibitors and goal inhibitors, goal latches with the score range still achievable in a
 //! state (Sancho), the dead states that follow from them, the propositions a latch keeps
 //! at their value for good, the locality of moves' effects (Sancho's local search), and
-//! confirmed forms of the goal calculation (Sancho's goal emulation).
+//! confirmed forms of the goal calculation (Sancho's goal emulation), and the independent
+//! sub-games a game splits into (Sancho's factorisation).
 
 #![warn(missing_docs)]
 
 mod composite;
 mod cone;
+mod factor;
 mod goalform;
 mod goals;
 mod implication;
@@ -20,6 +22,7 @@ mod locality;
 mod run;
 
 pub use composite::{composite_latches, CompositeLatch, Junction};
+pub use factor::{Factor, Factors};
 pub use goalform::{
     correlation, correlation_threshold, Decider, GoalForm, GoalForms, LatchHeuristic, Rule, Speed as GoalSpeed,
     Standing, Tally, TallyKind,

@@ -3,7 +3,7 @@
 
 use crate::{
     composite_latches, exact_inhibitors, exact_latches, proof_latches, structural_inhibitors, structural_latches,
-    CompositeLatch, GoalForms, GoalInhibitor, GoalLatches, Inhibitor, Latch, Locality, ProofLatches, Prover,
+    CompositeLatch, Factors, GoalForms, GoalInhibitor, GoalLatches, Inhibitor, Latch, Locality, ProofLatches, Prover,
 };
 use propnet::net::Net;
 use serde::Serialize;
@@ -22,6 +22,8 @@ pub struct AnalysisConfig {
     pub prover: Prover,
     /// The locality of moves' effects, for the local search.
     pub locality: bool,
+    /// The independent sub-games the game splits into.
+    pub factors: bool,
     /// Forms of the goal calculation confirmed on random games, for goal emulation.
     pub goal_forms: bool,
     /// With the goal forms, latch heuristics checked on random games (reported; the search does
@@ -43,6 +45,7 @@ impl Default for AnalysisConfig {
             proof: true,
             prover: Prover::default(),
             locality: true,
+            factors: true,
             goal_forms: true,
             latch_heuristics: true,
             exact_bits: 16,
@@ -86,6 +89,8 @@ pub struct Analysis {
     pub goals: GoalLatches,
     /// The locality of moves' effects, if it was asked for and finished in time.
     pub locality: Option<Locality>,
+    /// The factors, if they were looked for and found in time.
+    pub factors: Option<Factors>,
     /// The forms of the goal calculation random games confirm, if they were looked for.
     pub goal_forms: Option<GoalForms>,
     /// How the proof method fared (its latches are in `latches`), if it ran.
@@ -157,6 +162,18 @@ impl Analysis {
                 runner.notes.push("locality: cut short by the deadline".to_owned());
             }
         }
+        let mut factors = None;
+        if options.factors {
+            match &locality {
+                Some(l) => factors = runner.phase("factors", || Factors::of(net, l)),
+                // The moves' effects did not fit in the locality's share: they would not now.
+                None if options.locality => runner.notes.push("factors: no time to find the moves' effects".to_owned()),
+                None => {
+                    let share = deadline.map(|d| Instant::now() + d.saturating_duration_since(Instant::now()) / 4);
+                    factors = runner.phase("factors", || Factors::discover(net, share)).flatten();
+                }
+            }
+        }
         let mut goal_forms = None;
         if options.goal_forms {
             // A share of what is left, and never long: it samples until it has enough games.
@@ -207,6 +224,7 @@ impl Analysis {
             goal_inhibitors,
             goals,
             locality,
+            factors,
             goal_forms,
             proof,
             phases: runner.phases,

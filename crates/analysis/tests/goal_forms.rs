@@ -8,7 +8,6 @@ use machine::{random_trajectory, StateMachine};
 use propnet::{Net, PropnetMachine, PropnetState};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 /// Fresh random games that end, each as its states and every role's final goal.
@@ -61,24 +60,18 @@ fn wrong_verdicts(net: &Net, forms: &GoalForms, games: usize) -> (Vec<String>, u
 }
 
 /// The net of the game at `file`, if it builds within the corpus tests' limits.
-fn compile(file: &Path) -> Option<Net> {
-    let text = testkit::shared::read_text(file).expect("readable game");
-    let (desc, _) = gdl::load(&file.display().to_string(), &text).expect("valid game");
-    let limits = propnet::Limits { deadline: Some(Instant::now() + Duration::from_secs(30)), ..Default::default() };
-    propnet::compile(&desc, &limits).ok()
-}
 
 /// Every corpus game with a net, by name.
 fn corpus() -> Vec<(String, Net)> {
     let Some(shared) = testkit::shared::locate(env!("CARGO_MANIFEST_DIR"), "goal forms") else { return Vec::new() };
     let games = testkit::shared::games_with_propnet(&shared);
-    games.iter().filter_map(|f| Some((testkit::shared::stem(f), compile(f)?))).collect()
+    games.iter().filter_map(|f| Some((testkit::shared::stem(f), testkit::shared::compile(f)?))).collect()
 }
 
 /// The net of the corpus game called `name`.
 fn corpus_game(name: &str) -> Option<Net> {
     let shared = testkit::shared::locate(env!("CARGO_MANIFEST_DIR"), "goal forms")?;
-    compile(&testkit::shared::game(&shared, name).expect("a corpus game"))
+    testkit::shared::compile(&testkit::shared::game(&shared, name).expect("a corpus game"))
 }
 
 /// The goal forms of `net` with what its structural latches give, heuristics included.

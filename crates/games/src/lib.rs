@@ -29,6 +29,7 @@ pub const ALL: &[Bundled] = bundled![
     "tictactoe",
     "connectfour",
     "buttonsandlights",
+    "multiplebuttonsandlights",
     "untwistycorridor",
     "eightpuzzle",
     "fifteenpuzzle",

@@ -1,7 +1,8 @@
 //! `latchkey solve`: the best score of a single-player game and a shortest plan reaching it,
 //! by IDA* under the lower bound the search crate finds in the net, with chapter 12's
-//! dead-state removal; with `--stats`, chapter 12's comparison too: the exhaustive solver with
-//! and without the removal.
+//! dead-state removal and with the moves of irrelevant factors collapsed to one; with `--stats`,
+//! the comparisons too: the search without factorisation, and the exhaustive solver with and
+//! without the removal (and the factorisation).
 
 use crate::game;
 use analysis::{Analysis, AnalysisConfig};
@@ -16,6 +17,8 @@ use std::time::{Duration, Instant};
 #[derive(Serialize)]
 struct Run {
     dead_state_removal: bool,
+    /// Whether the moves of factors nothing that matters reads were collapsed to one.
+    factored: bool,
     seconds: f64,
     #[serde(flatten)]
     solution: Solution,
@@ -38,8 +41,14 @@ struct Report {
     game: String,
     /// Seconds spent finding the latches and goal latches the pruning uses.
     analysis_seconds: f64,
+    /// Factors the search left aside (nothing that matters reads them).
+    factors_left_aside: usize,
     search: Search,
-    /// With `--stats`: the exhaustive solver with dead-state removal, then without.
+    /// With `--stats`, where factors were left aside: the same search with every factor searched.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    unfactored: Option<Search>,
+    /// With `--stats`: the exhaustive solver with dead-state removal (and factors left aside,
+    /// where there are any, then without), then plain.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     exhaustive: Vec<Run>,
 }
@@ -87,30 +96,50 @@ pub fn run(args: Args) -> Result<ExitCode> {
     );
     let analysis_seconds = analysing.elapsed().as_secs_f64();
 
-    let begun = Instant::now();
     // The fuzzy goal heuristic orders siblings the bound cannot tell apart; without one (rules it
     // cannot instantiate) the search goes on unguided.
     let mut fuzzy = heuristic::FuzzyGoals::new(&game.desc, net, &heuristic::Params::default())
         .ok()
         .map(|f| f.with_latches(net, &analysis));
     let mut guide = |state: &propnet::PropnetState| fuzzy.as_mut().map_or(0.0, |f| f.value(state, 0));
-    let options =
-        search::SolveConfig { goals: Some(&analysis.goals), guidance: Some(&mut guide), deadline: Some(deadline) };
-    let solution = search::solve(net, options)?;
-    let search = Search { seconds: begun.elapsed().as_secs_f64(), moves: solution.plan.len(), solution };
+    // Factors are worth passing only where search can leave one aside.
+    let factors = analysis.factors.as_ref().filter(|f| f.prunable());
+    let mut heuristic_search = |factors, deadline| {
+        let begun = Instant::now();
+        let options = search::SolveConfig {
+            goals: Some(&analysis.goals),
+            factors,
+            guidance: Some(&mut guide),
+            deadline: Some(deadline),
+        };
+        let solution = search::solve(net, options)?;
+        anyhow::Ok(Search { seconds: begun.elapsed().as_secs_f64(), moves: solution.plan.len(), solution })
+    };
+    let search = heuristic_search(factors, deadline)?;
+    let unfactored = match factors {
+        Some(_) if stats => Some(heuristic_search(None, Instant::now() + budget)?),
+        _ => None,
+    };
 
     let mut exhaustive = Vec::new();
     if stats {
         let values: Vec<u32> = net.goals[0].iter().map(|&(v, _)| v).collect();
-        for removal in [true, false] {
+        let mut runs = vec![(true, factors), (false, None)];
+        if factors.is_some() {
+            runs.insert(1, (true, None));
+        }
+        for (removal, factors) in runs {
             let begun = Instant::now();
             let mut m = PropnetMachine::new(net);
             let goals = removal.then_some(&analysis.goals);
-            let solution = search::exhaustive(&mut m, goals, &values, Some(begun + budget))?;
-            exhaustive.push(Run { dead_state_removal: removal, seconds: begun.elapsed().as_secs_f64(), solution });
+            let solution = search::exhaustive(&mut m, goals, factors, &values, Some(begun + budget))?;
+            let seconds = begun.elapsed().as_secs_f64();
+            exhaustive.push(Run { dead_state_removal: removal, factored: factors.is_some(), seconds, solution });
         }
     }
-    let report = Report { game: game.name, analysis_seconds, search, exhaustive };
+    let left_aside = factors.map_or(0, |f| f.factors.iter().filter(|x| x.prunable()).count());
+    let report =
+        Report { game: game.name, analysis_seconds, factors_left_aside: left_aside, search, unfactored, exhaustive };
     if args.json {
         crate::output::print_json(SCHEMA, &report)?;
     } else {
@@ -140,7 +169,17 @@ fn print(r: &Report) {
         "search   {} nodes, {} dead pruned, {} passes, {:.3} s (lower bound at the start: {bound})",
         s.nodes, s.pruned, s.passes, r.search.seconds
     );
-    println!("analysis {:.3} s (latches, goal latches)", r.analysis_seconds);
+    println!("analysis {:.3} s (latches, goal latches, factors)", r.analysis_seconds);
+    if r.factors_left_aside > 0 {
+        println!(
+            "factors  {} left aside: nothing that matters reads them; one of their moves stands for all",
+            r.factors_left_aside
+        );
+    }
+    if let Some(u) = &r.unfactored {
+        let s = &u.solution.stats;
+        println!("unfactored search: {} nodes, {} passes, {:.3} s ({} moves)", s.nodes, s.passes, u.seconds, u.moves);
+    }
     if !r.exhaustive.is_empty() {
         println!(
             "\n{:<28} {:>12} {:>14} {:>8} {:>10}",
@@ -148,7 +187,11 @@ fn print(r: &Report) {
         );
         for run in &r.exhaustive {
             let s = &run.solution.stats;
-            let name = if run.dead_state_removal { "with dead-state removal" } else { "plain" };
+            let name = match (run.dead_state_removal, run.factored) {
+                (true, true) => "dead-state removal, factored",
+                (true, false) => "with dead-state removal",
+                (false, _) => "plain",
+            };
             println!("{name:<28} {:>12} {:>14} {:>8} {:>10.3}", s.nodes, s.pruned, s.passes, run.seconds);
         }
     }

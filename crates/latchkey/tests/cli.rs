@@ -32,6 +32,7 @@ fn every_bundled_game_is_valid_and_playable() {
             "tictactoe",
             "connectfour",
             "buttonsandlights",
+            "multiplebuttonsandlights",
             "untwistycorridor",
             "eightpuzzle",
             "fifteenpuzzle",

@@ -16,7 +16,7 @@
 
 use crate::local::LocalWorker;
 use crate::{MatchInfo, Player, PlayerError, Track};
-use analysis::{Analysis, GoalLatches, Locality};
+use analysis::{Analysis, Locality};
 use machine::MachineError;
 use propnet::PropnetMachine;
 use reasoner::Reasoner;
@@ -286,7 +286,7 @@ impl<M: SearchMachine + 'static> Thinker<M> {
     }
 }
 
-/// The search's guide for `info`'s game: the analysis' goal latches and goal forms, searched for until
+/// The search's guide for `info`'s game: the analysis' goal latches, goal forms and factors, searched for until
 /// `deadline`; if `tactics` is set and measuring them for `budget` shows that they pay, the
 /// playouts' tactics; and, if `material` is set, the material estimates that games played as
 /// those playouts play confirm within another `budget`. None if it would tell the search
@@ -308,6 +308,9 @@ fn guide(info: &MatchInfo, deadline: Instant, tactics: bool, material: bool, bud
     };
     if let Some(forms) = found.goal_forms {
         guide = guide.with_forms(forms);
+    }
+    if let Some(factors) = found.factors {
+        guide = guide.with_factors(factors);
     }
     if material {
         let found = Material::discover(&game.net, Some(&guide), Instant::now() + budget, 0);
@@ -364,7 +367,7 @@ impl Analyst {
 fn prepare_puzzle(
     mcts: &mut Mcts,
     net: &propnet::Net,
-    goals: Option<&GoalLatches>,
+    guide: Option<&Guide>,
     end: Instant,
 ) -> Result<bool, PlayerError> {
     let best = mcts.machine().program().goal_values(0).into_iter().max().unwrap_or(100);
@@ -373,7 +376,12 @@ fn prepare_puzzle(
     if mcts.plan().is_some_and(|p| p.score >= best) {
         return Ok(true);
     }
-    let options = search::SolveConfig { goals, deadline: Some(end), ..search::SolveConfig::default() };
+    let options = search::SolveConfig {
+        goals: guide.map(Guide::goals),
+        factors: guide.and_then(Guide::factors),
+        deadline: Some(end),
+        ..search::SolveConfig::default()
+    };
     let solution = search::solve(net, options)?;
     let moves: Option<Vec<u32>> = solution.plan.iter().map(|mv| mcts.machine().find_move(0, mv)).collect();
     let (Some(score), Some(moves)) = (solution.score, moves) else { return Ok(false) };
@@ -414,7 +422,7 @@ impl Player for MctsPlayer {
                 m.set_goal_oracle(guide.as_ref().and_then(|g| g.goal_oracle(&net.program)));
                 let mut mcts = Mcts::on(m, guide.clone(), self.options.search.clone())?;
                 let settled = match info.game.roles().len() {
-                    1 => prepare_puzzle(&mut mcts, &net.net, guide.as_deref().map(Guide::goals), end)?,
+                    1 => prepare_puzzle(&mut mcts, &net.net, guide.as_deref(), end)?,
                     _ => false,
                 };
                 let mut thinker = Thinker::new(mcts, role, ponder, settled, idle);

@@ -161,19 +161,36 @@ impl Net {
     /// The base propositions (indices into [`Net::bases`]) that the nodes `roots` read, directly
     /// or through gates, ascending.
     pub fn bases_read(&self, roots: impl IntoIterator<Item = NodeId>) -> Vec<usize> {
+        self.leaves_read(roots, |kind| match kind {
+            Kind::Base(b) => Some(b),
+            _ => None,
+        })
+    }
+
+    /// The moves (indices into [`Net::moves`]) whose inputs the nodes `roots` read, directly or
+    /// through gates, ascending.
+    pub fn moves_read(&self, roots: impl IntoIterator<Item = NodeId>) -> Vec<usize> {
+        self.leaves_read(roots, |kind| match kind {
+            Kind::Input(j) => Some(j),
+            _ => None,
+        })
+    }
+
+    /// The indices `leaf` picks out of the nodes `roots` read, ascending.
+    fn leaves_read(&self, roots: impl IntoIterator<Item = NodeId>, leaf: impl Fn(Kind) -> Option<u32>) -> Vec<usize> {
         let mut seen = vec![false; self.kinds.len()];
         let mut stack: Vec<NodeId> = roots.into_iter().collect();
-        let mut bases = Vec::new();
+        let mut found = Vec::new();
         while let Some(n) = stack.pop() {
             if !std::mem::replace(&mut seen[n as usize], true) {
-                if let Kind::Base(b) = self.kinds[n as usize] {
-                    bases.push(b as usize);
+                if let Some(i) = leaf(self.kinds[n as usize]) {
+                    found.push(i as usize);
                 }
                 stack.extend(self.inputs[n as usize].iter().copied());
             }
         }
-        bases.sort_unstable();
-        bases
+        found.sort_unstable();
+        found
     }
 
     /// Every node the outputs (next, legal, goal, terminal) depend on, as a mask.

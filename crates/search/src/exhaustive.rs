@@ -7,7 +7,7 @@
 //! the optimal score either way; with dead-state removal the failed passes are usually tiny.
 
 use crate::Stop;
-use analysis::GoalLatches;
+use analysis::{Factors, GoalLatches};
 use machine::{MachineError, StateMachine};
 use propnet::{PropnetMachine, PropnetState};
 use std::time::Instant;
@@ -17,6 +17,7 @@ use crate::{Solution, SolveError, SolveStats};
 struct Search<'a> {
     m: &'a mut PropnetMachine,
     goals: Option<&'a GoalLatches>,
+    factors: Option<&'a Factors>,
     deadline: Option<Instant>,
     stats: SolveStats,
     /// Scores at or above this end the search; states that cannot reach it are dead.
@@ -26,11 +27,13 @@ struct Search<'a> {
 }
 
 /// Solves the single-player game of `m` from its initial state by searching every line of
-/// play: `goals` enables dead-state removal; `values` are the role's possible goal values;
-/// `deadline` bounds the time spent. The score is optimal, the plan not necessarily shortest.
+/// play: `goals` enables dead-state removal; `factors` collapses the moves of factors nothing
+/// that matters reads; `values` are the role's possible goal values; `deadline` bounds the time
+/// spent. The score is optimal, the plan not necessarily shortest.
 pub fn exhaustive(
     m: &mut PropnetMachine,
     goals: Option<&GoalLatches>,
+    factors: Option<&Factors>,
     values: &[u32],
     deadline: Option<Instant>,
 ) -> Result<Solution, SolveError> {
@@ -45,7 +48,16 @@ pub fn exhaustive(
         thresholds.truncate(1);
     }
     let initial = m.initial_state();
-    let mut s = Search { m, goals, deadline, stats: SolveStats::default(), threshold: 0, best: None, path: Vec::new() };
+    let mut s = Search {
+        m,
+        goals,
+        factors,
+        deadline,
+        stats: SolveStats::default(),
+        threshold: 0,
+        best: None,
+        path: Vec::new(),
+    };
     let mut optimal = true;
     for &threshold in &thresholds {
         s.threshold = threshold;
@@ -88,7 +100,7 @@ impl Search<'_> {
         if self.deadline.is_some_and(|d| Instant::now() > d) {
             return Err(Stop::OutOfTime);
         }
-        for mv in self.m.legal_moves(state, 0)? {
+        for mv in crate::legal_moves(self.m, state, self.factors)? {
             let next = self.m.next_state(state, &[mv])?;
             if self.is_dead(&next)? {
                 self.stats.pruned += 1;
@@ -123,8 +135,8 @@ mod tests {
     fn dead_state_removal_finds_the_same_optimum_with_far_fewer_nodes() {
         let (net, goals) = corridor();
         let values: Vec<u32> = net.goals[0].iter().map(|&(v, _)| v).collect();
-        let plain = exhaustive(&mut PropnetMachine::new(&net), None, &values, None).expect("solves");
-        let pruned = exhaustive(&mut PropnetMachine::new(&net), Some(&goals), &values, None).expect("solves");
+        let plain = exhaustive(&mut PropnetMachine::new(&net), None, None, &values, None).expect("solves");
+        let pruned = exhaustive(&mut PropnetMachine::new(&net), Some(&goals), None, &values, None).expect("solves");
         assert_eq!((plain.score, pruned.score), (Some(100), Some(100)));
         assert_eq!(plain.plan, pruned.plan);
         assert_eq!(pruned.plan, vec!["d"; 7]);

@@ -22,7 +22,9 @@ pub use local::{LocalResult, LocalSearch};
 pub use mcts::Mcts;
 pub use puzzle::{solve, SolveConfig};
 
-use machine::MachineError;
+use analysis::Factors;
+use machine::{MachineError, StateMachine};
+use propnet::{PropnetMachine, PropnetState};
 use serde::Serialize;
 
 /// How much work a search did.
@@ -64,6 +66,20 @@ pub enum SolveError {
     /// The rules misbehaved during the search.
     #[error(transparent)]
     Machine(#[from] MachineError),
+}
+
+/// The single role's legal moves in `state`, with those of factors search leaves aside
+/// collapsed to one when `factors` is given.
+pub(crate) fn legal_moves(
+    m: &mut PropnetMachine,
+    state: &PropnetState,
+    factors: Option<&Factors>,
+) -> Result<Vec<u32>, MachineError> {
+    let mut moves = m.legal_moves(state, 0)?;
+    if let Some(f) = factors {
+        f.relevant_moves(&mut moves, |&j| j);
+    }
+    Ok(moves)
 }
 
 /// Why a search ended early.

@@ -7,13 +7,14 @@
 //! terminal state with the value is reachable at all, which is how a value is proved out of
 //! reach. States already searched in the same pass at the same or a smaller depth are skipped
 //! (a transposition table), states that the goal latches declare dead are never entered, and
-//! siblings are tried in the order of their bound, then of the caller's guidance. Before the
+//! siblings are tried in the order of their bound, then of the caller's guidance. Moves of
+//! factors that nothing that matters reads are collapsed to one (factorisation). Before the
 //! first pass a greedy descent along the same order reaches some terminal state quickly, so that
 //! a search cut short by the deadline still has a plan to show.
 
 use crate::bound::{Bound, UNREACHABLE};
 use crate::{Solution, SolveError, SolveStats, Stop};
-use analysis::GoalLatches;
+use analysis::{Factors, GoalLatches};
 use machine::StateMachine;
 use propnet::{Net, PropnetMachine, PropnetState};
 use rustc_hash::FxHashMap;
@@ -29,6 +30,8 @@ const DIVE_LIMIT: usize = 100_000;
 pub struct SolveConfig<'a> {
     /// Dead-state removal: states whose latches rule the sought value out are not searched.
     pub goals: Option<&'a GoalLatches>,
+    /// Factorisation: of the moves of factors nothing that matters reads, one stands for all.
+    pub factors: Option<&'a Factors>,
     /// Orders siblings with equal bounds, higher first (e.g. a heuristic estimate of the goal).
     pub guidance: Option<&'a mut dyn FnMut(&PropnetState) -> f64>,
     /// When to stop and return the best plan found so far.
@@ -59,6 +62,7 @@ struct Search<'a> {
     m: PropnetMachine,
     bound: Bound,
     goals: Option<&'a GoalLatches>,
+    factors: Option<&'a Factors>,
     guidance: Option<&'a mut dyn FnMut(&PropnetState) -> f64>,
     deadline: Option<Instant>,
     /// The goal value sought in this pass.
@@ -82,6 +86,7 @@ pub fn solve(net: &Net, options: SolveConfig<'_>) -> Result<Solution, SolveError
         m,
         bound,
         goals: options.goals,
+        factors: options.factors,
         guidance: options.guidance,
         deadline: options.deadline,
         target: 0,
@@ -155,7 +160,7 @@ impl Search<'_> {
             return Err(Stop::OutOfTime);
         }
         let mut children = Vec::new();
-        for mv in self.m.legal_moves(state, 0)? {
+        for mv in crate::legal_moves(&mut self.m, state, self.factors)? {
             let next = self.m.next_state(state, &[mv])?;
             let terminal = self.m.is_terminal(&next)?;
             let h = if terminal {

@@ -1,6 +1,7 @@
 //! The solver end to end: the bundled 8-puzzle's optimal 20 moves, guidance that reorders but
 //! never changes the result, a plan from a search cut short, and every single-player corpus game
-//! under a short deadline, each plan replayed on the reasoner.
+//! under a short deadline, each plan replayed on the reasoner; the same optimum with irrelevant
+//! factors left aside as without.
 
 mod common;
 
@@ -57,4 +58,46 @@ fn every_single_player_corpus_game_gives_a_plan_that_replays_to_its_score() {
         proved += usize::from(solution.optimal);
     }
     assert!(puzzles.is_empty() || proved >= 8, "only {proved} of {} proved optimal", puzzles.len());
+}
+
+#[test]
+fn leaving_irrelevant_factors_aside_finds_the_same_optimum_with_fewer_nodes() {
+    let (desc, net) = common::bundled("multiplebuttonsandlights");
+    let goals = common::goal_latches(&net);
+    let factors = analysis::Factors::discover(&net, None).expect("no deadline");
+    assert!(factors.prunable());
+    let solve = |factors| {
+        search::solve(&net, search::SolveConfig { goals: Some(&goals), factors, ..Default::default() }).expect("solves")
+    };
+    let (whole, factored) = (solve(None), solve(Some(&factors)));
+    assert_eq!((whole.score, whole.optimal, whole.plan.len()), (Some(100), true, 6));
+    assert_eq!((factored.score, factored.optimal, factored.plan.len()), (Some(100), true, 6));
+    assert_eq!(common::replay(&desc, &factored.plan), Some(100));
+    assert!(factored.stats.nodes * 4 < whole.stats.nodes, "{} vs {}", factored.stats.nodes, whole.stats.nodes);
+    // Factors wrongly called irrelevant lose the optimum: the comparison would catch them.
+    let mut blind = factors.clone();
+    blind.factors.iter_mut().for_each(|f| (f.terminal, f.goals) = (false, vec![false]));
+    assert_eq!(solve(Some(&blind)).score, Some(0));
+}
+
+#[test]
+fn every_single_player_corpus_game_scores_the_same_with_factors_left_aside() {
+    for (file, _, net) in &common::corpus_puzzles("factored solving on corpus games") {
+        let Some(factors) = analysis::Factors::discover(net, Some(Instant::now() + Duration::from_secs(5))) else {
+            continue;
+        };
+        if !factors.prunable() {
+            continue;
+        }
+        let goals = common::goal_latches(net);
+        let solve = |factors| {
+            let deadline = Some(Instant::now() + Duration::from_secs(5));
+            search::solve(net, search::SolveConfig { goals: Some(&goals), factors, deadline, ..Default::default() })
+                .expect("solves")
+        };
+        let (whole, factored) = (solve(None), solve(Some(&factors)));
+        if whole.optimal && factored.optimal {
+            assert_eq!((whole.score, whole.plan.len()), (factored.score, factored.plan.len()), "{file}");
+        }
+    }
 }

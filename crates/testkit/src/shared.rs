@@ -47,6 +47,15 @@ pub fn without_propnet(path: &Path) -> bool {
     WITHOUT_PROPNET.iter().any(|(g, _)| *g == stem)
 }
 
+/// The optimised propnet of the corpus game at `path`, or `None` if it does not build within
+/// 30 seconds.
+pub fn compile(path: &Path) -> Option<propnet::Net> {
+    let text = read_text(path).expect("readable game");
+    let (desc, _) = gdl::load(&path.display().to_string(), &text).expect("valid game");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    propnet::compile(&desc, &propnet::Limits { deadline: Some(deadline), ..Default::default() }).ok()
+}
+
 /// Every corpus game, the first corpus's in name order, then the next's.
 pub fn games(shared: &Path) -> Vec<PathBuf> {
     CORPORA.iter().flat_map(|c| files(&shared.join(c).join("games"), "kif")).collect()

@@ -23,6 +23,7 @@ const TRUE: Res = 1;
 const ORIG: Res = 2;
 
 /// What the next-value gates say about moves and bases.
+#[derive(Default)]
 pub(crate) struct Footprints {
     /// Per move, the bases it can change directly (not yet closed under [`Footprints::spread`]).
     pub writes: Vec<Vec<u32>>,

@@ -9,7 +9,7 @@
 //! local search relies on that to treat moves far from where it looks as interchangeable.
 
 mod apart;
-mod dnf;
+pub(crate) mod dnf;
 mod footprint;
 
 pub use dnf::Conjunction;
@@ -121,7 +121,8 @@ pub struct Locality {
 
 impl Locality {
     /// Analyses `net`, or `None` if `deadline` passes first. Games the local search cannot
-    /// serve (not two roles, conditions that do not expand) are judged without the distances.
+    /// serve (not two roles, conditions that do not expand) get their moves' effects but are
+    /// judged without the distances.
     pub fn analyse(net: &Net, deadline: Option<Instant>) -> Option<Locality> {
         let (nb, nm) = (net.bases.len(), net.moves.len());
         let mut locality = Locality {
@@ -138,30 +139,14 @@ impl Locality {
             average_distance: 0.0,
             verdict: Verdict { enabled: false, reason: String::new() },
         };
+        // The effects come first: factorisation reads them whether or not the search can run.
+        let Effects { footprint, reads, changeable, fp } = effects(net, deadline)?;
+        (locality.footprint, locality.reads, locality.changeable) = (footprint, reads, changeable);
+        locality.stays = fp.stays.clone();
         let expanded = expand(net);
         if let Some(reason) = unsuitable(net, &expanded) {
             locality.verdict = Verdict { enabled: false, reason };
             return Some(locality);
-        }
-        let fp = footprint::footprints(net, deadline)?;
-        let mut spread_to = vec![Vec::new(); nb];
-        for (to, from) in fp.spread.iter().enumerate() {
-            for &f in from.iter().filter(|&&f| f as usize != to) {
-                spread_to[f as usize].push(to as u32);
-            }
-        }
-        for (j, mv) in net.moves.iter().enumerate() {
-            let closed = closure(&fp.writes[j], &spread_to);
-            closed.iter().for_each(|&b| locality.changeable[b as usize] = true);
-            locality.footprint[j] = closed;
-            let mut read: Vec<u32> = net.bases_read([mv.legal]).into_iter().map(|b| b as u32).collect();
-            read.extend_from_slice(&fp.effect_reads[j]);
-            read.sort_unstable();
-            read.dedup();
-            locality.reads[j] = read;
-            if deadline.is_some_and(|d| Instant::now() > d) {
-                return None;
-            }
         }
         locality.successors = successors(nb, &locality.footprint, &locality.reads);
         locality.predecessors = reverse(&locality.successors);
@@ -172,7 +157,6 @@ impl Locality {
         locality.goal_distance = own_goal_distance(net, &locality);
         locality.pair_distances = pair_distances(net, &locality.predecessors, &locality.distance);
         locality.average_distance = average(&locality.pair_distances);
-        locality.stays = fp.stays;
         locality.verdict = locality.judge(net);
         Some(locality)
     }
@@ -226,6 +210,47 @@ impl Locality {
             reason: format!("no near coupled condition, and moves are {:.2} apart on average", self.average_distance),
         }
     }
+}
+
+/// What every move may change and read, from the next-value and legality gates.
+pub(crate) struct Effects {
+    /// Per move, every base it may change, directly or by what that change spreads to.
+    pub footprint: Vec<Vec<u32>>,
+    /// Per move, every base its legality or its effects read.
+    pub reads: Vec<Vec<u32>>,
+    /// Per base, whether some move can change it.
+    pub changeable: Vec<bool>,
+    /// The footprints these were closed from.
+    pub fp: footprint::Footprints,
+}
+
+/// The effects of every move of `net`, or `None` if `deadline` passes first.
+pub(crate) fn effects(net: &Net, deadline: Option<Instant>) -> Option<Effects> {
+    let nb = net.bases.len();
+    let fp = footprint::footprints(net, deadline)?;
+    let mut spread_to = vec![Vec::new(); nb];
+    for (to, from) in fp.spread.iter().enumerate() {
+        for &f in from.iter().filter(|&&f| f as usize != to) {
+            spread_to[f as usize].push(to as u32);
+        }
+    }
+    let mut out =
+        Effects { footprint: Vec::new(), reads: Vec::new(), changeable: vec![false; nb], fp: Default::default() };
+    for (j, mv) in net.moves.iter().enumerate() {
+        let closed = closure(&fp.writes[j], &spread_to);
+        closed.iter().for_each(|&b| out.changeable[b as usize] = true);
+        out.footprint.push(closed);
+        let mut read: Vec<u32> = net.bases_read([mv.legal]).into_iter().map(|b| b as u32).collect();
+        read.extend_from_slice(&fp.effect_reads[j]);
+        read.sort_unstable();
+        read.dedup();
+        out.reads.push(read);
+        if deadline.is_some_and(|d| Instant::now() > d) {
+            return None;
+        }
+    }
+    out.fp = fp;
+    Some(out)
 }
 
 /// A condition's name for reports.

@@ -24,6 +24,9 @@ pub trait SearchMachine: StateMachine<State: Send, Move: Copy + Send> + Send + S
     /// the machine's states are such bitsets.
     fn bits(state: &Self::State) -> Option<&[u64]>;
 
+    /// The move as an index into the net's moves, where moves are such indices.
+    fn move_index(mv: &Self::Move) -> Option<u32>;
+
     /// The heap bytes a state takes, for the pool's memory budget.
     fn state_bytes(state: &Self::State) -> usize;
 
@@ -50,6 +53,10 @@ impl SearchMachine for PropnetMachine {
 
     fn bits(state: &PropnetState) -> Option<&[u64]> {
         Some(state.words())
+    }
+
+    fn move_index(mv: &u32) -> Option<u32> {
+        Some(*mv)
     }
 
     fn state_bytes(state: &PropnetState) -> usize {
@@ -85,6 +92,10 @@ impl SearchMachine for Reasoner {
     }
 
     fn bits(_: &reasoner::State) -> Option<&[u64]> {
+        None
+    }
+
+    fn move_index(_: &reasoner::TermId) -> Option<u32> {
         None
     }
 

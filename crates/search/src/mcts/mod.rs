@@ -44,6 +44,7 @@ pub use self::material::{Fit, Group, Material, Term};
 pub use self::playout::{Guide, Lookahead, Outcome, Settings};
 use self::solver::compare;
 use self::tree::{Edge, Kind, Node, NodeRef, Pool, Proof};
+use analysis::Factors;
 use machine::MachineError;
 use propnet::{Program, PropnetMachine};
 use rand::rngs::SmallRng;
@@ -510,10 +511,14 @@ impl<M: SearchMachine> Mcts<M> {
         node.starts.push(0);
         let terminal = m.is_terminal(&node.state)?;
         let mut stuck = false;
+        let factors = self.guide.as_deref().and_then(Guide::factors);
         for r in 0..self.roles {
             if !terminal {
-                let legal = m.legal_moves(&node.state, r)?;
+                let mut legal = m.legal_moves(&node.state, r)?;
                 stuck |= legal.is_empty();
+                if let Some(f) = factors {
+                    relevant_moves::<M>(f, &mut legal);
+                }
                 node.moves.extend(legal);
             }
             node.starts.push(node.moves.len() as u32);
@@ -546,4 +551,12 @@ impl<M: SearchMachine> Mcts<M> {
 /// A mean score as a totally ordered key (unvisited lowest).
 fn ordered(mean: Option<f64>) -> u64 {
     mean.map_or(0, |m| (m * 1e6) as u64 + 1)
+}
+
+/// Keeps of `legal` the moves search needs where factors can be left aside (see
+/// [`Factors::relevant_moves`]); moves that are not net indices are all kept.
+fn relevant_moves<M: SearchMachine>(factors: &Factors, legal: &mut Vec<M::Move>) {
+    if legal.iter().all(|mv| M::move_index(mv).is_some()) {
+        factors.relevant_moves(legal, |mv| M::move_index(mv).unwrap_or_default());
+    }
 }

@@ -4,7 +4,7 @@
 
 use super::material::Material;
 use super::score;
-use analysis::{GoalForms, GoalLatches, ScoreRange};
+use analysis::{Factors, GoalForms, GoalLatches, ScoreRange};
 use machine::playout::PlayoutEnd;
 use machine::{MachineError, StateMachine};
 use propnet::{GoalOracle, Net, Program, PropnetMachine, PropnetState};
@@ -51,6 +51,8 @@ pub struct Guide {
     material: Option<Material>,
     /// Confirmed forms of the goal calculation: scores without the goal net, virtual terminals.
     forms: Option<Arc<GoalForms>>,
+    /// The factors, where search can leave some aside.
+    factors: Option<Arc<Factors>>,
 }
 
 impl Guide {
@@ -71,7 +73,7 @@ impl Guide {
             Arc::new(Program::new(&propnet::cut::to_outcome(net)))
         });
         let next = Arc::new(Program::new(&propnet::cut::to_next(net, &watch)));
-        Guide { goals, latch_watch, watch, next, outcome, tactics, material: None, forms: None }
+        Guide { goals, latch_watch, watch, next, outcome, tactics, material: None, forms: None, factors: None }
     }
 
     /// The goal latches.
@@ -89,6 +91,17 @@ impl Guide {
     pub fn with_forms(mut self, forms: GoalForms) -> Guide {
         self.forms = Some(forms).filter(|f| f.emulator().is_some() || !f.deciders.is_empty()).map(Arc::new);
         self
+    }
+
+    /// The guide with the game's factors, kept where search can leave one aside.
+    pub fn with_factors(mut self, factors: Factors) -> Guide {
+        self.factors = Some(factors).filter(Factors::prunable).map(Arc::new);
+        self
+    }
+
+    /// The factors search can leave aside, if there are any.
+    pub fn factors(&self) -> Option<&Factors> {
+        self.factors.as_deref()
     }
 
     /// The goal emulator for bit-sliced playouts on `program`, where it pays: where the goal
@@ -130,7 +143,7 @@ impl Guide {
 
     /// Whether the guide tells the search nothing (the search then ignores it).
     pub fn is_empty(&self) -> bool {
-        !self.steers_playouts() && self.material.is_none() && self.forms.is_none()
+        !self.steers_playouts() && self.material.is_none() && self.forms.is_none() && self.factors.is_none()
     }
 }
 

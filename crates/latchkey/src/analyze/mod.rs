@@ -3,11 +3,15 @@
 //! whenever a field changes meaning or goes away.
 
 use crate::game;
-use analysis::{
-    Analysis, AnalysisConfig, Effect, GoalForms, Junction, LatchKind, Locality, Method, Prover, FAR, MAX_DISTANCE,
-};
+
+mod factors;
+mod goal_forms;
+
+use analysis::{Analysis, AnalysisConfig, Effect, Junction, LatchKind, Locality, Method, Prover, FAR, MAX_DISTANCE};
 use anyhow::{bail, Result};
 use clap::ValueEnum;
+use factors::{factors_entry, print_factors, FactorsEntry};
+use goal_forms::{goal_forms_entry, print_goal_forms, GoalFormsEntry};
 use indicatif::{ProgressBar, ProgressStyle};
 use propnet::{Net, PropnetState};
 use search::mcts::{Material, TacticsCost};
@@ -67,6 +71,8 @@ struct Report {
     proof: Option<ProofEntry>,
     /// Absent when the analysis left no time for it.
     locality: Option<LocalityEntry>,
+    /// Absent when the analysis left no time to find them.
+    factors: Option<FactorsEntry>,
     /// Absent when the analysis left no time to play the games that confirm them.
     goal_forms: Option<GoalFormsEntry>,
     /// Absent when the analysis left no time to measure them.
@@ -191,158 +197,6 @@ struct MoveLocalityEntry {
     successors: usize,
     /// Absent when no goal-completing move is in reach.
     goal_distance: Option<u8>,
-}
-
-/// The goal forms random games confirmed.
-#[derive(Serialize)]
-struct GoalFormsEntry {
-    /// Terminal states every form reproduced.
-    games: usize,
-    /// States on the way they were checked against.
-    states: usize,
-    /// Candidate tallies tried.
-    tallies: usize,
-    /// Time per terminal state by the goal net and by the emulator, where there is one.
-    speed: Option<analysis::GoalSpeed>,
-    forms: Vec<GoalFormEntry>,
-    /// "Owning these latches is good", per form counting latches, and how random games judged it.
-    latch_heuristics: Vec<LatchHeuristicEntry>,
-}
-
-#[derive(Serialize)]
-struct LatchHeuristicEntry {
-    /// Index into `forms`.
-    form: usize,
-    /// Per role, the latches it counts.
-    latches: Vec<Vec<String>>,
-    games: usize,
-    correlation: f64,
-    threshold: f64,
-    confirmed: bool,
-}
-
-/// Where a form's outcome is decided before the game ends.
-#[derive(Serialize)]
-struct VirtualTerminalEntry {
-    /// Pairs of counted propositions proved never true together (one place, two roles).
-    exclusive_pairs: usize,
-}
-
-#[derive(Serialize)]
-struct GoalFormEntry {
-    kind: &'static str,
-    description: String,
-    /// Whether the player computes goals with it instead of the goal net.
-    emulator: bool,
-    goal_read: bool,
-    #[serde(flatten)]
-    rule: analysis::Rule,
-    tallies: Vec<TallyEntry>,
-    /// Present where counts that only grow decide the outcome before the game ends.
-    virtual_terminal: Option<VirtualTerminalEntry>,
-}
-
-#[derive(Serialize)]
-struct TallyEntry {
-    role: String,
-    name: String,
-    kind: analysis::TallyKind,
-    propositions: usize,
-}
-
-fn goal_forms_entry(net: &Net, g: &GoalForms) -> GoalFormsEntry {
-    GoalFormsEntry {
-        games: g.games,
-        states: g.states,
-        tallies: g.tallies,
-        speed: g.time(net),
-        latch_heuristics: g
-            .latch_heuristics
-            .iter()
-            .map(|h| LatchHeuristicEntry {
-                form: h.form,
-                latches: h.latches.iter().map(|l| l.iter().map(|&b| net.bases[b].name.clone()).collect()).collect(),
-                games: h.games,
-                correlation: h.correlation,
-                threshold: h.threshold,
-                confirmed: h.confirmed,
-            })
-            .collect(),
-        forms: g
-            .forms
-            .iter()
-            .enumerate()
-            .map(|(i, f)| GoalFormEntry {
-                kind: f.kind(),
-                description: f.describe(&net.roles),
-                emulator: g.emulator_index() == Some(i),
-                goal_read: f.goal_read,
-                rule: f.rule.clone(),
-                virtual_terminal: g
-                    .deciders
-                    .iter()
-                    .find(|d| d.form == i)
-                    .map(|d| VirtualTerminalEntry { exclusive_pairs: d.exclusive }),
-                tallies: net
-                    .roles
-                    .iter()
-                    .zip(&f.tallies)
-                    .map(|(role, t)| TallyEntry {
-                        role: role.clone(),
-                        name: t.name.clone(),
-                        kind: t.kind,
-                        propositions: t.bases.len(),
-                    })
-                    .collect(),
-            })
-            .collect(),
-    }
-}
-
-fn print_goal_forms(g: &GoalFormsEntry) {
-    println!(
-        "\ngoal forms (confirmed by {} terminal states of random games and {} on the way): {}",
-        g.games,
-        g.states,
-        g.forms.len()
-    );
-    for (i, f) in g.forms.iter().enumerate() {
-        let role = if f.emulator {
-            "emulates the goals"
-        } else if f.goal_read {
-            "restates the goals"
-        } else {
-            "agrees with the goals"
-        };
-        println!("  {}  [{role}]", f.description);
-        if let Some(s) = g.speed.filter(|_| f.emulator) {
-            println!(
-                "    goals of a terminal state: {:.0} ns by the goal net, {:.0} ns emulated ({:.1} times faster)",
-                s.net_ns,
-                s.emulator_ns,
-                s.net_ns / s.emulator_ns.max(1.0)
-            );
-        }
-        for h in g.latch_heuristics.iter().filter(|h| h.form == i) {
-            let verdict = if h.confirmed { "confirmed" } else { "not confirmed" };
-            let counted: Vec<String> = h.latches.iter().map(|l| l.len().to_string()).collect();
-            println!(
-                "    latch heuristic (owning its counted latches is good; {} latches per role): {verdict}, \
-                 correlation {:.2} over {} random games (needed {:.2})",
-                counted.join("/"),
-                h.correlation,
-                h.games,
-                h.threshold
-            );
-        }
-        if let Some(v) = &f.virtual_terminal {
-            println!(
-                "    virtual terminal: the counts only grow; decided once a count passes what the others can still \
-                 reach ({} pairs of counted propositions proved never true together)",
-                v.exclusive_pairs
-            );
-        }
-    }
 }
 
 /// The locality section of the report.
@@ -555,6 +409,7 @@ fn report(net: &Net, a: &Analysis, game: String) -> Report {
             })
             .collect(),
         locality: a.locality.as_ref().map(|l| locality_entry(net, l)),
+        factors: a.factors.as_ref().map(|f| factors_entry(net, f)),
         goal_forms: a.goal_forms.as_ref().map(|g| goal_forms_entry(net, g)),
         playout_tactics: None,
         material: None,
@@ -692,6 +547,9 @@ fn print(r: &Report) {
     }
     if let Some(l) = &r.locality {
         print_locality(l);
+    }
+    if let Some(f) = &r.factors {
+        print_factors(f);
     }
     if let Some(g) = &r.goal_forms {
         print_goal_forms(g);

@@ -1,0 +1,323 @@
+//! Factorisation (the Sancho blog): games whose base propositions and moves split into
+//! sub-games that cannot affect each other, once control logic is set aside.
+//!
+//! A split is only worth having where the goals and the terminal condition combine per factor,
+//! so they join bases too: every disjunct of a goal or of the terminal condition (in
+//! disjunctive normal form) joins the bases it reads, and the game ends or scores by one factor
+//! or another, never by a condition spanning two (dual connect four ends when either board
+//! does; in 3D tic-tac-toe, where each cell's moves touch that cell alone, the lines join every
+//! cell into one factor).
+//!
+//! Control logic is every base no move can change: whose turn it is when turns simply
+//! alternate, step counters, anything that evolves the same in every line of play. Those
+//! bases are a function of the step alone, so a sub-game sees the same values of them whatever
+//! is played elsewhere. The rest are joined through the moves: a move joins every base it may
+//! change (its footprint, closed over what that change spreads to) with every base its legality
+//! and its effects read. Both are over-approximations of what play can do, so two factors found
+//! this way are truly independent: no move of one changes a base of the other or reads one.
+//!
+//! Moves that change and read nothing but control (a `noop`) belong to no factor: they are
+//! passes, playable beside any factor. A factor neither the terminal condition nor any goal
+//! reads is irrelevant: its moves only change bases nothing that matters ever looks at, so in
+//! any state every one of them does to the game what a pass would. Where, besides, their
+//! legality reads only control (so playing one never closes another), search needs one of them
+//! at most ([`Factors::relevant_moves`]).
+
+use crate::locality::dnf::Expander;
+use crate::locality::{self, Locality};
+use propnet::net::{Kind, Net, NodeId};
+use rustc_hash::FxHashSet;
+use serde::Serialize;
+use std::time::Instant;
+
+/// One independent sub-game.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Factor {
+    /// Its base propositions (indices into the net's bases), sorted.
+    pub bases: Vec<u32>,
+    /// Its moves (indices into the net's moves), sorted.
+    pub moves: Vec<u32>,
+    /// Whether the terminal condition reads one of its bases.
+    pub terminal: bool,
+    /// Per role, whether one of the role's goals reads one of its bases.
+    pub goals: Vec<bool>,
+    /// Whether its moves' legality reads only control, so which of them are legal is the same
+    /// in every line of play.
+    pub open: bool,
+}
+
+impl Factor {
+    /// Whether the terminal condition or some goal reads it: whether its play can matter.
+    pub fn relevant(&self) -> bool {
+        self.terminal || self.goals.iter().any(|&g| g)
+    }
+
+    /// Whether search can leave it aside: nothing that matters reads it, and what it offers to
+    /// play never depends on how it was played. (Where a factor's own play could close its
+    /// moves, a role that must move somewhere could be forced into a factor that matters.)
+    pub fn prunable(&self) -> bool {
+        !self.relevant() && self.open
+    }
+}
+
+/// How a game splits into factors.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Factors {
+    /// Base propositions no move can change: control logic, set aside.
+    pub control: Vec<u32>,
+    /// The factors, largest first (by moves, then bases).
+    pub factors: Vec<Factor>,
+    /// Moves that change and read only control: passes, in no factor.
+    pub passes: Vec<u32>,
+    /// Per move, its factor's index in `factors`, or `None` for a pass.
+    #[serde(skip)]
+    pub factor_of: Vec<Option<u32>>,
+}
+
+impl Factors {
+    /// Splits `net` into factors, or `None` if `deadline` passes first.
+    pub fn discover(net: &Net, deadline: Option<Instant>) -> Option<Factors> {
+        let e = locality::effects(net, deadline)?;
+        Some(Factors::from_effects(net, &e.footprint, &e.reads, &e.changeable, &e.fp.stays))
+    }
+
+    /// Splits `net` with the moves' effects its locality already holds.
+    pub fn of(net: &Net, l: &Locality) -> Factors {
+        Factors::from_effects(net, &l.footprint, &l.reads, &l.changeable, &l.stays)
+    }
+
+    /// Splits `net` given each move's footprint and reads, which bases moves can change and
+    /// which keep their value when every role plays its default.
+    fn from_effects(
+        net: &Net,
+        footprint: &[Vec<u32>],
+        reads: &[Vec<u32>],
+        changeable: &[bool],
+        stays: &[bool],
+    ) -> Factors {
+        let (nb, nm) = (net.bases.len(), net.moves.len());
+        // A footprint holds the bases a move changes otherwise than its role's default moves
+        // do. Where the default moves change a base too (any move but one resets it), every
+        // move of a role whose moves its next value reads touches it.
+        let mut touches: Vec<Vec<u32>> = (0..nm).map(|j| [&footprint[j][..], &reads[j]].concat()).collect();
+        let role_moves: Vec<Vec<usize>> =
+            (0..net.roles.len()).map(|r| (0..nm).filter(|&j| net.moves[j].role == r).collect()).collect();
+        for b in (0..nb).filter(|&b| changeable[b] && !stays[b]) {
+            let mut roles: Vec<usize> =
+                net.moves_read([net.bases[b].next]).iter().map(|&j| net.moves[j].role).collect();
+            roles.sort_unstable();
+            roles.dedup();
+            for r in roles {
+                role_moves[r].iter().for_each(|&j| touches[j].push(b as u32));
+            }
+        }
+        // Union-find over bases; each move joins the bases it touches.
+        let mut parent: Vec<u32> = (0..nb as u32).collect();
+        let mut anchor: Vec<Option<u32>> = vec![None; nm];
+        for (j, touched) in touches.iter().enumerate() {
+            let mut touched = touched.iter().copied().filter(|&b| changeable[b as usize]);
+            let Some(first) = touched.next() else { continue };
+            anchor[j] = Some(first);
+            for b in touched {
+                union(&mut parent, first, b);
+            }
+        }
+        // Goals and terminal must combine per factor: each way of meeting one joins its bases.
+        let mut conditions = Conditions { net, expander: Expander::new(net), seen: FxHashSet::default() };
+        let roots = net.goals.iter().flatten().map(|&(_, node)| node).chain([net.terminal]);
+        for root in roots {
+            conditions.join(root, true, &mut |bases| {
+                let mut live = bases.filter(|&b| changeable[b as usize]);
+                if let Some(first) = live.next() {
+                    live.for_each(|b| union(&mut parent, first, b));
+                }
+            });
+        }
+        let mut index = vec![u32::MAX; nb];
+        let mut factors: Vec<Factor> = Vec::new();
+        let mut root_of = |parent: &mut Vec<u32>, b: u32, factors: &mut Vec<Factor>| {
+            let root = find(parent, b) as usize;
+            if index[root] == u32::MAX {
+                index[root] = factors.len() as u32;
+                factors.push(Factor {
+                    bases: Vec::new(),
+                    moves: Vec::new(),
+                    terminal: false,
+                    goals: Vec::new(),
+                    open: true,
+                });
+            }
+            index[root]
+        };
+        let mut factor_of = vec![None; nm];
+        for j in 0..nm {
+            if let Some(a) = anchor[j] {
+                let f = root_of(&mut parent, a, &mut factors);
+                factors[f as usize].moves.push(j as u32);
+                factor_of[j] = Some(f);
+            }
+        }
+        // Changeable bases always sit in some move's footprint, so each has a factor by now.
+        let mut base_factor = vec![None; nb];
+        for b in (0..nb as u32).filter(|&b| changeable[b as usize]) {
+            let f = root_of(&mut parent, b, &mut factors);
+            factors[f as usize].bases.push(b);
+            base_factor[b as usize] = Some(f);
+        }
+        let reading = |roots: Vec<u32>| -> Vec<bool> {
+            let mut out = vec![false; factors.len()];
+            for b in net.bases_read(roots) {
+                if let Some(f) = base_factor[b] {
+                    out[f as usize] = true;
+                }
+            }
+            out
+        };
+        let terminal = reading(vec![net.terminal]);
+        let goals: Vec<Vec<bool>> =
+            net.goals.iter().map(|gs| reading(gs.iter().map(|&(_, node)| node).collect())).collect();
+        for (f, factor) in factors.iter_mut().enumerate() {
+            factor.terminal = terminal[f];
+            factor.goals = goals.iter().map(|g| g[f]).collect();
+            factor.open = factor
+                .moves
+                .iter()
+                .all(|&j| net.bases_read([net.moves[j as usize].legal]).into_iter().all(|b| !changeable[b]));
+        }
+        // Largest first, for reports; renumber the moves' factors to match.
+        let mut order: Vec<usize> = (0..factors.len()).collect();
+        order.sort_by_key(|&f| {
+            (std::cmp::Reverse(factors[f].moves.len()), std::cmp::Reverse(factors[f].bases.len()), f)
+        });
+        let mut renumber = vec![0u32; factors.len()];
+        for (new, &old) in order.iter().enumerate() {
+            renumber[old] = new as u32;
+        }
+        let factors: Vec<Factor> = order.iter().map(|&f| factors[f].clone()).collect();
+        let factor_of: Vec<Option<u32>> = factor_of.iter().map(|f| f.map(|f| renumber[f as usize])).collect();
+        Factors {
+            control: (0..nb as u32).filter(|&b| !changeable[b as usize]).collect(),
+            passes: (0..nm as u32).filter(|&j| factor_of[j as usize].is_none()).collect(),
+            factors,
+            factor_of,
+        }
+    }
+
+    /// Whether the game splits into at least two factors.
+    pub fn factored(&self) -> bool {
+        self.factors.len() > 1
+    }
+
+    /// Whether search can leave some factor aside.
+    pub fn prunable(&self) -> bool {
+        self.factors.iter().any(Factor::prunable)
+    }
+
+    /// Whether move `j` belongs to a factor search can leave aside.
+    pub fn pruned(&self, j: u32) -> bool {
+        self.factor_of[j as usize].is_some_and(|f| self.factors[f as usize].prunable())
+    }
+
+    /// Keeps from one role's legal `moves` in some state those search needs: every move of a
+    /// factor that matters and every pass, and, when no pass is among them, the first move of
+    /// the factors left aside, which stands for all of them. Each does to what matters exactly
+    /// what the others do (nothing), and which of them are legal later is the same whichever
+    /// is played, so no line of play is lost.
+    /// `index` gives a move's index into the net's moves.
+    pub fn relevant_moves<T>(&self, moves: &mut Vec<T>, index: impl Fn(&T) -> u32) {
+        let any_pass = moves.iter().any(|mv| self.factor_of[index(mv) as usize].is_none());
+        let mut kept_one = any_pass;
+        moves.retain(|mv| !self.pruned(index(mv)) || !std::mem::replace(&mut kept_one, true));
+    }
+}
+
+/// Walks the goal and terminal conditions, joining the bases that must hold together.
+struct Conditions<'a> {
+    net: &'a Net,
+    expander: Expander<'a>,
+    seen: FxHashSet<(NodeId, bool)>,
+}
+
+impl Conditions<'_> {
+    /// Calls `join` with the bases of every way of meeting `node` (its negation unless
+    /// `positive`): the literals of each disjunct of its disjunctive normal form, or, where that
+    /// is too large, each alternative of a disjunction on its own and everything a conjunction
+    /// reads together.
+    fn join(&mut self, node: NodeId, positive: bool, join: &mut dyn FnMut(&mut dyn Iterator<Item = u32>)) {
+        if !self.seen.insert((node, positive)) {
+            return;
+        }
+        if let Some(disjuncts) = self.expander.dnf(node, positive) {
+            for d in disjuncts {
+                join(&mut d.iter().map(|&(b, _)| b));
+            }
+            return;
+        }
+        let inputs = self.net.inputs[node as usize].clone();
+        match self.net.kinds[node as usize] {
+            Kind::Not => self.join(inputs[0], !positive, join),
+            kind @ (Kind::Or | Kind::And) if (kind == Kind::Or) == positive => {
+                inputs.into_iter().for_each(|i| self.join(i, positive, join));
+            }
+            _ => {
+                join(&mut self.net.bases_read([node]).into_iter().map(|b| b as u32));
+            }
+        }
+    }
+}
+
+fn find(parent: &mut [u32], mut x: u32) -> u32 {
+    while parent[x as usize] != x {
+        parent[x as usize] = parent[parent[x as usize] as usize];
+        x = parent[x as usize];
+    }
+    x
+}
+
+fn union(parent: &mut [u32], a: u32, b: u32) {
+    let (ra, rb) = (find(parent, a), find(parent, b));
+    if ra != rb {
+        parent[ra.max(rb) as usize] = ra.min(rb);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::net;
+
+    fn names(net: &Net, moves: &[u32]) -> Vec<String> {
+        moves.iter().map(|&j| net.moves[j as usize].name.clone()).collect()
+    }
+
+    #[test]
+    fn multiple_buttons_and_lights_splits_into_nine_of_which_one_matters() {
+        let net = net("multiplebuttonsandlights");
+        let f = Factors::discover(&net, None).unwrap();
+        assert_eq!(f.factors.len(), 9);
+        assert!(f.factors.iter().all(|x| x.moves.len() == 3 && x.bases.len() == 3));
+        let relevant: Vec<&Factor> = f.factors.iter().filter(|x| x.relevant()).collect();
+        assert_eq!(relevant.len(), 1);
+        let mut moves = names(&net, &relevant[0].moves);
+        moves.sort();
+        assert_eq!(moves, ["(press 4 a)", "(press 4 b)", "(press 4 c)"]);
+        let control: Vec<&str> = f.control.iter().map(|&b| net.bases[b as usize].name.as_str()).collect();
+        assert!(control.iter().all(|c| c.starts_with("(step")), "{control:?}");
+        // All 27 moves legal: the three that matter and one to stand for the other 24.
+        let mut all: Vec<u32> = (0..net.moves.len() as u32).collect();
+        f.relevant_moves(&mut all, |&j| j);
+        assert_eq!(all.len(), 4);
+    }
+
+    #[test]
+    fn tictactoe_is_one_factor_with_turn_control_set_aside() {
+        let net = net("tictactoe");
+        let f = Factors::discover(&net, None).unwrap();
+        assert_eq!(f.factors.len(), 1);
+        assert!(!f.prunable());
+        let control: Vec<&str> = f.control.iter().map(|&b| net.bases[b as usize].name.as_str()).collect();
+        assert_eq!(control, ["(control xplayer)", "(control oplayer)"]);
+        // A blank cell stays blank only while someone marks another, so every move touches it.
+        assert!(f.passes.is_empty());
+    }
+}
