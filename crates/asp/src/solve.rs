@@ -19,7 +19,11 @@ use crate::translate::{translate, Facts};
 use crate::{Error, Verdict, Verdicts};
 use clingo::{Part, ShowType, Signature, SolveMode, SolveResult, SolverLiteral, Symbol};
 use gdl::Description;
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
+
+/// Held while clingo grounds and solves.
+static CLINGO: Mutex<()> = Mutex::new(());
 
 /// The verdicts and what they cost.
 #[derive(Debug, Clone)]
@@ -52,6 +56,10 @@ pub fn prove_latches(
     if known.positive.len() != n || known.negative.len() != n {
         return Err(Error::Translate { rule: "known verdicts".into(), reason: format!("need {n} in each direction") });
     }
+    // One solve at a time in a process. CI once crashed (SIGSEGV) in this crate's tests, which
+    // run these calls on parallel threads, and 600 local runs could not reproduce it; real use
+    // makes one call per analysis, so serialising costs nothing there.
+    let _one_at_a_time = CLINGO.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     let start = Instant::now();
     let mut report = Report { verdicts: known, ground: Duration::ZERO, solve: Duration::ZERO, models: 0 };
     let program = translate(desc, facts)?;
