@@ -26,8 +26,8 @@ pub struct AnalysisConfig {
     pub factors: bool,
     /// Forms of the goal calculation confirmed on random games, for goal emulation.
     pub goal_forms: bool,
-    /// With the goal forms, latch heuristics checked on random games (reported; the search does
-    /// not use them yet).
+    /// With the goal forms, latch heuristics checked on random games (the tree search's
+    /// progressive bias).
     pub latch_heuristics: bool,
     /// Cones with more than `2^exact_bits` markings are left alone.
     pub exact_bits: u32,

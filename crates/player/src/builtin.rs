@@ -1,5 +1,6 @@
 //! The built-in players: random, legal (the first legal move, like GGP-Base's legal player) and
-//! alpha-beta search. Each follows the match on a machine of its own (the game's propnet, or the
+//! alpha-beta search (its leaves scored by the fuzzy goal heuristic and confirmed latch
+//! heuristics). Each follows the match on a machine of its own (the game's propnet, or the
 //! reasoner where it has none), from the joint moves it is told.
 
 use crate::{MatchInfo, Player, PlayerError, Propnet};
@@ -260,15 +261,58 @@ fn goal_evaluator(_desc: &gdl::Description, _net: &Propnet, _deadline: Instant) 
 }
 
 /// Chapter 16's fuzzy goal heuristic as a leaf evaluator (τ = 0.9, product t-norm), or the goal
-/// values where the goal formulas cannot be instantiated by the deadline.
+/// values where the goal formulas cannot be instantiated by the deadline; blended with the
+/// latch heuristics random games confirm (see [`Blend`]), where the analysis finds one.
 fn fuzzy_evaluator(desc: &gdl::Description, net: &Propnet, deadline: Instant) -> Box<dyn Evaluator + Send> {
+    // The analysis gets a share of the start clock: the search is what wins the match.
+    let share = Instant::now() + deadline.saturating_duration_since(Instant::now()).mul_f64(LATCH_SHARE);
+    let options = analysis::AnalysisConfig { deadline: Some(share), locality: false, ..Default::default() };
+    let forms = analysis::Analysis::run(&net.net, desc, &options, &mut |_| {}).goal_forms;
     let limits = propnet::Limits { deadline: Some(deadline), ..propnet::Limits::default() };
     let fuzzy = heuristic::Formulas::new(desc, &net.net, &limits)
         .ok()
         .and_then(|formulas| heuristic::FuzzyGoals::compile(&formulas, &heuristic::Params::default()).ok());
-    match fuzzy {
+    let base = match fuzzy {
         Some(fuzzy) => Box::new(Fuzzy(fuzzy)),
         None => goal_evaluator(desc, net, deadline),
+    };
+    match forms.and_then(Blend::weight) {
+        Some((forms, weight)) => Box::new(Blend { base, forms, weight }),
+        None => base,
+    }
+}
+
+/// The share of the start clock the alpha-beta player's analysis may take.
+const LATCH_SHARE: f64 = 0.4;
+
+/// Another evaluator's estimate blended with the confirmed latch heuristics' value: owning the
+/// latches random games tie to winning (Reversi's corners) counts for as much of the estimate as
+/// that tie is strong, its correlation with the final score.
+struct Blend {
+    base: Box<dyn Evaluator + Send>,
+    forms: analysis::GoalForms,
+    weight: f64,
+}
+
+impl Blend {
+    /// The goal forms and the weight of their latch heuristics, if some heuristic was confirmed.
+    fn weight(forms: analysis::GoalForms) -> Option<(analysis::GoalForms, f64)> {
+        let confirmed = forms.latch_heuristics.iter().filter(|h| h.confirmed);
+        let weight =
+            confirmed.map(|h| h.correlation).fold(None, |w: Option<f64>, c| Some(w.map_or(c, |w| w.max(c))))?;
+        Some((forms, weight.clamp(0.0, 1.0)))
+    }
+}
+
+impl Evaluator for Blend {
+    fn evaluate(&mut self, m: &mut PropnetMachine, state: &PropnetState) -> Vec<f64> {
+        let base = self.base.evaluate(m, state);
+        match self.forms.latch_value(state.words()) {
+            Some(latched) => {
+                base.iter().zip(latched).map(|(&b, h)| (1.0 - self.weight) * b + self.weight * 100.0 * h).collect()
+            }
+            None => base,
+        }
     }
 }
 

@@ -293,12 +293,7 @@ impl<M: SearchMachine + 'static> Thinker<M> {
 /// nothing.
 fn guide(info: &MatchInfo, deadline: Instant, tactics: bool, material: bool, budget: Duration) -> Prepared {
     let Some(game) = info.game.net() else { return Prepared::default() };
-    // Latch heuristics are only reported so far: the start clock is the search's.
-    let options = analysis::AnalysisConfig {
-        deadline: Some(deadline),
-        latch_heuristics: false,
-        ..analysis::AnalysisConfig::default()
-    };
+    let options = analysis::AnalysisConfig { deadline: Some(deadline), ..analysis::AnalysisConfig::default() };
     let found = Analysis::run(&game.net, &info.game.desc, &options, &mut |_| {});
     let locality = found.locality.filter(|l| l.verdict.enabled).map(Arc::new);
     let goals = found.goals;

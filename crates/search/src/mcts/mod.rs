@@ -77,6 +77,10 @@ pub struct MctsConfig {
     /// Weight of the goal-latch hint in selection (a change of the achievable range, fading
     /// with visits).
     pub latch_bias: f64,
+    /// Weight of the latch heuristics' progressive bias in selection: a move's gain in the
+    /// confirmed heuristics' value (owning latches that random games tie to winning, such as
+    /// Reversi's corners), fading with visits.
+    pub heuristic_bias: f64,
     /// Steer playouts with the goal latches (when there are any); otherwise playouts are
     /// uniformly random and bit-sliced.
     pub guided_playouts: bool,
@@ -103,6 +107,7 @@ impl Default for MctsConfig {
             max_bytes: 512 << 20,
             exploration: 0.7,
             latch_bias: 0.5,
+            heuristic_bias: 1.0,
             guided_playouts: true,
             batch: 64,
             prior_visits: 0.0,
@@ -507,6 +512,9 @@ impl<M: SearchMachine> Mcts<M> {
             let values: Option<Vec<u8>> =
                 (0..self.roles).map(|r| material.value(bits, r).map(|v| (v * 100.0).round() as u8)).collect();
             node.prior = values.unwrap_or_default();
+        }
+        if let Some((g, bits)) = self.guide.as_deref().zip(M::bits(&node.state)) {
+            node.heuristic = g.latch_value(bits).unwrap_or_default();
         }
         node.starts.push(0);
         let terminal = m.is_terminal(&node.state)?;

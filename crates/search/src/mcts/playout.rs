@@ -89,7 +89,10 @@ impl Guide {
 
     /// The guide with the goal forms random games confirmed (none if they found nothing usable).
     pub fn with_forms(mut self, forms: GoalForms) -> Guide {
-        self.forms = Some(forms).filter(|f| f.emulator().is_some() || !f.deciders.is_empty()).map(Arc::new);
+        let useful = |f: &GoalForms| {
+            f.emulator().is_some() || !f.deciders.is_empty() || f.latch_heuristics.iter().any(|h| h.confirmed)
+        };
+        self.forms = Some(forms).filter(useful).map(Arc::new);
         self
     }
 
@@ -129,6 +132,13 @@ impl Guide {
             Some(values) => values.iter().map(|&v| v.min(100) as u8).collect(),
             None => scores(m, state),
         }
+    }
+
+    /// Per role, the confirmed latch heuristics' value of `state` (propnet state words) on the
+    /// 0..=100 scale, if any latch heuristic was confirmed.
+    pub fn latch_value(&self, state: &[u64]) -> Option<Vec<u8>> {
+        let values = self.forms.as_ref()?.latch_value(state)?;
+        Some(values.iter().map(|v| (v * 100.0).round() as u8).collect())
     }
 
     /// The material estimates, if any held up.

@@ -132,7 +132,7 @@ impl<M: SearchMachine> Mcts<M> {
 
 /// `role`'s move index at `node` by UCB on its own statistics: untried moves first (a random
 /// one), others at mean (blended with the child's material prior) plus exploration plus the
-/// fading goal-latch hint plus the local search's verdict. Moves whose result is
+/// fading goal-latch hint and latch-heuristic gain plus the local search's verdict. Moves whose result is
 /// proven are left alone while any other is open: playing them again teaches nothing, and the
 /// open ones are what stands between the node and its proof (their value reaches the ancestors
 /// through the node's floor instead).
@@ -171,8 +171,12 @@ fn choose<M: SearchMachine>(
                 None => mean,
             };
             let local = node.local.get(i).filter(|_| alone).map_or(0.0, |&v| f64::from(v) * config.local_weight);
-            let value =
-                mean / 100.0 + config.exploration * (log_n / visits).sqrt() + config.latch_bias * hint / visits + local;
+            let gain = match (node.heuristic.get(role), child.and_then(|c| c.heuristic.get(role))) {
+                (Some(&here), Some(&there)) => (f64::from(there) - f64::from(here)) / 100.0,
+                _ => 0.0,
+            };
+            let bias = (config.latch_bias * hint + config.heuristic_bias * gain) / visits;
+            let value = mean / 100.0 + config.exploration * (log_n / visits).sqrt() + bias + local;
             if best.is_none_or(|(_, v)| value > v) {
                 best = Some((i, value));
             }

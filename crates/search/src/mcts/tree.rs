@@ -84,6 +84,9 @@ pub(super) struct Node<M: SearchMachine> {
     /// Per role, the material estimate of its score (0..=100), when the guide has one for
     /// every role (empty otherwise): the prior its parent's selection starts from.
     pub prior: Vec<u8>,
+    /// Per role, the confirmed latch heuristics' value (0..=100, 50 at no lead), when there are
+    /// any (empty otherwise): what the progressive bias toward a child compares with its own.
+    pub heuristic: Vec<u8>,
     pub proof: Option<Proof>,
     /// Where one role alone moves and the local search has spoken: per move of the mover, +1
     /// if it wins by force, -1 if it loses by force, 0 if unknown (empty until then).
@@ -109,6 +112,7 @@ impl<M: SearchMachine> Node<M> {
             joint_count: None,
             range: Vec::new(),
             prior: Vec::new(),
+            heuristic: Vec::new(),
             proof: None,
             local: Vec::new(),
             floor: None,
@@ -118,7 +122,7 @@ impl<M: SearchMachine> Node<M> {
     /// An estimate of the bytes the node takes in the pool: the node, its state twice (the
     /// table keeps a copy as its key), its moves and statistics, a table entry, an allowance
     /// for the one child entry an average node gets in its parent (a vector that grows by
-    /// doubling), and the allocator's overhead on each of its eight allocations.
+    /// doubling), and the allocator's overhead on each of its nine allocations.
     fn footprint(&self) -> usize {
         use std::mem::size_of;
         let state = M::state_bytes(&self.state);
@@ -129,10 +133,11 @@ impl<M: SearchMachine> Node<M> {
             + self.edges.capacity() * size_of::<Edge>()
             + self.range.capacity() * size_of::<(u8, u8)>()
             + self.prior.capacity()
+            + self.heuristic.capacity()
             + self.local.capacity()
             + size_of::<(M::State, u32)>()
             + 2 * size_of::<(u64, NodeRef)>()
-            + 8 * ALLOCATION_OVERHEAD
+            + 9 * ALLOCATION_OVERHEAD
     }
 
     /// How many legal moves `role` has.
