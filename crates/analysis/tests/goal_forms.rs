@@ -59,8 +59,6 @@ fn wrong_verdicts(net: &Net, forms: &GoalForms, games: usize) -> (Vec<String>, u
     (wrong, decided)
 }
 
-/// The net of the game at `file`, if it builds within the corpus tests' limits.
-
 /// Every corpus game with a net, by name.
 fn corpus() -> Vec<(String, Net)> {
     let Some(shared) = testkit::shared::locate(env!("CARGO_MANIFEST_DIR"), "goal forms") else { return Vec::new() };
