@@ -356,9 +356,10 @@ impl Analyst {
     }
 }
 
-/// Prepares a single-player game before `end`: the tree search gets a share of the time, and if
-/// its best line falls short of the game's best score the puzzle solver gets the rest and its
-/// plan is offered to the search. Whether the plan held is proven optimal.
+/// Prepares a single-player game before `end`: the tree search gets a share of the time, then
+/// the puzzle solver gets the rest and its plan is offered to the search, which keeps it if it
+/// scores more or as much in fewer moves (a line the tree stumbled on to the best score can be
+/// far from the shortest). Whether the plan held is the game's best score or proven optimal.
 fn prepare_puzzle(
     mcts: &mut Mcts,
     net: &propnet::Net,
@@ -368,9 +369,7 @@ fn prepare_puzzle(
     let best = mcts.machine().program().goal_values(0).into_iter().max().unwrap_or(100);
     let now = Instant::now();
     mcts.search(now + end.saturating_duration_since(now).mul_f64(PUZZLE_SEARCH_SHARE))?;
-    if mcts.plan().is_some_and(|p| p.score >= best) {
-        return Ok(true);
-    }
+    let best_found = mcts.plan().is_some_and(|p| p.score >= best);
     let options = search::SolveConfig {
         goals: guide.map(Guide::goals),
         factors: guide.and_then(Guide::factors),
@@ -379,9 +378,9 @@ fn prepare_puzzle(
     };
     let solution = search::solve(net, options)?;
     let moves: Option<Vec<u32>> = solution.plan.iter().map(|mv| mcts.machine().find_move(0, mv)).collect();
-    let (Some(score), Some(moves)) = (solution.score, moves) else { return Ok(false) };
+    let (Some(score), Some(moves)) = (solution.score, moves) else { return Ok(best_found) };
     mcts.offer_plan(Plan { moves, score });
-    Ok(solution.optimal && mcts.plan().is_some_and(|p| p.score >= score))
+    Ok(best_found || (solution.optimal && mcts.plan().is_some_and(|p| p.score >= score)))
 }
 
 impl Player for MctsPlayer {

@@ -446,9 +446,11 @@ impl<M: SearchMachine> Mcts<M> {
 
     /// Offers a line of play from the root of a single-player game (found by a puzzle solver,
     /// say); it is kept, and [`best_move`](Self::best_move) follows it, if it scores more than
-    /// the best line so far.
+    /// the best line so far, or as much in fewer moves.
     pub fn offer_plan(&mut self, plan: Plan<M::Move>) {
-        if self.roles == 1 && self.plan.as_ref().is_none_or(|p| plan.score > p.score) {
+        let better =
+            |p: &Plan<M::Move>| plan.score > p.score || (plan.score == p.score && plan.moves.len() < p.moves.len());
+        if self.roles == 1 && self.plan.as_ref().is_none_or(better) {
             self.plan = Some(plan);
         }
     }
