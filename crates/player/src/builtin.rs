@@ -297,9 +297,7 @@ struct Blend {
 impl Blend {
     /// The goal forms and the weight of their latch heuristics, if some heuristic was confirmed.
     fn weight(forms: analysis::GoalForms) -> Option<(analysis::GoalForms, f64)> {
-        let confirmed = forms.latch_heuristics.iter().filter(|h| h.confirmed);
-        let weight =
-            confirmed.map(|h| h.correlation).fold(None, |w: Option<f64>, c| Some(w.map_or(c, |w| w.max(c))))?;
+        let weight = forms.latch_heuristics.iter().filter(|h| h.confirmed).map(|h| h.correlation).reduce(f64::max)?;
         Some((forms, weight.clamp(0.0, 1.0)))
     }
 }

@@ -287,12 +287,10 @@ impl GoalForms {
     /// Per role, the confirmed latch heuristics' value of `state` (0..1, a half at no lead;
     /// the mean where several are confirmed), or `None` where none is.
     pub fn latch_value(&self, state: &[u64]) -> Option<Vec<f64>> {
-        let confirmed: Vec<&LatchHeuristic> = self.latch_heuristics.iter().filter(|h| h.confirmed).collect();
-        if confirmed.is_empty() {
-            return None;
-        }
-        let roles = confirmed[0].latches.len();
-        let mean = |r| confirmed.iter().map(|h| h.value(state, r)).sum::<f64>() / confirmed.len() as f64;
+        // Asked of every node the tree expands: no allocation but the answer.
+        let confirmed = || self.latch_heuristics.iter().filter(|h| h.confirmed);
+        let (count, roles) = (confirmed().count(), confirmed().next()?.latches.len());
+        let mean = |r| confirmed().map(|h| h.value(state, r)).sum::<f64>() / count as f64;
         Some((0..roles).map(mean).collect())
     }
 
