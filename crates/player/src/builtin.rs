@@ -261,13 +261,13 @@ fn goal_evaluator(_desc: &gdl::Description, _net: &Propnet, _deadline: Instant) 
 }
 
 /// Chapter 16's fuzzy goal heuristic as a leaf evaluator (τ = 0.9, product t-norm), or the goal
-/// values where the goal formulas cannot be instantiated by the deadline; blended with the
-/// latch heuristics random games confirm (see [`Blend`]), where the analysis finds one.
+/// values where the goal formulas cannot be instantiated by the deadline; with what the analysis
+/// finds about the goals (see [`Blend`]) where it finds something.
 fn fuzzy_evaluator(desc: &gdl::Description, net: &Propnet, deadline: Instant) -> Box<dyn Evaluator + Send> {
     // The analysis gets a share of the start clock: the search is what wins the match.
     let share = Instant::now() + deadline.saturating_duration_since(Instant::now()).mul_f64(LATCH_SHARE);
     let options = analysis::AnalysisConfig { deadline: Some(share), locality: false, ..Default::default() };
-    let forms = analysis::Analysis::run(&net.net, desc, &options, &mut |_| {}).goal_forms;
+    let found = analysis::Analysis::run(&net.net, desc, &options, &mut |_| {});
     let limits = propnet::Limits { deadline: Some(deadline), ..propnet::Limits::default() };
     let fuzzy = heuristic::Formulas::new(desc, &net.net, &limits)
         .ok()
@@ -276,41 +276,58 @@ fn fuzzy_evaluator(desc: &gdl::Description, net: &Propnet, deadline: Instant) ->
         Some(fuzzy) => Box::new(Fuzzy(fuzzy)),
         None => goal_evaluator(desc, net, deadline),
     };
-    match forms.and_then(Blend::weight) {
-        Some((forms, weight)) => Box::new(Blend { base, forms, weight }),
-        None => base,
-    }
+    Blend::around(base, found.goals, found.goal_forms)
 }
 
 /// The share of the start clock the alpha-beta player's analysis may take.
 const LATCH_SHARE: f64 = 0.4;
 
-/// Another evaluator's estimate blended with the confirmed latch heuristics' value: owning the
-/// latches random games tie to winning (Reversi's corners) counts for as much of the estimate as
-/// that tie is strong, its correlation with the final score.
+/// Another evaluator with what the analysis proved or confirmed about the goals: states whose
+/// scores the goal latches or a goal form's virtual terminal decide end the search's line there
+/// with those scores; and the confirmed latch heuristics' value is blended into the estimate,
+/// owning the latches random games tie to winning (Reversi's corners) counting for as much of it
+/// as that tie is strong, its correlation with the final score.
 struct Blend {
     base: Box<dyn Evaluator + Send>,
-    forms: analysis::GoalForms,
+    goals: analysis::GoalLatches,
+    forms: Option<analysis::GoalForms>,
+    /// The latch heuristics' share of the estimate (0 where none is confirmed).
     weight: f64,
 }
 
 impl Blend {
-    /// The goal forms and the weight of their latch heuristics, if some heuristic was confirmed.
-    fn weight(forms: analysis::GoalForms) -> Option<(analysis::GoalForms, f64)> {
-        let weight = forms.latch_heuristics.iter().filter(|h| h.confirmed).map(|h| h.correlation).reduce(f64::max)?;
-        Some((forms, weight.clamp(0.0, 1.0)))
+    /// `base` with `goals` and `forms`, or `base` alone if they decide no state and confirm no
+    /// heuristic.
+    fn around(
+        base: Box<dyn Evaluator + Send>,
+        goals: analysis::GoalLatches,
+        forms: Option<analysis::GoalForms>,
+    ) -> Box<dyn Evaluator + Send> {
+        let confirmed = forms.iter().flat_map(|f| f.latch_heuristics.iter().filter(|h| h.confirmed));
+        let weight = confirmed.map(|h| h.correlation).reduce(f64::max).unwrap_or(0.0).clamp(0.0, 1.0);
+        let forms = forms.filter(|f| weight > 0.0 || !f.deciders.is_empty());
+        if goals.is_empty() && forms.is_none() {
+            return base;
+        }
+        Box::new(Blend { base, goals, forms, weight })
     }
 }
 
 impl Evaluator for Blend {
     fn evaluate(&mut self, m: &mut PropnetMachine, state: &PropnetState) -> Vec<f64> {
         let base = self.base.evaluate(m, state);
-        match self.forms.latch_value(state.words()) {
+        let latched = self.forms.as_ref().filter(|_| self.weight > 0.0).and_then(|f| f.latch_value(state.words()));
+        match latched {
             Some(latched) => {
                 base.iter().zip(latched).map(|(&b, h)| (1.0 - self.weight) * b + self.weight * 100.0 * h).collect()
             }
             None => base,
         }
+    }
+
+    fn decided(&mut self, _: &mut PropnetMachine, state: &PropnetState) -> Option<Vec<u32>> {
+        let words = state.words();
+        self.goals.determined(words).or_else(|| self.forms.as_ref()?.decided(words))
     }
 }
 
@@ -453,5 +470,77 @@ impl Player for AlphaBeta {
         self.follower = None;
         self.line = None;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use propnet::Program;
+
+    /// Seven cells; the player in control claims a free cell for itself or gives it to the
+    /// other, and a counter keeps each player's cells. When no cell is free, more cells win.
+    /// Owned cells are latches, so the outcome is decided once a player holds four.
+    const CLAIMS: &str = "
+        (role x) (role o) (other x o) (other o x)
+        (cell 1) (cell 2) (cell 3) (cell 4) (cell 5) (cell 6) (cell 7)
+        (succ 0 1) (succ 1 2) (succ 2 3) (succ 3 4) (succ 4 5) (succ 5 6) (succ 6 7)
+        (init (control x)) (init (score x 0)) (init (score o 0))
+        (<= (taken ?c) (true (owned ?c ?p)))
+        (<= (free ?c) (cell ?c) (not (taken ?c)))
+        (<= (legal ?p (claim ?c)) (true (control ?p)) (free ?c))
+        (<= (legal ?p (gift ?c)) (true (control ?p)) (free ?c))
+        (<= (legal ?p noop) (role ?p) (not (true (control ?p))))
+        (<= (gains ?p) (does ?p (claim ?c)))
+        (<= (gains ?q) (does ?p (gift ?c)) (other ?p ?q))
+        (<= (next (owned ?c ?p)) (does ?p (claim ?c)))
+        (<= (next (owned ?c ?q)) (does ?p (gift ?c)) (other ?p ?q))
+        (<= (next (owned ?c ?p)) (true (owned ?c ?p)))
+        (<= (next (score ?p ?m)) (true (score ?p ?n)) (gains ?p) (succ ?n ?m))
+        (<= (next (score ?p ?n)) (true (score ?p ?n)) (not (gains ?p)))
+        (<= (next (control ?q)) (true (control ?p)) (other ?p ?q))
+        (<= somefree (free ?c))
+        (<= terminal (not somefree))
+        (<= (more ?a ?b) (succ ?b ?a))
+        (<= (more ?a ?b) (succ ?c ?a) (more ?c ?b))
+        (<= (ahead ?p) (true (score ?p ?a)) (other ?p ?q) (true (score ?q ?b)) (more ?a ?b))
+        (<= (goal ?p 100) (ahead ?p))
+        (<= (goal ?p 0) (role ?p) (not (ahead ?p)))";
+
+    #[test]
+    fn alpha_betas_evaluator_ends_lines_where_the_analysis_says_the_outcome_is_decided() {
+        let desc = testkit::load("claims.kif", CLAIMS);
+        let net = Arc::new(testkit::compile(&desc));
+        let program = Arc::new(Program::new(&net));
+        let game = Propnet { net: Arc::clone(&net), program: Arc::clone(&program) };
+        let mut evaluator = fuzzy_evaluator(&desc, &game, Instant::now() + Duration::from_secs(20));
+        let mut m = PropnetMachine::from_program(program);
+        let mut rng = SmallRng::seed_from_u64(5);
+        let (mut decided_early, mut undecided) = (0, 0);
+        for _ in 0..200 {
+            let mut state = m.initial_state();
+            let mut said: Option<Vec<u32>> = None;
+            while !m.is_terminal(&state).unwrap() {
+                match (&said, evaluator.decided(&mut m, &state)) {
+                    (None, Some(now)) => said = Some(now),
+                    (Some(before), now) => assert_eq!(Some(before), now.as_ref(), "a decided outcome stays decided"),
+                    (None, None) => undecided += 1,
+                }
+                let joint: Vec<u32> = (0..2)
+                    .map(|r| {
+                        let moves = m.legal_moves(&state, r).unwrap();
+                        moves[rng.random_range(0..moves.len())]
+                    })
+                    .collect();
+                state = m.next_state(&state, &joint).unwrap();
+            }
+            let goals: Vec<u32> = (0..2).map(|r| m.goal(&state, r).unwrap()).collect();
+            if let Some(said) = said {
+                decided_early += 1;
+                assert_eq!(said, goals, "the outcome declared decided is the one play reaches");
+            }
+        }
+        // Four of seven cells decide the game before the last one is taken in most games.
+        assert!(decided_early >= 100 && undecided > 0, "{decided_early} games decided early, {undecided} states open");
     }
 }

@@ -14,7 +14,7 @@ mod remote;
 pub mod series;
 
 pub use builtin::{AlphaBeta, Follower, MakeEvaluator, Reflex, Track};
-pub use mcts::{MctsOptions, MctsPlayer};
+pub use mcts::{MctsOptions, MctsPlayer, MCTS_SWITCHES};
 pub use referee::{play_match, Clocks, End, Event, Fault, FaultRecord, MatchRecord};
 pub use remote::Remote;
 pub use series::{run_series, Series, SeriesOptions, Standing};
@@ -174,6 +174,9 @@ pub enum PlayerError {
     /// No player goes by this name.
     #[error("unknown player {0:?} (built-in players: {known}; or http://host:port)", known = BUILT_IN.join(", "))]
     Unknown(String),
+    /// An `mcts:` spec names a switch the player does not have.
+    #[error("unknown switch {0:?} for mcts (known: {known}, each as no-NAME, joined by colons)", known = MCTS_SWITCHES.join(", "))]
+    Switch(String),
     /// A move or play request came before the match started.
     #[error("the player was asked to play before the match started")]
     NotStarted,
@@ -257,8 +260,9 @@ pub enum PlayerError {
 /// The names of the built-in players, for [`create`] and messages.
 pub const BUILT_IN: &[&str] = &["mcts", "mcts-plain", "alphabeta", "random", "legal"];
 
-/// A player for `spec`: a built-in player's name (see [`BUILT_IN`]) or the `http://host:port`
-/// address of a GGP player; `seed` seeds whatever randomness it uses.
+/// A player for `spec`: a built-in player's name (see [`BUILT_IN`]), `mcts` with parts turned
+/// off (`mcts:no-forms:no-local`, see [`MCTS_SWITCHES`]), or the `http://host:port` address of
+/// a GGP player; `seed` seeds whatever randomness it uses.
 pub fn create(spec: &str, seed: u64) -> Result<Box<dyn Player>, PlayerError> {
     if spec.starts_with("http://") {
         return Ok(Box::new(Remote::new(spec)));
@@ -266,6 +270,7 @@ pub fn create(spec: &str, seed: u64) -> Result<Box<dyn Player>, PlayerError> {
     match spec {
         "mcts" => Ok(Box::new(MctsPlayer::new(seed))),
         "mcts-plain" => Ok(Box::new(MctsPlayer::plain(seed))),
+        _ if spec.starts_with("mcts:") => Ok(Box::new(MctsPlayer::without(seed, &spec["mcts:".len()..])?)),
         "alphabeta" => Ok(Box::new(AlphaBeta::new())),
         "random" => Ok(Box::new(Reflex::random(seed))),
         "legal" => Ok(Box::new(Reflex::legal())),
@@ -311,5 +316,17 @@ mod tests {
             e.to_string(),
             format!("unknown player \"deepblue\" (built-in players: {known}; or http://host:port)")
         );
+    }
+
+    #[test]
+    fn mcts_switches_turn_parts_off_and_unknown_ones_are_refused() {
+        let options = MctsOptions::default().without("no-forms:no-local").unwrap();
+        assert!(!options.forms && !options.local);
+        assert!(options.analysis && options.tactics && options.factors && options.ponder);
+        let player = create("mcts:no-forms", 1).unwrap();
+        assert_eq!(player.name(), "mcts:no-forms");
+        let e = create("mcts:no-rave", 1).err().unwrap();
+        assert!(e.to_string().contains("\"no-rave\"") && e.to_string().contains("forms"), "{e}");
+        assert!(create("mcts:forms", 1).is_err(), "a switch turns a part off: no-NAME");
     }
 }

@@ -79,19 +79,55 @@ pub struct MctsOptions {
     /// Run the local forced-win search beside the tree where the analysis finds the game's
     /// moves local enough (see [`crate::local`]).
     pub local: bool,
+    /// Hand the search the goal forms the analysis confirms: goal emulation, virtual terminals
+    /// and latch heuristics.
+    pub forms: bool,
+    /// Let the search leave aside the factors the analysis finds irrelevant.
+    pub factors: bool,
     /// The search's own settings (threads, seed, pool size, exploration).
     pub search: MctsConfig,
 }
 
 impl Default for MctsOptions {
     fn default() -> MctsOptions {
-        MctsOptions { analysis: true, ponder: true, tactics: true, local: true, search: MctsConfig::default() }
+        MctsOptions {
+            analysis: true,
+            ponder: true,
+            tactics: true,
+            local: true,
+            forms: true,
+            factors: true,
+            search: MctsConfig::default(),
+        }
+    }
+}
+
+/// The parts of the `mcts` player that a `no-` switch in its spec turns off (`mcts:no-forms`).
+pub const MCTS_SWITCHES: &[&str] = &["analysis", "ponder", "tactics", "local", "forms", "factors"];
+
+impl MctsOptions {
+    /// The options with the parts named in `switches` turned off: `no-NAME` for a NAME of
+    /// [`MCTS_SWITCHES`], joined by colons (`no-forms:no-local`).
+    pub fn without(mut self, switches: &str) -> Result<MctsOptions, PlayerError> {
+        for switch in switches.split(':') {
+            let flag = match switch.strip_prefix("no-") {
+                Some("analysis") => &mut self.analysis,
+                Some("ponder") => &mut self.ponder,
+                Some("tactics") => &mut self.tactics,
+                Some("local") => &mut self.local,
+                Some("forms") => &mut self.forms,
+                Some("factors") => &mut self.factors,
+                _ => return Err(PlayerError::Switch(switch.to_owned())),
+            };
+            *flag = false;
+        }
+        Ok(self)
     }
 }
 
 /// Plays by Monte Carlo tree search, keeping its tree and thinking between moves.
 pub struct MctsPlayer {
-    name: &'static str,
+    name: String,
     options: MctsOptions,
     session: Option<Session>,
     /// An analysis the start stopped waiting for; joined before the next match and on drop.
@@ -115,9 +151,17 @@ impl MctsPlayer {
         )
     }
 
+    /// The `mcts` player with the parts `switches` names turned off (see
+    /// [`MctsOptions::without`]), named by its spec (`mcts:no-forms`) in reports.
+    pub fn without(seed: u64, switches: &str) -> Result<MctsPlayer, PlayerError> {
+        let search = MctsConfig { seed, ..MctsConfig::default() };
+        let options = MctsOptions { search, ..MctsOptions::default() }.without(switches)?;
+        Ok(MctsPlayer::with_options(format!("mcts:{switches}"), options))
+    }
+
     /// A player named `name` in reports that prepares and searches as `options` say.
-    pub fn with_options(name: &'static str, options: MctsOptions) -> MctsPlayer {
-        MctsPlayer { name, options, session: None, late_analysis: None }
+    pub fn with_options(name: impl Into<String>, options: MctsOptions) -> MctsPlayer {
+        MctsPlayer { name: name.into(), options, session: None, late_analysis: None }
     }
 }
 
@@ -286,25 +330,26 @@ impl<M: SearchMachine + 'static> Thinker<M> {
     }
 }
 
-/// The search's guide for `info`'s game: the analysis' goal latches, goal forms and factors, searched for until
-/// `deadline`; if `tactics` is set and measuring them for `budget` shows that they pay, the
-/// playouts' tactics; and, if `material` is set, the material estimates that games played as
-/// those playouts play confirm within another `budget`. None if it would tell the search
-/// nothing.
-fn guide(info: &MatchInfo, deadline: Instant, tactics: bool, material: bool, budget: Duration) -> Prepared {
+/// The search's guide for `info`'s game: the analysis' goal latches, and the goal forms and
+/// factors where `options` use them, searched for until `deadline`; if `options` ask for
+/// tactics and measuring them for `budget` shows that they pay, the playouts' tactics; and, if
+/// they ask for priors, the material estimates that games played as those playouts play
+/// confirm within another `budget`. None if it would tell the search nothing.
+fn guide(info: &MatchInfo, deadline: Instant, options: &MctsOptions, budget: Duration) -> Prepared {
+    let (tactics, material) = (options.tactics, options.search.prior_visits > 0.0);
     let Some(game) = info.game.net() else { return Prepared::default() };
-    let options = analysis::AnalysisConfig { deadline: Some(deadline), ..analysis::AnalysisConfig::default() };
-    let found = Analysis::run(&game.net, &info.game.desc, &options, &mut |_| {});
+    let config = analysis::AnalysisConfig { deadline: Some(deadline), ..analysis::AnalysisConfig::default() };
+    let found = Analysis::run(&game.net, &info.game.desc, &config, &mut |_| {});
     let locality = found.locality.filter(|l| l.verdict.enabled).map(Arc::new);
     let goals = found.goals;
     let mut guide = match tactics {
         true => TacticsCost::choose(&game.net, &game.program, goals, budget).0,
         false => Guide::new(&game.net, goals, false),
     };
-    if let Some(forms) = found.goal_forms {
+    if let Some(forms) = found.goal_forms.filter(|_| options.forms) {
         guide = guide.with_forms(forms);
     }
-    if let Some(factors) = found.factors {
+    if let Some(factors) = found.factors.filter(|_| options.factors) {
         guide = guide.with_factors(factors);
     }
     if material {
@@ -334,11 +379,10 @@ impl Analyst {
         options: &MctsOptions,
         budget: Duration,
     ) -> Result<Analyst, PlayerError> {
-        let info = info.clone();
-        let (tactics, material) = (options.tactics, options.search.prior_visits > 0.0);
+        let (info, options) = (info.clone(), options.clone());
         std::thread::Builder::new()
             .name("analysis".to_owned())
-            .spawn(move || guide(&info, deadline, tactics, material, budget))
+            .spawn(move || guide(&info, deadline, &options, budget))
             .map(Analyst)
             .map_err(|source| PlayerError::Thread { what: "analysis", source })
     }
@@ -385,7 +429,7 @@ fn prepare_puzzle(
 
 impl Player for MctsPlayer {
     fn name(&self) -> &str {
-        self.name
+        &self.name
     }
 
     fn start(&mut self, info: &MatchInfo, deadline: Instant) -> Result<(), PlayerError> {

@@ -10,6 +10,14 @@ pub trait Evaluator<M: StateMachine = PropnetMachine> {
     /// the role's actual goal value is the ideal answer; `m` is the search's machine, which
     /// made `state`.
     fn evaluate(&mut self, m: &mut M, state: &M::State) -> Vec<f64>;
+
+    /// Every role's final score, if the evaluator knows `state`'s outcome to be decided before
+    /// the game ends (a virtual terminal): the search then stops there with these as exact
+    /// values. None by default.
+    fn decided(&mut self, m: &mut M, state: &M::State) -> Option<Vec<u32>> {
+        let _ = (m, state);
+        None
+    }
 }
 
 /// The score a role is given when the rules say nothing about it in a state: neither hope nor
@@ -39,5 +47,9 @@ impl<M: StateMachine> Evaluator<M> for GoalEvaluator {
 impl<M: StateMachine, E: Evaluator<M> + ?Sized> Evaluator<M> for Box<E> {
     fn evaluate(&mut self, m: &mut M, state: &M::State) -> Vec<f64> {
         (**self).evaluate(m, state)
+    }
+
+    fn decided(&mut self, m: &mut M, state: &M::State) -> Option<Vec<u32>> {
+        (**self).decided(m, state)
     }
 }

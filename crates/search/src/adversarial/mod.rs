@@ -1,6 +1,8 @@
 //! Depth-limited adversarial search under a deadline: iterative deepening over alpha-beta, with
 //! a transposition table, move ordering (the table's best move first, then killer moves and the
-//! history heuristic) and a pluggable [`Evaluator`] at the depth limit.
+//! history heuristic) and a pluggable [`Evaluator`] at the depth limit. A state whose outcome
+//! the evaluator declares decided (a virtual terminal) ends its line with exact scores, as a
+//! terminal state does.
 //!
 //! Every state is treated alike, which makes the search correct for any number of roles and for
 //! simultaneous moves: its value is our best move against the others' worst joint reply to it.
@@ -208,6 +210,13 @@ impl<M: StateMachine, E: Evaluator<M>> Searcher<E, M> {
         }
         if self.m.is_terminal(state)? {
             return Ok(Outcome { value: self.terminal_value(state)?, solved: true, best: NO_MOVE });
+        }
+        // A virtual terminal below the root: its scores are exact, nothing beneath can change them.
+        if ply > 0 {
+            if let Some(scores) = self.evaluator.decided(&mut self.m, state) {
+                let value = scores.get(self.role).map_or(0, |&v| scaled(f64::from(v)));
+                return Ok(Outcome { value, solved: true, best: NO_MOVE });
+            }
         }
         let leaf = |value| Outcome { value, solved: false, best: NO_MOVE };
         if depth == 0 {

@@ -245,3 +245,42 @@ fn the_reasoner_is_searched_like_the_propnet() {
     assert_eq!(s.m.format_move(&found.best), "(mark 1 3)");
     assert!(found.solved, "{found:?}");
 }
+
+/// Says nothing at the depth limit, and calls a state decided, x winning, once x holds the
+/// centre: not true of tic-tac-toe, which is what shows the search took the evaluator's word.
+struct CentreDecides {
+    centre: usize,
+}
+
+impl Evaluator for CentreDecides {
+    fn evaluate(&mut self, _: &mut PropnetMachine, _: &PropnetState) -> Vec<f64> {
+        vec![UNKNOWN; 2]
+    }
+
+    fn decided(&mut self, _: &mut PropnetMachine, state: &PropnetState) -> Option<Vec<u32>> {
+        let held = state.words()[self.centre / 64] >> (self.centre % 64) & 1 == 1;
+        held.then(|| vec![100, 0])
+    }
+}
+
+#[test]
+fn a_decided_state_ends_its_line_with_exact_scores() {
+    let net = bundled("tictactoe");
+    let centre = net.bases.iter().position(|b| b.name == "(cell 2 2 x)").expect("a cell");
+    let mut m = PropnetMachine::new(&net);
+    let state = m.initial_state();
+    let options = AlphaBetaConfig { max_depth: 1, ..AlphaBetaConfig::default() };
+    let mut s =
+        Searcher::new(PropnetMachine::new(&net), 0, Model::of(&net), CentreDecides { centre }, options).expect("role");
+    let found = s.search(&state, Instant::now() + Duration::from_secs(600)).unwrap();
+    // One ply deep, every other move is a leaf worth 50; the centre is a decided win, one ply off.
+    assert_eq!(m.format_move(&found.best), "(mark 2 2)");
+    assert_eq!(found.value, 99.999, "{found:?}");
+    // Below a decided state nothing is searched: o's reply cannot change it.
+    let after =
+        m.next_state(&state, &[m.find_move(0, "(mark 2 2)").unwrap(), m.find_move(1, "noop").unwrap()]).unwrap();
+    let mut s =
+        Searcher::new(PropnetMachine::new(&net), 1, Model::of(&net), CentreDecides { centre }, options).expect("role");
+    let found = s.search(&after, Instant::now() + Duration::from_secs(600)).unwrap();
+    assert!(found.solved && found.value < 0.01, "every o move stays in a decided loss: {found:?}");
+}
