@@ -9,6 +9,10 @@
 //! games. The prover keeps the largest subset that one legal step preserves (see
 //! [`crate::proof::invariants`]); support that random play only happened to respect is dropped
 //! on the way, and a target proved this way holds in every reachable state.
+//!
+//! The same support proves facts about steps ("a counter never goes down": a value now excludes
+//! every lower one next), which are checked against every step from a state where the support
+//! holds, and so hold of every step of play.
 
 use crate::Pair;
 use propnet::net::{Kind, Net, NodeId};
@@ -17,15 +21,23 @@ use std::time::Instant;
 /// Most support clauses tried alongside the targets.
 const MAX_SUPPORT: usize = 20_000;
 
-/// Which of `targets` hold in every reachable state, with support drawn from `samples` (the words
-/// of reachable states, the initial one among them) as the module header describes.
-pub(crate) fn prove(net: &Net, targets: &[Pair], samples: &[&[u64]], deadline: Option<Instant>) -> Vec<bool> {
-    if targets.is_empty() {
-        return Vec::new();
+/// Which of `targets` hold in every reachable state, and which of `steps` (a literal before a
+/// step or one after it, see [`crate::invariants`]) hold of every step from one, with support
+/// drawn from `samples` (the words of reachable states, the initial one among them) as the
+/// module header describes.
+pub(crate) fn prove(
+    net: &Net,
+    targets: &[Pair],
+    steps: &[Pair],
+    samples: &[&[u64]],
+    deadline: Option<Instant>,
+) -> (Vec<bool>, Vec<bool>) {
+    if targets.is_empty() && steps.is_empty() {
+        return (Vec::new(), Vec::new());
     }
     // The targets' propositions, what their next values read, and what makes the moves those
     // read legal (whose turn it is, that a cell is empty).
-    let mut read: Vec<usize> = targets.iter().flat_map(|&((a, _), (b, _))| [a, b]).collect();
+    let mut read: Vec<usize> = targets.iter().chain(steps).flat_map(|&((a, _), (b, _))| [a, b]).collect();
     let next: Vec<NodeId> = read.iter().map(|&b| net.bases[b].next).collect();
     read.extend(net.bases_read(next.iter().copied()));
     read.extend(net.bases_read(moves_read(net, &next).into_iter().map(|m| net.moves[m].legal)));
@@ -58,27 +70,37 @@ pub(crate) fn prove(net: &Net, targets: &[Pair], samples: &[&[u64]], deadline: O
     let at = |b: usize| read.binary_search(&b).expect("a target's base is read");
     let mut candidates: Vec<Pair> =
         targets.iter().copied().filter(|&((a, va), (b, vb))| held((at(a), va), (at(b), vb))).collect();
-    'support: for i in 0..read.len() {
-        // A proposition that never changed in the samples is support alone.
-        if let Some(v) = [false, true].into_iter().find(|&v| held((i, v), (i, v))) {
-            candidates.push(((read[i], v), (read[i], v)));
+    // A proposition that never changed in the samples is support alone.
+    let constant: Vec<Option<bool>> =
+        (0..read.len()).map(|i| [false, true].into_iter().find(|&v| held((i, v), (i, v)))).collect();
+    candidates.extend(constant.iter().enumerate().filter_map(|(i, v)| Some(((read[i], (*v)?), (read[i], (*v)?)))));
+    // Pairs among the targets' own propositions first: where what the moves' legality reads is
+    // large (a whole board), the cap must not crowd out the facts closest to the targets.
+    let mut core: Vec<usize> = targets.iter().chain(steps).flat_map(|&((a, _), (b, _))| [at(a), at(b)]).collect();
+    core.sort_unstable();
+    core.dedup();
+    let in_core = |i: usize| core.binary_search(&i).is_ok();
+    let core_pairs = core.iter().enumerate().flat_map(|(k, &i)| core[k + 1..].iter().map(move |&j| (i, j)));
+    let other_pairs = (0..read.len())
+        .flat_map(|i| (i + 1..read.len()).map(move |j| (i, j)))
+        .filter(|&(i, j)| !(in_core(i) && in_core(j)));
+    'support: for (i, j) in core_pairs.chain(other_pairs) {
+        if constant[i].is_some() || constant[j].is_some() {
             continue;
         }
-        for j in i + 1..read.len() {
-            for (va, vb) in [(false, false), (false, true), (true, false), (true, true)] {
-                if held((i, va), (j, vb)) {
-                    candidates.push(((read[i], va), (read[j], vb)));
-                    if candidates.len() >= targets.len() + MAX_SUPPORT {
-                        break 'support;
-                    }
+        for (va, vb) in [(false, false), (false, true), (true, false), (true, true)] {
+            if held((i, va), (j, vb)) {
+                candidates.push(((read[i], va), (read[j], vb)));
+                if candidates.len() >= targets.len() + MAX_SUPPORT {
+                    break 'support;
                 }
             }
         }
     }
-    let proved = crate::invariants(net, &candidates, deadline);
+    let (proved, stepped) = crate::invariants(net, &candidates, steps, deadline);
     let mut found: Vec<Pair> = candidates.iter().zip(&proved).filter(|(_, &p)| p).map(|(c, _)| *c).collect();
     found.sort_unstable();
-    targets.iter().map(|t| found.binary_search(t).is_ok()).collect()
+    (targets.iter().map(|t| found.binary_search(t).is_ok()).collect(), stepped)
 }
 
 /// The moves (input indices) that `roots` read.
@@ -132,6 +154,6 @@ mod tests {
             ((x, false), (b, false)),  // never marked and blank
             ((x2, false), (o2, true)), // x in the centre means o in a corner: false, and unsampled
         ];
-        assert_eq!(prove(&net, &targets, &words, None), [true, true, false]);
+        assert_eq!(prove(&net, &targets, &[], &words, None).0, [true, true, false]);
     }
 }

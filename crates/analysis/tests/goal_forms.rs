@@ -3,7 +3,7 @@
 //! net, on every corpus game, and every state a virtual terminal calls decided must end with the
 //! scores it names; the same check catches a form that has been tampered with.
 
-use analysis::{GoalForm, GoalForms, Rule};
+use analysis::{GoalForm, GoalForms, Rule, Tally, Trend};
 use machine::{random_trajectory, StateMachine};
 use propnet::{Net, PropnetMachine, PropnetState};
 use rand::rngs::SmallRng;
@@ -59,6 +59,33 @@ fn wrong_verdicts(net: &Net, forms: &GoalForms, games: usize) -> (Vec<String>, u
     (wrong, decided)
 }
 
+/// Steps of fresh random games where a counter of `forms` moves against its proved trend, with
+/// the number of steps where a counter with a trend was looked at.
+fn against_trend(net: &Net, forms: &GoalForms, games: usize) -> (Vec<String>, usize) {
+    let counters: Vec<&Tally> =
+        forms.forms.iter().flat_map(|f| &f.tallies).filter(|t| t.trend != Trend::Unknown).collect();
+    let (mut wrong, mut looked) = (Vec::new(), 0);
+    if counters.is_empty() {
+        return (wrong, looked);
+    }
+    for (states, _) in ended_games(net, 0x7e4d, games) {
+        for pair in states.windows(2) {
+            for t in &counters {
+                let (Some(before), Some(after)) = (t.read(pair[0].words()), t.read(pair[1].words())) else { continue };
+                looked += 1;
+                let against = match t.trend {
+                    Trend::Rises => after < before,
+                    _ => after > before,
+                };
+                if against {
+                    wrong.push(format!("{} ({:?}) went from {before} to {after}", t.name, t.trend));
+                }
+            }
+        }
+    }
+    (wrong, looked)
+}
+
 /// Every corpus game with a net, by name.
 fn corpus() -> Vec<(String, Net)> {
     let Some(shared) = testkit::shared::locate(env!("CARGO_MANIFEST_DIR"), "goal forms") else { return Vec::new() };
@@ -102,6 +129,8 @@ fn confirmed_forms_agree_with_the_goal_net_on_fresh_random_games_of_every_corpus
             let (w, _) = wrong_verdicts(&net, &forms, 100);
             wrong.extend(w.into_iter().map(|w| format!("{name}: {w}")));
         }
+        let (w, _) = against_trend(&net, &forms, 50);
+        wrong.extend(w.into_iter().map(|w| format!("{name}: {w}")));
     }
     assert!(wrong.is_empty(), "{wrong:#?}");
     // The games the blog names, and the counters the corpus holds, are emulated.
@@ -153,4 +182,26 @@ fn owning_reversi_corners_is_confirmed_good() {
     state[b / 64] |= 1 << (b % 64);
     assert_eq!((h.lead(&state, 0), h.lead(&state, 1)), (1, -1));
     assert!(h.value(&state, 0) > 0.5 && h.value(&state, 1) < 0.5);
+}
+
+#[test]
+fn score_counters_are_proved_to_rise_and_piece_counters_to_fall() {
+    let trends = |forms: &GoalForms| -> Vec<(String, Trend)> {
+        let emulator = forms.emulator().expect("goals emulated by counters");
+        emulator.tallies.iter().map(|t| (t.name.clone(), t.trend)).collect()
+    };
+    let Some(dots) = corpus_game("dotsAndBoxes") else { return };
+    let forms = forms_with_latches(&dots);
+    assert!(trends(&forms).iter().all(|(_, t)| *t == Trend::Rises), "{:?}", trends(&forms));
+    let Some(checkers) = corpus_game("checkers") else { return };
+    let mut forms = forms_with_latches(&checkers);
+    assert!(trends(&forms).iter().all(|(_, t)| *t == Trend::Falls), "{:?}", trends(&forms));
+    // The same look at play catches a trend that is claimed the wrong way round.
+    let (clean, looked) = against_trend(&checkers, &forms, 20);
+    assert!(clean.is_empty() && looked > 100, "{clean:?} over {looked} steps");
+    for t in forms.forms.iter_mut().flat_map(|f| f.tallies.iter_mut()).filter(|t| t.trend == Trend::Falls) {
+        t.trend = Trend::Rises;
+    }
+    let (caught, _) = against_trend(&checkers, &forms, 20);
+    assert!(!caught.is_empty(), "pieces captured in 20 games, and no counter seen to fall");
 }

@@ -9,8 +9,14 @@
 //! different roles' tallies (the same box owned by either player) are targets of the invariant
 //! prover ([`crate::invariant`]). Without such proofs a role's most is its tally's size, which
 //! still decides games with small counted sets.
+//!
+//! Counters held in the state decide the same way where their trend is proved ([`Trend`]): a
+//! rising counter ends at least where it is and at most at its highest value, a falling one at
+//! most where it is. A comparison of counters gets a decider only where some state could be
+//! decided by those bounds: in dots and boxes, both score counters rise to 25, so only the boxes
+//! decide, not the counters.
 
-use super::{holds, GoalForm, Rule, Standing, TallyKind};
+use super::{holds, GoalForm, Rule, Standing, TallyKind, Trend};
 use crate::invariant;
 use propnet::net::Net;
 use serde::Serialize;
@@ -24,14 +30,58 @@ pub struct Decider {
     pub form: usize,
     /// Pairs of propositions in different roles' tallies proved never true together.
     pub exclusive: usize,
-    /// Per role, its tally's bases, each with the bases of other tallies it excludes.
+    /// Per role, what bounds its tally at the end.
     #[serde(skip)]
-    partners: Vec<Vec<(usize, Vec<usize>)>>,
+    reach: Vec<Reach>,
+}
+
+/// What bounds a role's tally at the end of the game.
+#[derive(Debug, Clone)]
+enum Reach {
+    /// A count of positive latches: its bases, each with the bases of other tallies it excludes.
+    Latched(Vec<(usize, Vec<usize>)>),
+    /// A counter: its bases and their values, and which way it moves.
+    Counter(Vec<(usize, u32)>, Trend),
+}
+
+impl Reach {
+    /// The least and the most the tally can be at the end of a game now in `state`, if known.
+    fn bounds(&self, state: &[u64]) -> Option<(u32, u32)> {
+        match self {
+            Reach::Latched(bases) => {
+                let least = bases.iter().filter(|(b, _)| holds(state, *b)).count() as u32;
+                let lost =
+                    bases.iter().filter(|(b, p)| !holds(state, *b) && p.iter().any(|&q| holds(state, q))).count();
+                Some((least, (bases.len() - lost) as u32))
+            }
+            Reach::Counter(values, trend) => {
+                let (low, high) = Reach::range(values);
+                let mut held = values.iter().filter(|(b, _)| holds(state, *b));
+                let (_, now) = held.next()?;
+                if held.next().is_some() {
+                    return None;
+                }
+                match trend {
+                    Trend::Rises => Some((*now, high)),
+                    Trend::Falls => Some((low, *now)),
+                    Trend::Unknown => Some((low, high)),
+                }
+            }
+        }
+    }
+
+    /// A counter's lowest and highest value.
+    fn range(values: &[(usize, u32)]) -> (u32, u32) {
+        let low = values.iter().map(|&(_, v)| v).min().unwrap_or(0);
+        (low, values.iter().map(|&(_, v)| v).max().unwrap_or(0))
+    }
 }
 
 impl Decider {
-    /// The decider of `forms[form]`, if its tallies count positive latches (`positive`, per
-    /// base); the exclusions proved from `samples` (reachable states) by `deadline`.
+    /// The decider of `forms[form]`, if its tallies can ever be decided before the end: counts
+    /// of positive latches (`positive`, per base), with the exclusions proved from `samples`
+    /// (reachable states) by `deadline`; or counters whose trends (proved before) let one role's
+    /// least pass another's most in some state.
     pub(crate) fn new(
         net: &Net,
         forms: &[GoalForm],
@@ -41,7 +91,13 @@ impl Decider {
         deadline: Option<Instant>,
     ) -> Option<Decider> {
         let f = &forms[form];
-        if !matches!(f.rule, Rule::Comparison { .. }) || f.tallies.iter().any(|t| t.kind != TallyKind::Count) {
+        if !matches!(f.rule, Rule::Comparison { .. }) {
+            return None;
+        }
+        if f.tallies.iter().all(|t| t.kind == TallyKind::Counter) {
+            return Decider::of_counters(f, form);
+        }
+        if f.tallies.iter().any(|t| t.kind != TallyKind::Count) {
             return None;
         }
         if !f.tallies.iter().all(|t| t.bases.iter().all(|&b| positive[b])) {
@@ -65,7 +121,7 @@ impl Decider {
                 }
             }
         }
-        let proved = invariant::prove(net, &targets, samples, deadline);
+        let (proved, _) = invariant::prove(net, &targets, &[], samples, deadline);
         let mut partners: Vec<Vec<(usize, Vec<usize>)>> =
             f.tallies.iter().map(|t| t.bases.iter().map(|&b| (b, Vec::new())).collect()).collect();
         let mut exclusive = 0;
@@ -79,27 +135,46 @@ impl Decider {
                 }
             }
         }
-        Some(Decider { form, exclusive, partners })
+        Some(Decider { form, exclusive, reach: partners.into_iter().map(Reach::Latched).collect() })
     }
 
-    /// Per role, the least and the most its tally can be at the end of a game now in `state`.
-    pub fn bounds(&self, state: &[u64]) -> Vec<(u32, u32)> {
-        self.partners
+    /// The decider of counters, if some role's least can pass every other's most in some state:
+    /// at best a rising counter's least is its highest value and a falling one's most its
+    /// lowest; otherwise they are the counter's lowest and highest.
+    fn of_counters(f: &GoalForm, form: usize) -> Option<Decider> {
+        let reach: Vec<Reach> = f
+            .tallies
             .iter()
-            .map(|bases| {
-                let least = bases.iter().filter(|(b, _)| holds(state, *b)).count() as u32;
-                let lost =
-                    bases.iter().filter(|(b, p)| !holds(state, *b) && p.iter().any(|&q| holds(state, q))).count();
-                (least, (bases.len() - lost) as u32)
+            .map(|t| Reach::Counter(t.bases.iter().copied().zip(t.values.iter().copied()).collect(), t.trend))
+            .collect();
+        let extremes: Vec<(u32, u32)> = reach
+            .iter()
+            .map(|r| {
+                let Reach::Counter(values, trend) = r else { unreachable!("counters only") };
+                let (low, high) = Reach::range(values);
+                match trend {
+                    Trend::Rises => (high, high),
+                    Trend::Falls => (low, low),
+                    Trend::Unknown => (low, high),
+                }
             })
-            .collect()
+            .collect();
+        let possible = (0..reach.len()).any(|r| (0..reach.len()).all(|s| s == r || extremes[r].0 > extremes[s].1));
+        let moves = f.tallies.iter().any(|t| t.trend != Trend::Unknown);
+        (possible && moves).then_some(Decider { form, exclusive: 0, reach })
+    }
+
+    /// Per role, the least and the most its tally can be at the end of a game now in `state`
+    /// (none for a counter that holds no value or several there).
+    pub fn bounds(&self, state: &[u64]) -> Vec<Option<(u32, u32)>> {
+        self.reach.iter().map(|r| r.bounds(state)).collect()
     }
 
     /// Every role's score, if the standings at the end are already fixed in `state` and the form
     /// knows what they are worth.
     pub fn decided(&self, form: &GoalForm, state: &[u64]) -> Option<Vec<u32>> {
         let Rule::Comparison { values } = &form.rule else { return None };
-        let bounds = self.bounds(state);
+        let bounds: Vec<(u32, u32)> = self.bounds(state).into_iter().collect::<Option<_>>()?;
         let roles = bounds.len();
         // A role ahead for good: its least beats everyone else's most.
         let ahead = (0..roles).find(|&r| (0..roles).all(|s| s == r || bounds[r].0 > bounds[s].1));

@@ -23,7 +23,7 @@ mod tally;
 
 pub use decided::Decider;
 pub use latched::{correlation, correlation_threshold, LatchHeuristic};
-pub use tally::{Tally, TallyKind};
+pub use tally::{Tally, TallyKind, Trend};
 
 use crate::{Latch, LatchKind};
 use machine::playout::PlayoutEnd;
@@ -236,9 +236,9 @@ impl GoalForms {
         }
     }
 
-    /// What the forms' counted latches (of `latches`, found by any method) give, until
-    /// `deadline`: virtual terminals, and, with `heuristics`, latch heuristics checked on random
-    /// games.
+    /// What the forms' counted latches (of `latches`, found by any method) and their counters'
+    /// trends (proved here) give, until `deadline`: virtual terminals, and, with `heuristics`,
+    /// latch heuristics checked on random games.
     pub fn use_latches(
         &mut self,
         net: &Net,
@@ -252,6 +252,9 @@ impl GoalForms {
             positive[l.base] = true;
         }
         let samples: Vec<&[u64]> = self.samples.iter().map(PropnetState::words).collect();
+        for t in self.forms.iter_mut().flat_map(|f| f.tallies.iter_mut()) {
+            t.prove_trend(net, &samples, deadline);
+        }
         let forms = &self.forms;
         self.deciders =
             (0..forms.len()).filter_map(|f| Decider::new(net, forms, f, &positive, &samples, deadline)).collect();

@@ -8,9 +8,11 @@
 //! propositions that agree everywhere else. Tallies of one *family* (one relation split at one
 //! position) differ only in a constant, which is how one role's tally pairs with another's.
 
+use crate::{invariant, Pair};
 use propnet::net::{name_parts, Net};
 use serde::Serialize;
 use std::collections::BTreeMap;
+use std::time::Instant;
 
 /// The most candidate tallies formed (relations are taken in name order).
 const MAX_TALLIES: usize = 4096;
@@ -25,6 +27,19 @@ pub enum TallyKind {
     Counter,
 }
 
+/// Which way a counter can move in play, as proved by induction (see [`crate::invariant`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Trend {
+    /// Not proved either way (or not asked: counts, and counters outside confirmed forms).
+    #[default]
+    Unknown,
+    /// Never lower after a step than before it.
+    Rises,
+    /// Never higher after a step than before it.
+    Falls,
+}
+
 /// A number read off a state.
 #[derive(Debug, Clone, Serialize)]
 pub struct Tally {
@@ -36,6 +51,8 @@ pub struct Tally {
     pub bases: Vec<usize>,
     /// For a counter, the number each base names (same order as `bases`); empty for a count.
     pub values: Vec<u32>,
+    /// For a counter of a confirmed form, which way play can move it.
+    pub trend: Trend,
     /// `bases` as a bitset over the net's bases.
     #[serde(skip)]
     pub(crate) mask: Vec<u64>,
@@ -63,7 +80,8 @@ impl Tally {
             mask[b / 64] |= 1 << (b % 64);
         }
         let values = if kind == TallyKind::Counter { members.iter().map(|&(_, v)| v).collect() } else { Vec::new() };
-        Tally { name, kind, bases: members.into_iter().map(|(b, _)| b).collect(), values, mask, family, split }
+        let bases = members.into_iter().map(|(b, _)| b).collect();
+        Tally { name, kind, bases, values, trend: Trend::Unknown, mask, family, split }
     }
 
     /// Its value in `state` (the words of a propnet state); a counter with no proposition or
@@ -82,6 +100,36 @@ impl Tally {
     /// Whether the goal net reads every one of its bases.
     pub(crate) fn read_by(&self, read: &[bool]) -> bool {
         self.bases.iter().all(|&b| read[b])
+    }
+
+    /// Proves which way a counter moves (a count is left [`Trend::Unknown`]): it rises if a value
+    /// held now excludes every lower one after any step of play, falls if it excludes every
+    /// higher one; `samples` (reachable states) supply the support, until `deadline`.
+    pub(crate) fn prove_trend(&mut self, net: &Net, samples: &[&[u64]], deadline: Option<Instant>) {
+        if self.kind != TallyKind::Counter {
+            return;
+        }
+        let members: Vec<(usize, u32)> = self.bases.iter().copied().zip(self.values.iter().copied()).collect();
+        let steps = |lower: bool| -> Vec<Pair> {
+            let mut out = Vec::new();
+            for &(a, va) in &members {
+                for &(b, vb) in &members {
+                    if (lower && vb < va) || (!lower && vb > va) {
+                        out.push(((a, false), (b, false)));
+                    }
+                }
+            }
+            out
+        };
+        let (rises, falls) = (steps(true), steps(false));
+        let (_, held) = invariant::prove(net, &[], &[rises.clone(), falls].concat(), samples, deadline);
+        self.trend = if held[..rises.len()].iter().all(|&h| h) {
+            Trend::Rises
+        } else if held[rises.len()..].iter().all(|&h| h) {
+            Trend::Falls
+        } else {
+            Trend::Unknown
+        };
     }
 }
 

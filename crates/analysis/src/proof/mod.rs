@@ -176,14 +176,20 @@ pub fn proof_latches(
 
 /// Which of `candidates` (two-literal clauses over base propositions) hold in every reachable
 /// state, by induction: true initially, and kept by every legal step from a state where all the
-/// survivors hold (see [`sat::invariants`]). Past `deadline` none is proved.
-pub(crate) fn invariants(net: &Net, candidates: &[sat::Pair], deadline: Option<Instant>) -> Vec<bool> {
+/// survivors hold; and which of `steps` (a literal before a step or one after it) hold of every
+/// legal step from a reachable state (see [`sat::invariants`]). Past `deadline` none is proved.
+pub(crate) fn invariants(
+    net: &Net,
+    candidates: &[sat::Pair],
+    steps: &[sat::Pair],
+    deadline: Option<Instant>,
+) -> (Vec<bool>, Vec<bool>) {
     let init = |(b, v): (usize, bool)| net.bases[b].init == v;
     let initially: Vec<sat::Pair> = candidates.iter().copied().filter(|&(a, b)| init(a) || init(b)).collect();
-    let verdicts = sat::invariants(net, &fixed_bases(net), &initially, deadline);
+    let (verdicts, stepped) = sat::invariants(net, &fixed_bases(net), &initially, steps, deadline);
     let mut proved: Vec<sat::Pair> = initially.iter().zip(verdicts).filter(|(_, p)| *p).map(|(c, _)| *c).collect();
     proved.sort_unstable();
-    candidates.iter().map(|c| proved.binary_search(c).is_ok()).collect()
+    (candidates.iter().map(|c| proved.binary_search(c).is_ok()).collect(), stepped)
 }
 
 /// The bases whose next value is the constant they start with: they never change.

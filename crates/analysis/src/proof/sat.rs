@@ -152,18 +152,25 @@ pub(crate) type Pair = ((usize, bool), (usize, bool));
 /// step of legal play preserves when the whole subset holds before it (Houdini's fixpoint:
 /// drop every candidate a model breaks, ask again, until no model is left). Each model is a real
 /// transition (loop clauses as in [`prove`]), so a dropped candidate fails from some state of
-/// the subset; the survivors hold together by induction. Past `deadline` nothing is proved.
+/// the subset; the survivors hold together by induction. Alongside, which of `steps` hold of
+/// every such step: a step clause `((a, va), (b, vb))` says that `a` is `va` before the step
+/// or `b` is `vb` after it ("a counter at 5 is not at 3 next"). Step clauses are checked, never
+/// assumed, so they cost the induction nothing. Past `deadline` nothing is proved.
 pub(crate) fn invariants(
     net: &Net,
     fixed: &[(usize, bool)],
     candidates: &[Pair],
+    steps: &[Pair],
     deadline: Option<Instant>,
-) -> Vec<bool> {
+) -> (Vec<bool>, Vec<bool>) {
     let mut alive = vec![true; candidates.len()];
-    if candidates.is_empty() {
-        return alive;
+    let mut holds = vec![true; steps.len()];
+    if candidates.is_empty() && steps.is_empty() {
+        return (alive, holds);
     }
-    let mut enc = Encoding::transition(net, fixed, candidates.iter().flat_map(|&((a, _), (b, _))| [a, b]), deadline);
+    let nothing = || (vec![false; candidates.len()], vec![false; steps.len()]);
+    let bases = candidates.iter().chain(steps).flat_map(|&((a, _), (b, _))| [a, b]);
+    let mut enc = Encoding::transition(net, fixed, bases, deadline);
     let literal = |enc: &Encoding, node: NodeId, value: bool| if value { enc.lit(node) } else { !enc.lit(node) };
     let mut assumed = Vec::with_capacity(candidates.len());
     let mut questions = Vec::with_capacity(candidates.len());
@@ -179,20 +186,27 @@ pub(crate) fn invariants(
         assumed.push(act);
         questions.push(q);
     }
+    for &((a, va), (b, vb)) in steps {
+        // Its question implies that it fails: `a` is not `va` now and `b` not `vb` next.
+        let q = Lit::new(enc.solver.new_var_default(), true);
+        enc.clause(&[!q, !literal(&enc, net.bases[a].node, va)]);
+        enc.clause(&[!q, !literal(&enc, net.bases[b].next, vb)]);
+        questions.push(q);
+    }
     let any = Lit::new(enc.solver.new_var_default(), true);
     enc.tie(any, &questions, false);
     enc.clause(&[any]);
     loop {
         if deadline.is_some_and(|d| Instant::now() >= d) {
-            return vec![false; candidates.len()];
+            return nothing();
         }
         let assumptions: Vec<Lit> = assumed.iter().zip(&alive).filter(|(_, &a)| a).map(|(&l, _)| l).collect();
         let result = enc.solver.solve_limited(&assumptions);
         if result == lbool::FALSE {
-            return alive;
+            return (alive, holds);
         }
         if result != lbool::TRUE {
-            return vec![false; candidates.len()];
+            return nothing();
         }
         if enc.unfounded() {
             continue;
@@ -206,9 +220,17 @@ pub(crate) fn invariants(
                 enc.clause(&[!questions[c]]);
             }
         }
+        for (k, &((a, va), (b, vb))) in steps.iter().enumerate() {
+            let fails = enc.value(net.bases[a].node) != va && enc.value(net.bases[b].next) != vb;
+            if holds[k] && fails {
+                holds[k] = false;
+                dropped += 1;
+                enc.clause(&[!questions[candidates.len() + k]]);
+            }
+        }
         if dropped == 0 {
             // A model whose true question is already dropped cannot be: its clause forbids it.
-            return vec![false; candidates.len()];
+            return nothing();
         }
     }
 }

@@ -36,6 +36,8 @@ struct LatchHeuristicEntry {
 /// Where a form's outcome is decided before the game ends.
 #[derive(Serialize)]
 struct VirtualTerminalEntry {
+    /// Whether counters (rather than counts of latches) decide it.
+    counters: bool,
     /// Pairs of counted propositions proved never true together (one place, two roles).
     exclusive_pairs: usize,
 }
@@ -50,7 +52,8 @@ struct GoalFormEntry {
     #[serde(flatten)]
     rule: analysis::Rule,
     tallies: Vec<TallyEntry>,
-    /// Present where counts that only grow decide the outcome before the game ends.
+    /// Present where counts that only grow, or counters proved to move one way, decide the outcome
+    /// before the game ends.
     virtual_terminal: Option<VirtualTerminalEntry>,
 }
 
@@ -60,6 +63,8 @@ struct TallyEntry {
     name: String,
     kind: analysis::TallyKind,
     propositions: usize,
+    /// For a counter, which way play was proved to move it.
+    trend: analysis::Trend,
 }
 
 pub(super) fn goal_forms_entry(net: &Net, g: &GoalForms) -> GoalFormsEntry {
@@ -90,11 +95,10 @@ pub(super) fn goal_forms_entry(net: &Net, g: &GoalForms) -> GoalFormsEntry {
                 emulator: g.emulator_index() == Some(i),
                 goal_read: f.goal_read,
                 rule: f.rule.clone(),
-                virtual_terminal: g
-                    .deciders
-                    .iter()
-                    .find(|d| d.form == i)
-                    .map(|d| VirtualTerminalEntry { exclusive_pairs: d.exclusive }),
+                virtual_terminal: g.deciders.iter().find(|d| d.form == i).map(|d| VirtualTerminalEntry {
+                    counters: f.tallies.iter().all(|t| t.kind == analysis::TallyKind::Counter),
+                    exclusive_pairs: d.exclusive,
+                }),
                 tallies: net
                     .roles
                     .iter()
@@ -104,6 +108,7 @@ pub(super) fn goal_forms_entry(net: &Net, g: &GoalForms) -> GoalFormsEntry {
                         name: t.name.clone(),
                         kind: t.kind,
                         propositions: t.bases.len(),
+                        trend: t.trend,
                     })
                     .collect(),
             })
@@ -147,12 +152,28 @@ pub(super) fn print_goal_forms(g: &GoalFormsEntry) {
                 h.threshold
             );
         }
-        if let Some(v) = &f.virtual_terminal {
-            println!(
+        let trends: Vec<String> = f
+            .tallies
+            .iter()
+            .filter(|t| t.trend != analysis::Trend::Unknown)
+            .map(|t| {
+                let way = if t.trend == analysis::Trend::Rises { "never goes down" } else { "never goes up" };
+                format!("{} {way}", t.name)
+            })
+            .collect();
+        if !trends.is_empty() {
+            println!("    counters (proved): {}", trends.join("; "));
+        }
+        match &f.virtual_terminal {
+            Some(v) if v.counters => {
+                println!("    virtual terminal: decided once a counter's least at the end passes the others' most")
+            }
+            Some(v) => println!(
                 "    virtual terminal: the counts only grow; decided once a count passes what the others can still \
                  reach ({} pairs of counted propositions proved never true together)",
                 v.exclusive_pairs
-            );
+            ),
+            None => {}
         }
     }
 }
