@@ -55,7 +55,8 @@ impl Reach {
                 Some((least, (bases.len() - lost) as u32))
             }
             Reach::Counter(values, trend) => {
-                let (low, high) = Reach::range(values);
+                let low = values.iter().map(|&(_, v)| v).min().unwrap_or(0);
+                let high = values.iter().map(|&(_, v)| v).max().unwrap_or(0);
                 let mut held = values.iter().filter(|(b, _)| holds(state, *b));
                 let (_, now) = held.next()?;
                 if held.next().is_some() {
@@ -68,12 +69,6 @@ impl Reach {
                 }
             }
         }
-    }
-
-    /// A counter's lowest and highest value.
-    fn range(values: &[(usize, u32)]) -> (u32, u32) {
-        let low = values.iter().map(|&(_, v)| v).min().unwrap_or(0);
-        (low, values.iter().map(|&(_, v)| v).max().unwrap_or(0))
     }
 }
 
@@ -147,12 +142,13 @@ impl Decider {
             .iter()
             .map(|t| Reach::Counter(t.bases.iter().copied().zip(t.values.iter().copied()).collect(), t.trend))
             .collect();
-        let extremes: Vec<(u32, u32)> = reach
+        let extremes: Vec<(u32, u32)> = f
+            .tallies
             .iter()
-            .map(|r| {
-                let Reach::Counter(values, trend) = r else { unreachable!("counters only") };
-                let (low, high) = Reach::range(values);
-                match trend {
+            .map(|t| {
+                let (low, high) = (t.values.iter().min().copied(), t.values.iter().max().copied());
+                let (low, high) = (low.unwrap_or(0), high.unwrap_or(0));
+                match t.trend {
                     Trend::Rises => (high, high),
                     Trend::Falls => (low, low),
                     Trend::Unknown => (low, high),
