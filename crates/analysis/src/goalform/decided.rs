@@ -186,3 +186,62 @@ impl Decider {
         standings.iter().enumerate().map(|(r, s)| values[r][s.index()]).collect()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::goalform::{GoalForms, TallyKind, Trend};
+    use machine::{random_trajectory, StateMachine};
+    use propnet::PropnetMachine;
+    use rand::rngs::SmallRng;
+    use rand::SeedableRng;
+
+    /// Six rounds in which each player may score a point, x up to six and o up to three; the
+    /// higher score wins. x's counter never goes down and o's cannot pass three, so x has won
+    /// once it holds four.
+    const RACE: &str = "
+        (role x) (role o) (most x 6) (most o 3)
+        (succ 0 1) (succ 1 2) (succ 2 3) (succ 3 4) (succ 4 5) (succ 5 6)
+        (init (score x 0)) (init (score o 0)) (init (round 0))
+        (<= (legal ?p score) (role ?p)) (<= (legal ?p wait) (role ?p))
+        (<= (next (score ?p ?m)) (true (score ?p ?n)) (does ?p score) (most ?p ?top) (distinct ?n ?top)
+            (succ ?n ?m))
+        (<= (next (score ?p ?n)) (true (score ?p ?n)) (most ?p ?n))
+        (<= (next (score ?p ?n)) (true (score ?p ?n)) (does ?p wait))
+        (<= (next (round ?m)) (true (round ?n)) (succ ?n ?m))
+        (<= terminal (true (round 6)))
+        (<= (more ?a ?b) (succ ?b ?a))
+        (<= (more ?a ?b) (succ ?c ?a) (more ?c ?b))
+        (<= (ahead ?p) (true (score ?p ?a)) (true (score ?q ?b)) (distinct ?p ?q) (more ?a ?b))
+        (<= (level ?p) (true (score ?p ?a)) (true (score ?q ?a)) (distinct ?p ?q))
+        (<= (goal ?p 100) (ahead ?p))
+        (<= (goal ?p 50) (level ?p))
+        (<= (goal ?p 0) (role ?p) (not (ahead ?p)) (not (level ?p)))";
+
+    #[test]
+    fn a_rising_counter_past_the_others_highest_value_decides_the_game() {
+        let net = testkit::compile(&testkit::load("race.kif", RACE));
+        let mut forms = GoalForms::discover(&net, None, 3);
+        forms.use_latches(&net, &crate::structural_latches(&net), false, None, 3);
+        let form = forms.emulator().expect("the scores are compared");
+        assert!(form.tallies.iter().all(|t| t.kind == TallyKind::Counter && t.trend == Trend::Rises));
+        assert_eq!(forms.deciders.len(), 1, "the counters can decide the race");
+        let mut m = PropnetMachine::new(&net);
+        let mut rng = SmallRng::seed_from_u64(9);
+        let initial = m.initial_state();
+        let mut decided = 0;
+        for _ in 0..200 {
+            let states = random_trajectory(&mut m, &initial, &mut rng, 20).expect("a game");
+            let last = states.last().expect("a state");
+            let goals: Vec<u32> = (0..2).map(|r| m.goal(last, r).expect("a goal")).collect();
+            for s in &states[..states.len() - 1] {
+                if let Some(scores) = forms.decided(s.words()) {
+                    decided += 1;
+                    assert_eq!(scores, goals, "decided early, but play ended otherwise");
+                    let x = form.tallies[0].read(s.words()).expect("a score");
+                    assert!(x >= 4, "decided with x at {x}: o can still reach three");
+                }
+            }
+        }
+        assert!(decided > 50, "x reaches four before the end in many random games: {decided}");
+    }
+}
