@@ -14,7 +14,7 @@ mod remote;
 pub mod series;
 
 pub use builtin::{AlphaBeta, Follower, MakeEvaluator, Reflex, Track};
-pub use mcts::{MctsOptions, MctsPlayer, MCTS_SWITCHES};
+pub use mcts::{mcts_switches, MctsOptions, MctsPlayer};
 pub use referee::{play_match, Clocks, End, Event, Fault, FaultRecord, MatchRecord};
 pub use remote::Remote;
 pub use series::{run_series, Series, SeriesOptions, Standing};
@@ -175,7 +175,7 @@ pub enum PlayerError {
     #[error("unknown player {0:?} (built-in players: {known}; or http://host:port)", known = BUILT_IN.join(", "))]
     Unknown(String),
     /// An `mcts:` spec names a switch the player does not have.
-    #[error("unknown switch {0:?} for mcts (known: {known}, each as no-NAME, joined by colons)", known = MCTS_SWITCHES.join(", "))]
+    #[error("unknown switch {0:?} for mcts (known: {known}, each as no-NAME, joined by colons)", known = mcts_switches().collect::<Vec<_>>().join(", "))]
     Switch(String),
     /// A move or play request came before the match started.
     #[error("the player was asked to play before the match started")]
@@ -261,7 +261,7 @@ pub enum PlayerError {
 pub const BUILT_IN: &[&str] = &["mcts", "mcts-plain", "alphabeta", "random", "legal"];
 
 /// A player for `spec`: a built-in player's name (see [`BUILT_IN`]), `mcts` with parts turned
-/// off (`mcts:no-forms:no-local`, see [`MCTS_SWITCHES`]), or the `http://host:port` address of
+/// off (`mcts:no-forms:no-local`, see [`mcts_switches`]), or the `http://host:port` address of
 /// a GGP player; `seed` seeds whatever randomness it uses.
 pub fn create(spec: &str, seed: u64) -> Result<Box<dyn Player>, PlayerError> {
     if spec.starts_with("http://") {

@@ -102,24 +102,35 @@ impl Default for MctsOptions {
     }
 }
 
-/// The parts of the `mcts` player that a `no-` switch in its spec turns off (`mcts:no-forms`).
-pub const MCTS_SWITCHES: &[&str] = &["analysis", "ponder", "tactics", "local", "forms", "factors"];
+/// Picks one on/off option out of the player's options.
+type Flag = fn(&mut MctsOptions) -> &mut bool;
+
+/// The parts of the `mcts` player that a `no-` switch in its spec turns off (`mcts:no-forms`),
+/// each with the option it clears.
+const SWITCHES: [(&str, Flag); 6] = [
+    ("analysis", |o| &mut o.analysis),
+    ("ponder", |o| &mut o.ponder),
+    ("tactics", |o| &mut o.tactics),
+    ("local", |o| &mut o.local),
+    ("forms", |o| &mut o.forms),
+    ("factors", |o| &mut o.factors),
+];
+
+/// The names of the parts a `no-` switch turns off, for messages.
+pub fn mcts_switches() -> impl Iterator<Item = &'static str> {
+    SWITCHES.iter().map(|&(name, _)| name)
+}
 
 impl MctsOptions {
     /// The options with the parts named in `switches` turned off: `no-NAME` for a NAME of
-    /// [`MCTS_SWITCHES`], joined by colons (`no-forms:no-local`).
+    /// [`mcts_switches`], joined by colons (`no-forms:no-local`).
     pub fn without(mut self, switches: &str) -> Result<MctsOptions, PlayerError> {
         for switch in switches.split(':') {
-            let flag = match switch.strip_prefix("no-") {
-                Some("analysis") => &mut self.analysis,
-                Some("ponder") => &mut self.ponder,
-                Some("tactics") => &mut self.tactics,
-                Some("local") => &mut self.local,
-                Some("forms") => &mut self.forms,
-                Some("factors") => &mut self.factors,
-                _ => return Err(PlayerError::Switch(switch.to_owned())),
+            let name = switch.strip_prefix("no-");
+            let Some((_, flag)) = SWITCHES.iter().find(|&&(n, _)| Some(n) == name) else {
+                return Err(PlayerError::Switch(switch.to_owned()));
             };
-            *flag = false;
+            *flag(&mut self) = false;
         }
         Ok(self)
     }
