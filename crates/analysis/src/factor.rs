@@ -30,6 +30,10 @@ use rustc_hash::FxHashSet;
 use serde::Serialize;
 use std::time::Instant;
 
+/// Roles with more goal values than this join them all: trying each one as the complement of
+/// the others costs a pass over every condition per value.
+const MAX_GOAL_TRIALS: usize = 16;
+
 /// One independent sub-game.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Factor {
@@ -78,39 +82,21 @@ impl Factors {
     /// Splits `net` into factors, or `None` if `deadline` passes first.
     pub fn discover(net: &Net, deadline: Option<Instant>) -> Option<Factors> {
         let e = locality::effects(net, deadline)?;
-        Some(Factors::from_effects(net, &e.footprint, &e.reads, &e.changeable, &e.fp.stays))
+        Some(Factors::from_effects(net, &e.footprint, &e.reads, &e.changeable))
     }
 
     /// Splits `net` with the moves' effects its locality already holds.
     pub fn of(net: &Net, l: &Locality) -> Factors {
-        Factors::from_effects(net, &l.footprint, &l.reads, &l.changeable, &l.stays)
+        Factors::from_effects(net, &l.footprint, &l.reads, &l.changeable)
     }
 
-    /// Splits `net` given each move's footprint and reads, which bases moves can change and
-    /// which keep their value when every role plays its default.
-    fn from_effects(
-        net: &Net,
-        footprint: &[Vec<u32>],
-        reads: &[Vec<u32>],
-        changeable: &[bool],
-        stays: &[bool],
-    ) -> Factors {
+    /// Splits `net` given each move's footprint and reads and which bases moves can change.
+    fn from_effects(net: &Net, footprint: &[Vec<u32>], reads: &[Vec<u32>], changeable: &[bool]) -> Factors {
         let (nb, nm) = (net.bases.len(), net.moves.len());
-        // A footprint holds the bases a move changes otherwise than its role's default moves
-        // do. Where the default moves change a base too (any move but one resets it), every
-        // move of a role whose moves its next value reads touches it.
-        let mut touches: Vec<Vec<u32>> = (0..nm).map(|j| [&footprint[j][..], &reads[j]].concat()).collect();
-        let role_moves: Vec<Vec<usize>> =
-            (0..net.roles.len()).map(|r| (0..nm).filter(|&j| net.moves[j].role == r).collect()).collect();
-        for b in (0..nb).filter(|&b| changeable[b] && !stays[b]) {
-            let mut roles: Vec<usize> =
-                net.moves_read([net.bases[b].next]).iter().map(|&j| net.moves[j].role).collect();
-            roles.sort_unstable();
-            roles.dedup();
-            for r in roles {
-                role_moves[r].iter().for_each(|&j| touches[j].push(b as u32));
-            }
-        }
+        // A move joins every base it touches. A base outside a move's footprint evolves under
+        // that move as under its role's default moves, whatever they are (a decaying cell
+        // fades whichever other cell is pressed), so it needs no joining.
+        let touches: Vec<Vec<u32>> = (0..nm).map(|j| [&footprint[j][..], &reads[j]].concat()).collect();
         // Union-find over bases; each move joins the bases it touches.
         let mut parent: Vec<u32> = (0..nb as u32).collect();
         let mut anchor: Vec<Option<u32>> = vec![None; nm];
@@ -124,14 +110,36 @@ impl Factors {
         }
         // Goals and terminal must combine per factor: each way of meeting one joins its bases.
         let mut conditions = Conditions { net, expander: Expander::new(net), seen: FxHashSet::default() };
-        let roots = net.goals.iter().flatten().map(|&(_, node)| node).chain([net.terminal]);
-        for root in roots {
-            conditions.join(root, true, &mut |bases| {
-                let mut live = bases.filter(|&b| changeable[b as usize]);
-                if let Some(first) = live.next() {
-                    live.for_each(|b| union(&mut parent, first, b));
+        for bases in conditions.ways(net.terminal) {
+            unite(&mut parent, &bases, changeable);
+        }
+        for goals in &net.goals {
+            let ways: Vec<Vec<Vec<u32>>> = goals.iter().map(|&(_, node)| conditions.ways(node)).collect();
+            let joined = |parent: &mut Vec<u32>, skip: Option<usize>| {
+                for (_, w) in ways.iter().enumerate().filter(|&(v, _)| Some(v) != skip) {
+                    w.iter().for_each(|bases| unite(parent, bases, changeable));
                 }
-            });
+            };
+            // In a terminal state a role has exactly one goal value, so one value is the
+            // complement of the others and need not join anything: "nothing lit scores 0" joins
+            // every panel, while the values that say which panel was lit split per panel. Leave
+            // out the value whose joining costs the most factors, if any does.
+            let split = |parent: &[u32], skip: Option<usize>| {
+                let mut p = parent.to_vec();
+                joined(&mut p, skip);
+                (0..nb as u32).filter(|&b| changeable[b as usize] && find(&mut p, b) == b).count()
+            };
+            let mut skip = None;
+            if (2..=MAX_GOAL_TRIALS).contains(&ways.len()) {
+                let mut best = split(&parent, None);
+                for v in 0..ways.len() {
+                    let n = split(&parent, Some(v));
+                    if n > best {
+                        (best, skip) = (n, Some(v));
+                    }
+                }
+            }
+            joined(&mut parent, skip);
         }
         let mut index = vec![u32::MAX; nb];
         let mut factors: Vec<Factor> = Vec::new();
@@ -213,6 +221,18 @@ impl Factors {
         self.factors.iter().any(Factor::prunable)
     }
 
+    /// The factors whose play can matter, by index: where there are several, a single-player
+    /// search can try each on its own first.
+    pub fn relevant(&self) -> Vec<u32> {
+        (0..self.factors.len() as u32).filter(|&x| self.factors[x as usize].relevant()).collect()
+    }
+
+    /// Whether search gains from knowing the factors: some can be left aside, or several
+    /// matter.
+    pub fn useful(&self) -> bool {
+        self.prunable() || self.relevant().len() > 1
+    }
+
     /// Whether move `j` belongs to a factor search can leave aside.
     pub fn pruned(&self, j: u32) -> bool {
         self.factor_of[j as usize].is_some_and(|f| self.factors[f as usize].prunable())
@@ -239,6 +259,14 @@ struct Conditions<'a> {
 }
 
 impl Conditions<'_> {
+    /// The bases of every way of meeting `node`, each a set that must share a factor.
+    fn ways(&mut self, node: NodeId) -> Vec<Vec<u32>> {
+        self.seen.clear();
+        let mut out = Vec::new();
+        self.join(node, true, &mut |bases| out.push(bases.collect()));
+        out
+    }
+
     /// Calls `join` with the bases of every way of meeting `node` (its negation unless
     /// `positive`): the literals of each disjunct of its disjunctive normal form, or, where that
     /// is too large, each alternative of a disjunction on its own and everything a conjunction
@@ -263,6 +291,14 @@ impl Conditions<'_> {
                 join(&mut self.net.bases_read([node]).into_iter().map(|b| b as u32));
             }
         }
+    }
+}
+
+/// Joins the changeable ones of `bases`.
+fn unite(parent: &mut [u32], bases: &[u32], changeable: &[bool]) {
+    let mut live = bases.iter().copied().filter(|&b| changeable[b as usize]);
+    if let Some(first) = live.next() {
+        live.for_each(|b| union(parent, first, b));
     }
 }
 
@@ -310,6 +346,21 @@ mod tests {
     }
 
     #[test]
+    fn fading_lights_splits_into_its_panels_though_lamps_fade_and_nothing_lit_scores_zero() {
+        let net = net("fadinglights");
+        let f = Factors::discover(&net, None).unwrap();
+        // "Nothing lit" reads every panel; as the complement of "some panel lit" it joins none.
+        assert_eq!(f.factors.len(), 4);
+        assert_eq!(f.relevant(), [0, 1, 2, 3]);
+        for x in &f.factors {
+            let mut panels: Vec<&str> = x.moves.iter().map(|&j| &net.moves[j as usize].name[7..8]).collect();
+            panels.dedup();
+            assert_eq!(panels.len(), 1, "{:?}", names(&net, &x.moves));
+        }
+        assert!(f.useful() && !f.prunable());
+    }
+
+    #[test]
     fn tictactoe_is_one_factor_with_turn_control_set_aside() {
         let net = net("tictactoe");
         let f = Factors::discover(&net, None).unwrap();
@@ -317,7 +368,9 @@ mod tests {
         assert!(!f.prunable());
         let control: Vec<&str> = f.control.iter().map(|&b| net.bases[b as usize].name.as_str()).collect();
         assert_eq!(control, ["(control xplayer)", "(control oplayer)"]);
-        // A blank cell stays blank only while someone marks another, so every move touches it.
-        assert!(f.passes.is_empty());
+        // `noop` changes no cell (a blank cell stays blank under it as under any move marking
+        // another), so it is a pass.
+        let passes: Vec<&str> = f.passes.iter().map(|&j| net.moves[j as usize].name.as_str()).collect();
+        assert_eq!(passes, ["noop", "noop"]);
     }
 }

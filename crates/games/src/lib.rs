@@ -30,6 +30,7 @@ pub const ALL: &[Bundled] = bundled![
     "connectfour",
     "buttonsandlights",
     "multiplebuttonsandlights",
+    "fadinglights",
     "untwistycorridor",
     "eightpuzzle",
     "fifteenpuzzle",

@@ -102,8 +102,8 @@ pub fn run(args: Args) -> Result<ExitCode> {
         .ok()
         .map(|f| f.with_latches(net, &analysis));
     let mut guide = |state: &propnet::PropnetState| fuzzy.as_mut().map_or(0.0, |f| f.value(state, 0));
-    // Factors are worth passing only where search can leave one aside.
-    let factors = analysis.factors.as_ref().filter(|f| f.prunable());
+    // Factors are worth passing only where search can leave one aside or try one at a time.
+    let factors = analysis.factors.as_ref().filter(|f| f.useful());
     let mut heuristic_search = |factors, deadline| {
         let begun = Instant::now();
         let options = search::SolveConfig {
@@ -153,8 +153,13 @@ fn print(r: &Report) {
     println!("game     {}", r.game);
     match best.score {
         Some(score) => {
-            let proof =
-                if best.optimal { "optimal: no better score, no shorter plan" } else { "best found; search cut short" };
+            let proof = if best.optimal {
+                "optimal: no better score, no shorter plan"
+            } else if best.one_factor {
+                "the shortest plan playing one factor; no goal value is higher"
+            } else {
+                "best found; search cut short"
+            };
             println!("score    {score} ({proof})");
             println!("plan     {} ({} moves)", best.plan.join(" "), best.plan.len());
         }

@@ -33,6 +33,7 @@ fn every_bundled_game_is_valid_and_playable() {
             "connectfour",
             "buttonsandlights",
             "multiplebuttonsandlights",
+            "fadinglights",
             "untwistycorridor",
             "eightpuzzle",
             "fifteenpuzzle",

@@ -435,7 +435,8 @@ fn prepare_puzzle(
     let moves: Option<Vec<u32>> = solution.plan.iter().map(|mv| mcts.machine().find_move(0, mv)).collect();
     let (Some(score), Some(moves)) = (solution.score, moves) else { return Ok(best_found) };
     mcts.offer_plan(Plan { moves, score });
-    Ok(best_found || (solution.optimal && mcts.plan().is_some_and(|p| p.score >= score)))
+    let held = mcts.plan().map_or(0, |p| p.score);
+    Ok(held >= best || (solution.optimal && held >= score))
 }
 
 impl Player for MctsPlayer {

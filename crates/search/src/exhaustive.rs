@@ -79,7 +79,7 @@ pub fn exhaustive(
         Some((score, moves)) => (Some(score), moves.iter().map(|&mv| s.m.format_move(&mv)).collect()),
         None => (None, Vec::new()),
     };
-    Ok(Solution { score, plan, optimal, stats: s.stats })
+    Ok(Solution { score, plan, optimal, one_factor: false, stats: s.stats })
 }
 
 impl Search<'_> {

@@ -53,6 +53,10 @@ pub struct Solution {
     /// Whether the score is proved optimal (the search was not cut short); for [`solve`], also
     /// that no shorter plan reaches it.
     pub optimal: bool,
+    /// Whether the plan plays one factor of several that matter, moves of others standing in
+    /// for passes: the shortest such plan to its score, which is the best there is only where
+    /// no goal value is higher.
+    pub one_factor: bool,
     /// The work done.
     pub stats: SolveStats,
 }

@@ -8,7 +8,9 @@
 //! reach. States already searched in the same pass at the same or a smaller depth are skipped
 //! (a transposition table), states that the goal latches declare dead are never entered, and
 //! siblings are tried in the order of their bound, then of the caller's guidance. Moves of
-//! factors that nothing that matters reads are collapsed to one (factorisation). Before the
+//! factors that nothing that matters reads are collapsed to one (factorisation); where several
+//! factors can each end and score the game, each is first searched on its own for the best value (the Sancho blog's
+//! factored search: a puzzle of independent panels is won on one of them). Before the
 //! first pass a greedy descent along the same order reaches some terminal state quickly, so that
 //! a search cut short by the deadline still has a plan to show.
 
@@ -22,6 +24,8 @@ use std::time::Instant;
 
 /// States remembered per pass; beyond this the search goes on without remembering more.
 const TABLE_LIMIT: usize = 1 << 20;
+/// Nodes the factor-by-factor passes may take before the whole game is searched.
+const BY_FACTOR_NODES: u64 = 1 << 24;
 /// The greedy descent stops after this many moves in games that run that long.
 const DIVE_LIMIT: usize = 100_000;
 
@@ -67,6 +71,9 @@ struct Search<'a> {
     deadline: Option<Instant>,
     /// The goal value sought in this pass.
     target: u32,
+    /// The factor searched on its own, if any: only its moves are tried, and one move of
+    /// another factor stands for every way of passing on it.
+    only: Option<u32>,
     stats: SolveStats,
     /// The best terminal state reached so far: its score and the moves to it.
     best: Option<(u32, Vec<u32>)>,
@@ -90,6 +97,7 @@ pub fn solve(net: &Net, options: SolveConfig<'_>) -> Result<Solution, SolveError
         guidance: options.guidance,
         deadline: options.deadline,
         target: 0,
+        only: None,
         stats: SolveStats { nodes: 1, ..SolveStats::default() },
         best: None,
     };
@@ -97,6 +105,7 @@ pub fn solve(net: &Net, options: SolveConfig<'_>) -> Result<Solution, SolveError
     values.sort_unstable_by(|a, b| b.cmp(a));
     values.dedup();
     let mut optimal = true;
+    let mut one_factor = false;
     if s.m.is_terminal(&root)? {
         s.best = Some((s.m.goal(&root, 0)?, Vec::new()));
     } else {
@@ -107,12 +116,16 @@ pub fn solve(net: &Net, options: SolveConfig<'_>) -> Result<Solution, SolveError
                 if i == 0 {
                     s.stats.bound = Some(s.estimate(&root));
                     s.dive(&root)?;
+                    if let Some(plan) = s.by_factor(&root)? {
+                        return Ok(Some((plan, true)));
+                    }
                 }
-                s.deepen(&root)
+                Ok(s.deepen(&root)?.map(|plan| (plan, false)))
             })();
             match outcome {
-                Ok(Some(plan)) => {
+                Ok(Some((plan, by_factor))) => {
                     s.best = Some((value, plan));
+                    one_factor = by_factor;
                     break;
                 }
                 Ok(None) => {}
@@ -128,7 +141,7 @@ pub fn solve(net: &Net, options: SolveConfig<'_>) -> Result<Solution, SolveError
         Some((score, moves)) => (Some(score), moves.iter().map(|mv| s.m.format_move(mv)).collect()),
         None => (None, Vec::new()),
     };
-    Ok(Solution { score, plan, optimal, stats: s.stats })
+    Ok(Solution { score, plan, optimal: optimal && !one_factor, one_factor, stats: s.stats })
 }
 
 impl Search<'_> {
@@ -160,7 +173,16 @@ impl Search<'_> {
             return Err(Stop::OutOfTime);
         }
         let mut children = Vec::new();
-        for mv in crate::legal_moves(&mut self.m, state, self.factors)? {
+        let mut moves = crate::legal_moves(&mut self.m, state, self.factors)?;
+        if let (Some(only), Some(f)) = (self.only, self.factors) {
+            let stand_in = moves.iter().copied().filter(|&j| f.factor_of[j as usize] != Some(only)).min_by_key(|&j| {
+                // A pass disturbs no factor, a move of a factor left aside none that matters.
+                f.factor_of[j as usize].map_or(0, |x| if f.factors[x as usize].prunable() { 1 } else { 2 })
+            });
+            moves.retain(|&j| f.factor_of[j as usize] == Some(only));
+            moves.extend(stand_in);
+        }
+        for mv in moves {
             let next = self.m.next_state(state, &[mv])?;
             let terminal = self.m.is_terminal(&next)?;
             let h = if terminal {
@@ -218,6 +240,55 @@ impl Search<'_> {
             }
         }
         Ok(None)
+    }
+
+    /// For a game of several factors that can each end and score it, a plan for the sought
+    /// value that plays one
+    /// factor only (another's move standing in wherever it passes), if some factor has one:
+    /// IDA* on each factor on its own, every factor's pass at a limit run before any at a
+    /// higher one, so the plan is the shortest of its kind. Every such plan is a line of the
+    /// real game, but a line weaving several factors together may be shorter.
+    fn by_factor(&mut self, root: &PropnetState) -> Result<Option<Vec<u32>>, Stop> {
+        let Some(f) = self.factors else { return Ok(None) };
+        // Only factors that can both end the game and score it may win it alone.
+        let whole = |x: u32| f.factors[x as usize].terminal && f.factors[x as usize].goals[0];
+        let relevant: Vec<u32> = f.relevant().into_iter().filter(|&x| whole(x)).collect();
+        if relevant.len() < 2 {
+            return Ok(None);
+        }
+        let start = self.estimate(root);
+        // Per factor still open, the limit of its next pass.
+        let mut open: Vec<(u32, u32)> = relevant.iter().map(|&x| (x, start)).collect();
+        let mut table: FxHashMap<PropnetState, u32> = FxHashMap::default();
+        // Where the sought value needs play in more than one factor (one factor's condition
+        // scores, another's ends the game), no factor alone has a plan, and the passes could
+        // run on as deep as the game: they get half the time left and a share of nodes.
+        let deadline = self.deadline;
+        let now = Instant::now();
+        self.deadline = deadline.map(|d| now + d.saturating_duration_since(now) / 2);
+        let nodes = self.stats.nodes + BY_FACTOR_NODES;
+        let found = loop {
+            if self.stats.nodes > nodes {
+                break Ok(None);
+            }
+            let Some(k) = (0..open.len()).filter(|&k| open[k].1 != UNREACHABLE).min_by_key(|&k| open[k].1) else {
+                break Ok(None);
+            };
+            self.only = Some(open[k].0);
+            table.clear();
+            let pass = self.pass(root, open[k].1, &mut table);
+            self.only = None;
+            self.stats.passes += 1;
+            match pass {
+                Ok(Pass::Found(plan)) => break Ok(Some(plan)),
+                Ok(Pass::Exhausted) => open[k].1 = UNREACHABLE,
+                Ok(Pass::Exceeded(next)) => open[k].1 = next,
+                Err(Stop::OutOfTime) => break Ok(None),
+                Err(e) => break Err(e),
+            }
+        };
+        self.deadline = deadline;
+        found
     }
 
     /// One depth-first pass within `limit`, with an explicit stack (games can be long).

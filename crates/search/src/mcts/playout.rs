@@ -96,13 +96,14 @@ impl Guide {
         self
     }
 
-    /// The guide with the game's factors, kept where search can leave one aside.
+    /// The guide with the game's factors, kept where search can leave one aside or (in a
+    /// puzzle) try one at a time.
     pub fn with_factors(mut self, factors: Factors) -> Guide {
-        self.factors = Some(factors).filter(Factors::prunable).map(Arc::new);
+        self.factors = Some(factors).filter(Factors::useful).map(Arc::new);
         self
     }
 
-    /// The factors search can leave aside, if there are any.
+    /// The game's factors, where search gains from them.
     pub fn factors(&self) -> Option<&Factors> {
         self.factors.as_deref()
     }
