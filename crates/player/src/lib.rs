@@ -14,7 +14,7 @@ mod remote;
 pub mod series;
 
 pub use builtin::{AlphaBeta, Follower, MakeEvaluator, Reflex, Track};
-pub use mcts::{mcts_switches, MctsOptions, MctsPlayer};
+pub use mcts::{mcts_settings, mcts_switches, MctsOptions, MctsPlayer};
 pub use referee::{play_match, Clocks, End, Event, Fault, FaultRecord, MatchRecord};
 pub use remote::Remote;
 pub use series::{run_series, Series, SeriesOptions, Standing};
@@ -175,8 +175,15 @@ pub enum PlayerError {
     #[error("unknown player {0:?} (built-in players: {known}; or http://host:port)", known = BUILT_IN.join(", "))]
     Unknown(String),
     /// An `mcts:` spec names a switch the player does not have.
-    #[error("unknown switch {0:?} for mcts (known: {known}, each as no-NAME, joined by colons)", known = mcts_switches().collect::<Vec<_>>().join(", "))]
+    #[error(
+        "unknown switch {0:?} for mcts (parts: {parts}, each as no-NAME; settings: {settings}, each as NAME=VALUE; joined by colons)",
+        parts = mcts_switches().collect::<Vec<_>>().join(", "),
+        settings = mcts_settings().collect::<Vec<_>>().join(", ")
+    )]
     Switch(String),
+    /// An `mcts:` spec gives a setting a value it cannot take.
+    #[error("bad setting {0:?} for mcts: {1}")]
+    Setting(String, &'static str),
     /// A move or play request came before the match started.
     #[error("the player was asked to play before the match started")]
     NotStarted,
@@ -261,7 +268,8 @@ pub enum PlayerError {
 pub const BUILT_IN: &[&str] = &["mcts", "mcts-plain", "alphabeta", "random", "legal"];
 
 /// A player for `spec`: a built-in player's name (see [`BUILT_IN`]), `mcts` with parts turned
-/// off (`mcts:no-forms:no-local`, see [`mcts_switches`]), or the `http://host:port` address of
+/// off or settings changed (`mcts:no-forms:batch=8`, see [`MctsOptions::adjusted`]), or the
+/// `http://host:port` address of
 /// a GGP player; `seed` seeds whatever randomness it uses.
 pub fn create(spec: &str, seed: u64) -> Result<Box<dyn Player>, PlayerError> {
     if spec.starts_with("http://") {
@@ -270,7 +278,7 @@ pub fn create(spec: &str, seed: u64) -> Result<Box<dyn Player>, PlayerError> {
     match spec {
         "mcts" => Ok(Box::new(MctsPlayer::new(seed))),
         "mcts-plain" => Ok(Box::new(MctsPlayer::plain(seed))),
-        _ if spec.starts_with("mcts:") => Ok(Box::new(MctsPlayer::without(seed, &spec["mcts:".len()..])?)),
+        _ if spec.starts_with("mcts:") => Ok(Box::new(MctsPlayer::adjusted(seed, &spec["mcts:".len()..])?)),
         "alphabeta" => Ok(Box::new(AlphaBeta::new())),
         "random" => Ok(Box::new(Reflex::random(seed))),
         "legal" => Ok(Box::new(Reflex::legal())),
@@ -320,9 +328,16 @@ mod tests {
 
     #[test]
     fn mcts_switches_turn_parts_off_and_unknown_ones_are_refused() {
-        let options = MctsOptions::default().without("no-forms:no-local").unwrap();
+        let options = MctsOptions::default().adjusted("no-forms:no-local:batch=8:exploration=0.4").unwrap();
         assert!(!options.forms && !options.local);
         assert!(options.analysis && options.tactics && options.factors && options.ponder);
+        assert_eq!((options.search.batch, options.search.exploration), (8, 0.4));
+        for bad in ["batch=0", "batch=65", "batch=2.5", "threads=x", "exploration=-1", "exploration=inf"] {
+            let e = create(&format!("mcts:{bad}"), 1).err().unwrap();
+            assert!(e.to_string().starts_with(&format!("bad setting {bad:?}")), "{e}");
+        }
+        let e = create("mcts:depth=3", 1).err().unwrap();
+        assert!(e.to_string().contains("\"depth=3\"") && e.to_string().contains("batch"), "{e}");
         let player = create("mcts:no-forms", 1).unwrap();
         assert_eq!(player.name(), "mcts:no-forms");
         let e = create("mcts:no-rave", 1).err().unwrap();

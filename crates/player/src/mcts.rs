@@ -116,16 +116,54 @@ const SWITCHES: [(&str, Flag); 6] = [
     ("factors", |o| &mut o.factors),
 ];
 
+/// Sets one numeric setting of the search, or says why the value cannot be used.
+type Setter = fn(&mut MctsConfig, f64) -> Result<(), &'static str>;
+
+/// The search settings a `NAME=VALUE` switch sets (`mcts:batch=8`), each with its setter.
+const SETTINGS: [(&str, Setter); 6] = [
+    ("batch", |c, v| whole(v, 1, 64).map(|x| c.batch = x)),
+    ("threads", |c, v| whole(v, 1, 256).map(|x| c.threads = x)),
+    ("exploration", |c, v| non_negative(v).map(|x| c.exploration = x)),
+    ("latch-bias", |c, v| non_negative(v).map(|x| c.latch_bias = x)),
+    ("heuristic-bias", |c, v| non_negative(v).map(|x| c.heuristic_bias = x)),
+    ("local-weight", |c, v| non_negative(v).map(|x| c.local_weight = x)),
+];
+
+/// `v` as a whole number within `lo..=hi`.
+fn whole(v: f64, lo: usize, hi: usize) -> Result<usize, &'static str> {
+    let ok = v.fract() == 0.0 && v >= lo as f64 && v <= hi as f64;
+    ok.then_some(v as usize).ok_or("out of range or not a whole number")
+}
+
+/// `v` if it is a finite number of at least 0.
+fn non_negative(v: f64) -> Result<f64, &'static str> {
+    (v.is_finite() && v >= 0.0).then_some(v).ok_or("must be a number of at least 0")
+}
+
 /// The names of the parts a `no-` switch turns off, for messages.
 pub fn mcts_switches() -> impl Iterator<Item = &'static str> {
     SWITCHES.iter().map(|&(name, _)| name)
 }
 
+/// The names of the settings a `NAME=VALUE` switch sets, for messages.
+pub fn mcts_settings() -> impl Iterator<Item = &'static str> {
+    SETTINGS.iter().map(|&(name, _)| name)
+}
+
 impl MctsOptions {
-    /// The options with the parts named in `switches` turned off: `no-NAME` for a NAME of
-    /// [`mcts_switches`], joined by colons (`no-forms:no-local`).
-    pub fn without(mut self, switches: &str) -> Result<MctsOptions, PlayerError> {
+    /// The options as `switches` change them, joined by colons: `no-NAME` turns off a part
+    /// named by [`mcts_switches`], `NAME=VALUE` sets a search setting named by
+    /// [`mcts_settings`] (`no-forms:batch=8`).
+    pub fn adjusted(mut self, switches: &str) -> Result<MctsOptions, PlayerError> {
         for switch in switches.split(':') {
+            if let Some((name, value)) = switch.split_once('=') {
+                let Some((_, set)) = SETTINGS.iter().find(|&&(n, _)| n == name) else {
+                    return Err(PlayerError::Switch(switch.to_owned()));
+                };
+                let v: f64 = value.parse().map_err(|_| PlayerError::Setting(switch.to_owned(), "not a number"))?;
+                set(&mut self.search, v).map_err(|why| PlayerError::Setting(switch.to_owned(), why))?;
+                continue;
+            }
             let name = switch.strip_prefix("no-");
             let Some((_, flag)) = SWITCHES.iter().find(|&&(n, _)| Some(n) == name) else {
                 return Err(PlayerError::Switch(switch.to_owned()));
@@ -162,11 +200,11 @@ impl MctsPlayer {
         )
     }
 
-    /// The `mcts` player with the parts `switches` names turned off (see
-    /// [`MctsOptions::without`]), named by its spec (`mcts:no-forms`) in reports.
-    pub fn without(seed: u64, switches: &str) -> Result<MctsPlayer, PlayerError> {
+    /// The `mcts` player as `switches` change it (see [`MctsOptions::adjusted`]), named by its
+    /// spec (`mcts:no-forms`) in reports.
+    pub fn adjusted(seed: u64, switches: &str) -> Result<MctsPlayer, PlayerError> {
         let search = MctsConfig { seed, ..MctsConfig::default() };
-        let options = MctsOptions { search, ..MctsOptions::default() }.without(switches)?;
+        let options = MctsOptions { search, ..MctsOptions::default() }.adjusted(switches)?;
         Ok(MctsPlayer::with_options(format!("mcts:{switches}"), options))
     }
 
