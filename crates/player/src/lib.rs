@@ -328,11 +328,11 @@ mod tests {
 
     #[test]
     fn mcts_switches_turn_parts_off_and_unknown_ones_are_refused() {
-        let options = MctsOptions::default().adjusted("no-forms:no-local:batch=8:exploration=0.4").unwrap();
+        let options = MctsOptions::default().adjusted("no-forms:no-local:batch=8:exploration=0.4:mast=0.6").unwrap();
         assert!(!options.forms && !options.local);
         assert!(options.analysis && options.tactics && options.factors && options.ponder);
-        assert_eq!((options.search.batch, options.search.exploration), (8, 0.4));
-        for bad in ["batch=0", "batch=65", "batch=2.5", "threads=x", "exploration=-1", "exploration=inf"] {
+        assert_eq!((options.search.batch, options.search.exploration, options.search.mast), (8, 0.4, 0.6));
+        for bad in ["batch=0", "batch=65", "batch=2.5", "threads=x", "exploration=-1", "exploration=inf", "mast=1.5"] {
             let e = create(&format!("mcts:{bad}"), 1).err().unwrap();
             assert!(e.to_string().starts_with(&format!("bad setting {bad:?}")), "{e}");
         }

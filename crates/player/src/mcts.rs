@@ -20,7 +20,7 @@ use analysis::{Analysis, Locality};
 use machine::MachineError;
 use propnet::PropnetMachine;
 use reasoner::Reasoner;
-use search::mcts::{Guide, Material, Mcts, MctsConfig, Plan, SearchMachine, TacticsCost};
+use search::mcts::{Guide, Material, Mcts, MctsConfig, MoveVariety, Plan, SearchMachine, TacticsCost};
 use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -84,9 +84,18 @@ pub struct MctsOptions {
     pub forms: bool,
     /// Let the search leave aside the factors the analysis finds irrelevant.
     pub factors: bool,
+    /// Steer playouts by move averages (`search.mast` is the greedy chance) where the game's
+    /// moves say where they are played (see [`MoveVariety`]).
+    pub mast: bool,
     /// The search's own settings (threads, seed, pool size, exploration).
     pub search: MctsConfig,
 }
+
+/// The chance that a playout plays the move of best average where the player uses move
+/// averages: an ε-greedy choice with ε = 0.4, the setting Tak, Winands and Björnsson found
+/// best for MAST across games ("N-Grams and the Last-Good-Reply Policy Applied in General Game
+/// Playing", IEEE TCIAIG 2012).
+const MAST_GREEDY: f64 = 0.6;
 
 impl Default for MctsOptions {
     fn default() -> MctsOptions {
@@ -97,7 +106,8 @@ impl Default for MctsOptions {
             local: true,
             forms: true,
             factors: true,
-            search: MctsConfig::default(),
+            mast: true,
+            search: MctsConfig { mast: MAST_GREEDY, ..MctsConfig::default() },
         }
     }
 }
@@ -107,26 +117,29 @@ type Flag = fn(&mut MctsOptions) -> &mut bool;
 
 /// The parts of the `mcts` player that a `no-` switch in its spec turns off (`mcts:no-forms`),
 /// each with the option it clears.
-const SWITCHES: [(&str, Flag); 6] = [
+const SWITCHES: [(&str, Flag); 7] = [
     ("analysis", |o| &mut o.analysis),
     ("ponder", |o| &mut o.ponder),
     ("tactics", |o| &mut o.tactics),
     ("local", |o| &mut o.local),
     ("forms", |o| &mut o.forms),
     ("factors", |o| &mut o.factors),
+    ("mast", |o| &mut o.mast),
 ];
 
 /// Sets one numeric setting of the search, or says why the value cannot be used.
 type Setter = fn(&mut MctsConfig, f64) -> Result<(), &'static str>;
 
 /// The search settings a `NAME=VALUE` switch sets (`mcts:batch=8`), each with its setter.
-const SETTINGS: [(&str, Setter); 6] = [
+const SETTINGS: [(&str, Setter); 8] = [
     ("batch", |c, v| whole(v, 1, 64).map(|x| c.batch = x)),
     ("threads", |c, v| whole(v, 1, 256).map(|x| c.threads = x)),
     ("exploration", |c, v| non_negative(v).map(|x| c.exploration = x)),
     ("latch-bias", |c, v| non_negative(v).map(|x| c.latch_bias = x)),
     ("heuristic-bias", |c, v| non_negative(v).map(|x| c.heuristic_bias = x)),
     ("local-weight", |c, v| non_negative(v).map(|x| c.local_weight = x)),
+    ("mast", |c, v| chance(v).map(|x| c.mast = x)),
+    ("rave", |c, v| non_negative(v).map(|x| c.rave = x)),
 ];
 
 /// `v` as a whole number within `lo..=hi`.
@@ -140,6 +153,11 @@ fn non_negative(v: f64) -> Result<f64, &'static str> {
     (v.is_finite() && v >= 0.0).then_some(v).ok_or("must be a number of at least 0")
 }
 
+/// `v` if it is a chance, 0..=1.
+fn chance(v: f64) -> Result<f64, &'static str> {
+    (0.0..=1.0).contains(&v).then_some(v).ok_or("must be a number from 0 to 1")
+}
+
 /// The names of the parts a `no-` switch turns off, for messages.
 pub fn mcts_switches() -> impl Iterator<Item = &'static str> {
     SWITCHES.iter().map(|&(name, _)| name)
@@ -151,6 +169,24 @@ pub fn mcts_settings() -> impl Iterator<Item = &'static str> {
 }
 
 impl MctsOptions {
+    /// The default options with the search's random choices seeded by `seed`.
+    pub fn seeded(seed: u64) -> MctsOptions {
+        let mut options = MctsOptions::default();
+        options.search.seed = seed;
+        options
+    }
+
+    /// The search's settings for a game compiled as `program`: move averages are left off
+    /// unless the options ask for them and random games of it show that its moves say where
+    /// they are played (measured within `budget`).
+    fn search_for(&self, program: &Arc<propnet::Program>, budget: Duration) -> MctsConfig {
+        let mut config = self.search.clone();
+        if !self.mast || config.mast == 0.0 || !MoveVariety::measure(program, budget, config.seed).pays() {
+            config.mast = 0.0;
+        }
+        config
+    }
+
     /// The options as `switches` change them, joined by colons: `no-NAME` turns off a part
     /// named by [`mcts_switches`], `NAME=VALUE` sets a search setting named by
     /// [`mcts_settings`] (`no-forms:batch=8`).
@@ -187,24 +223,20 @@ impl MctsPlayer {
     /// The `mcts` player: the analysis' goal latches guide the search; `seed` fixes its random
     /// choices.
     pub fn new(seed: u64) -> MctsPlayer {
-        let search = MctsConfig { seed, ..MctsConfig::default() };
-        MctsPlayer::with_options("mcts", MctsOptions { search, ..MctsOptions::default() })
+        MctsPlayer::with_options("mcts", MctsOptions::seeded(seed))
     }
 
-    /// The `mcts-plain` player: the same search without the analysis.
+    /// The `mcts-plain` player: the same search without the analysis (plain random playouts).
     pub fn plain(seed: u64) -> MctsPlayer {
-        let search = MctsConfig { seed, ..MctsConfig::default() };
-        MctsPlayer::with_options(
-            "mcts-plain",
-            MctsOptions { analysis: false, tactics: false, local: false, search, ..MctsOptions::default() },
-        )
+        let options =
+            MctsOptions { analysis: false, tactics: false, local: false, mast: false, ..MctsOptions::seeded(seed) };
+        MctsPlayer::with_options("mcts-plain", options)
     }
 
     /// The `mcts` player as `switches` change it (see [`MctsOptions::adjusted`]), named by its
     /// spec (`mcts:no-forms`) in reports.
     pub fn adjusted(seed: u64, switches: &str) -> Result<MctsPlayer, PlayerError> {
-        let search = MctsConfig { seed, ..MctsConfig::default() };
-        let options = MctsOptions { search, ..MctsOptions::default() }.adjusted(switches)?;
+        let options = MctsOptions::seeded(seed).adjusted(switches)?;
         Ok(MctsPlayer::with_options(format!("mcts:{switches}"), options))
     }
 
@@ -508,7 +540,8 @@ impl Player for MctsPlayer {
                 let guide = prepared.guide;
                 let mut m = PropnetMachine::from_program(Arc::clone(&net.program));
                 m.set_goal_oracle(guide.as_ref().and_then(|g| g.goal_oracle(&net.program)));
-                let mut mcts = Mcts::on(m, guide.clone(), self.options.search.clone())?;
+                let config = self.options.search_for(&net.program, MoveVariety::TRIAL.min(share(0.05) - now));
+                let mut mcts = Mcts::on(m, guide.clone(), config)?;
                 let settled = match info.game.roles().len() {
                     1 => prepare_puzzle(&mut mcts, &net.net, guide.as_deref(), end)?,
                     _ => false,

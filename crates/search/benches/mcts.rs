@@ -1,6 +1,7 @@
 //! Criterion benchmark: MCTS iterations per second from the initial state, one thread, with
-//! and without the analysis and the playouts' tactics (criterion's "elements/s" are iterations/s). Each sample searches a
-//! fresh tree. `cargo bench -p search --bench mcts`.
+//! and without the analysis, the playouts' tactics and move averages (MAST) steering them
+//! (criterion's "elements/s" are iterations/s). Each sample searches a fresh tree.
+//! `cargo bench -p search --bench mcts`.
 
 use analysis::{Analysis, AnalysisConfig};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
@@ -22,6 +23,9 @@ const GAMES: &[(&str, u64)] = &[
     ("skirmish", 200),
 ];
 
+/// The greedy chance of the move-average variants.
+const MAST: f64 = 0.6;
+
 fn iterations(c: &mut Criterion) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/games");
     for &(game, count) in GAMES {
@@ -39,12 +43,19 @@ fn iterations(c: &mut Criterion) {
         group.sample_size(10).measurement_time(Duration::from_secs(3)).warm_up_time(Duration::from_secs(1));
         group.throughput(Throughput::Elements(count));
         let guide = |tactics| Some(Arc::new(Guide::new(&net, analysis.goals.clone(), tactics)));
-        for (name, guide) in [("plain", None), ("analysis", guide(false)), ("tactics", guide(true))] {
+        let variants = [
+            ("plain", None, 0.0),
+            ("analysis", guide(false), 0.0),
+            ("tactics", guide(true), 0.0),
+            ("plain+mast", None, MAST),
+            ("tactics+mast", guide(true), MAST),
+        ];
+        for (name, guide, mast) in variants {
             group.bench_function(BenchmarkId::new(name, count), |b| {
                 let mut seed = 0;
                 b.iter(|| {
                     seed += 1;
-                    let config = MctsConfig { threads: 1, seed, ..MctsConfig::default() };
+                    let config = MctsConfig { threads: 1, seed, mast, ..MctsConfig::default() };
                     let mut mcts = Mcts::new(Arc::clone(&program), guide.clone(), config).expect("starts");
                     mcts.search_iterations(count).expect("searches")
                 })

@@ -337,7 +337,7 @@ pub(crate) fn sample(net: &Net, deadline: Option<Instant>, seed: u64) -> Vec<End
     let mut batches = 0;
     while out.len() < MAX_GAMES && going() {
         let before = out.len();
-        m.playout_each(&starts, &mut rng, MAX_STEPS, false, &mut || going(), &mut |end| {
+        m.playout_each(&starts, &mut rng, MAX_STEPS, false, None, &mut || going(), &mut |end| {
             let goals: Option<Vec<u32>> = end.goals.iter().map(|g| g.as_ref().ok().copied()).collect();
             if let (PlayoutEnd::Terminal, Some(goals)) = (end.end, goals) {
                 out.push(End { state: lane_state(end.bases, end.lane), goals, terminal: true });

@@ -14,7 +14,7 @@ use factors::{factors_entry, print_factors, FactorsEntry};
 use goal_forms::{goal_forms_entry, print_goal_forms, GoalFormsEntry};
 use indicatif::{ProgressBar, ProgressStyle};
 use propnet::{Net, PropnetState};
-use search::mcts::{Material, TacticsCost};
+use search::mcts::{Material, MoveVariety, TacticsCost};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::process::ExitCode;
@@ -77,6 +77,8 @@ struct Report {
     goal_forms: Option<GoalFormsEntry>,
     /// Absent when the analysis left no time to measure them.
     playout_tactics: Option<TacticsEntry>,
+    /// Absent when the analysis left no time to measure them.
+    move_averages: Option<VarietyEntry>,
     /// Absent when the analysis left no time to look for it.
     material: Option<Material>,
     timings: Vec<analysis::Phase>,
@@ -157,6 +159,14 @@ struct TacticsEntry {
     #[serde(flatten)]
     cost: TacticsCost,
     /// Whether the `mcts` player would use them (the measure it takes at the start of a match).
+    used: bool,
+}
+
+#[derive(Serialize)]
+struct VarietyEntry {
+    #[serde(flatten)]
+    variety: MoveVariety,
+    /// Whether the `mcts` player would steer its playouts by move averages.
     used: bool,
 }
 
@@ -309,6 +319,11 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let chosen = (!left.is_zero())
         .then(|| TacticsCost::choose(net, &propnet.program, result.goals.clone(), left.min(TacticsCost::TRIAL)));
     let measured = analysis::Phase { phase: "playout tactics".to_owned(), seconds: measured.elapsed().as_secs_f64() };
+    // And whether its moves' names say where they are played, for the move averages.
+    let sampled = Instant::now();
+    let left = (start + Duration::from_secs_f64(secs)).saturating_duration_since(sampled);
+    let variety = (!left.is_zero()).then(|| MoveVariety::measure(&propnet.program, left.min(MoveVariety::TRIAL), 0));
+    let sampled = analysis::Phase { phase: "move variety".to_owned(), seconds: sampled.elapsed().as_secs_f64() };
     // Material, from games played as the player's playouts would play them.
     bar.set_message("material");
     let weighed = Instant::now();
@@ -322,10 +337,14 @@ pub fn run(args: Args) -> Result<ExitCode> {
     bar.finish_and_clear();
     let mut report = report(net, &result, game.name.clone());
     report.playout_tactics = tactics;
+    report.move_averages = variety.map(|variety| VarietyEntry { variety, used: variety.pays() });
     report.material = material;
     report.timings.insert(0, analysis::Phase { phase: "propnet".to_owned(), seconds: built });
     if report.playout_tactics.is_some() {
         report.timings.push(measured);
+    }
+    if report.move_averages.is_some() {
+        report.timings.push(sampled);
     }
     if report.material.is_some() {
         report.timings.push(weighed);
@@ -412,6 +431,7 @@ fn report(net: &Net, a: &Analysis, game: String) -> Report {
         factors: a.factors.as_ref().map(|f| factors_entry(net, f)),
         goal_forms: a.goal_forms.as_ref().map(|g| goal_forms_entry(net, g)),
         playout_tactics: None,
+        move_averages: None,
         material: None,
         proof: a.proof.as_ref().map(|p| ProofEntry {
             prover: p.prover,
@@ -564,6 +584,16 @@ fn print(r: &Report) {
             c.tactical_per_s,
             c.random_per_s,
             c.random_per_s / c.tactical_per_s.max(f64::MIN_POSITIVE)
+        );
+    }
+    if let Some(v) = &r.move_averages {
+        let used = if v.used { "used by mcts" } else { "not used by mcts" };
+        println!("\nmove averages (MAST): {used}");
+        println!(
+            "  a role's moves legal where it chooses: {:.0}% on average over {} choices (used up to {:.0}%)",
+            100.0 * v.variety.legal_share,
+            v.variety.choices,
+            100.0 * MoveVariety::MAX_LEGAL_SHARE
         );
     }
     if let Some(m) = &r.material {

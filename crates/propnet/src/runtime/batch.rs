@@ -49,6 +49,18 @@ pub struct Step<'a> {
     pub moving: u64,
 }
 
+/// How playouts choose a role's move when not uniformly at random: in each lane where the role
+/// has a choice, with probability `greedy` the legal move of highest `values[move]` (ties broken
+/// at random each step), otherwise a uniformly random legal one. Move-average sampling (MAST)
+/// hands in every move's mean score so far.
+#[derive(Debug, Clone, Copy)]
+pub struct MovePolicy<'a> {
+    /// A value per move (input index); moves past its end count as 0.
+    pub values: &'a [f32],
+    /// The chance of the greedy choice, 0..=1.
+    pub greedy: f64,
+}
+
 /// Per-thread scratch for bit-sliced playouts, `W` words (64·W lanes) per slot.
 #[derive(Debug, Clone)]
 pub(crate) struct BitSliced<const W: usize> {
@@ -64,6 +76,9 @@ pub(crate) struct BitSliced<const W: usize> {
     pick: PerLane<W>,
     /// Per lane, the role without a legal move where there is one.
     stuck_role: PerLane<W>,
+    /// Per lane choosing greedily, the best move so far and its value.
+    best: PerLane<W>,
+    best_value: [[f32; LANES]; W],
     lengths: PerLane<W>,
     traces: Vec<Vec<u32>>,
     /// Finished playouts waiting for their goals: their final states, one per bit, in a second
@@ -145,6 +160,8 @@ impl<const W: usize> BitSliced<W> {
             legal: vec![Vec::new(); p.roles.len()],
             pick: [[0; LANES]; W],
             stuck_role: [[0; LANES]; W],
+            best: [[0; LANES]; W],
+            best_value: [[0.0; LANES]; W],
             lengths: [[0; LANES]; W],
             traces: vec![Vec::new(); Self::LANES],
             parked: vec![[0]; p.slots],
@@ -183,17 +200,20 @@ impl<const W: usize> BitSliced<W> {
             let on = start.get(i / 64).is_some_and(|s| s >> (i % 64) & 1 == 1);
             *w = [if on { !0 } else { 0 }; W];
         }
-        self.play::<R, TRACE>(p, count, rng, max_steps, done, step);
+        self.play::<R, TRACE>(p, count, rng, max_steps, None, done, step);
     }
 
-    /// Plays one random playout from each of `starts` (the first 64·W), lane k from
-    /// `starts[k]`, reporting each to `done` with `origin` k; otherwise like [`run`](Self::run).
+    /// Plays one playout from each of `starts` (the first 64·W), lane k from `starts[k]`,
+    /// reporting each to `done` with `origin` k, choosing moves by `policy` where there is one;
+    /// otherwise like [`run`](Self::run).
+    #[allow(clippy::too_many_arguments)]
     pub fn run_each<R: RngCore + ?Sized, const TRACE: bool>(
         &mut self,
         p: &Program,
         starts: &[&[u64]],
         rng: &mut R,
         max_steps: u32,
+        policy: Option<MovePolicy<'_>>,
         done: &mut dyn FnMut(LaneEnd<'_>),
         step: &mut Watch<'_, W>,
     ) {
@@ -206,17 +226,19 @@ impl<const W: usize> BitSliced<W> {
                 }
             }
         }
-        self.play::<R, TRACE>(p, starts.len() as u64, rng, max_steps, done, step);
+        self.play::<R, TRACE>(p, starts.len() as u64, rng, max_steps, policy, done, step);
     }
 
     /// The playing loop of [`run`](Self::run) and [`run_each`](Self::run_each), from the start
     /// marking already in `self.start`: a lane that retires restarts from its own start state.
+    #[allow(clippy::too_many_arguments)]
     fn play<R: RngCore + ?Sized, const TRACE: bool>(
         &mut self,
         p: &Program,
         count: u64,
         rng: &mut R,
         max_steps: u32,
+        policy: Option<MovePolicy<'_>>,
         done: &mut dyn FnMut(LaneEnd<'_>),
         step: &mut Watch<'_, W>,
     ) {
@@ -284,17 +306,23 @@ impl<const W: usize> BitSliced<W> {
                 self.park(p, (k, b), end, done);
             }
 
-            // One uniformly random legal move per role and lane.
+            // One legal move per role and lane: the policy's greedy choice in some lanes, a
+            // uniformly random one in the rest.
             for r in 0..p.role_moves.len() {
+                let greedy = match policy {
+                    Some(policy) => self.choose_greedily(r, moving, policy, rng),
+                    None => [0; W],
+                };
+                let random = minus(moving, greedy);
                 let pick = &mut self.pick;
-                for (k, b) in lanes(moving) {
+                for (k, b) in lanes(random) {
                     let n = u64::from(self.counts[r][k][b]);
                     pick[k][b] = ((u128::from(rng.next_u64()) * u128::from(n)) >> 64) as u32;
                 }
                 for &(m, on) in &self.legal[r] {
                     // Lanes that stopped since the count are no longer moving.
                     let mut chosen = [0; W];
-                    for (k, b) in lanes(both(on, moving)) {
+                    for (k, b) in lanes(both(on, random)) {
                         if pick[k][b] == 0 {
                             chosen[k] |= 1 << b;
                             if TRACE {
@@ -302,6 +330,14 @@ impl<const W: usize> BitSliced<W> {
                             }
                         }
                         pick[k][b] = pick[k][b].wrapping_sub(1);
+                    }
+                    for (k, b) in lanes(both(on, greedy)) {
+                        if self.best[k][b] == m {
+                            chosen[k] |= 1 << b;
+                            if TRACE {
+                                self.traces[64 * k + b].push(m);
+                            }
+                        }
                     }
                     self.vals[input0 + m as usize] = chosen;
                 }
@@ -337,6 +373,41 @@ impl<const W: usize> BitSliced<W> {
             }
         }
         self.flush(p, done);
+    }
+
+    /// Picks the lanes of `moving` where role `r` has a choice and chooses greedily (each with
+    /// the policy's chance), and sets their best legal move in `best`.
+    fn choose_greedily<R: RngCore + ?Sized>(
+        &mut self,
+        r: usize,
+        moving: Lanes<W>,
+        policy: MovePolicy<'_>,
+        rng: &mut R,
+    ) -> Lanes<W> {
+        // f64 to u64 saturates: a chance of 1 is every lane (but for one draw in 2^64).
+        let threshold = (policy.greedy * 18_446_744_073_709_551_616.0) as u64;
+        let mut greedy = [0; W];
+        for (k, b) in lanes(moving) {
+            if self.counts[r][k][b] > 1 && rng.next_u64() < threshold {
+                greedy[k] |= 1 << b;
+                self.best_value[k][b] = f32::NEG_INFINITY;
+            }
+        }
+        if none(greedy) {
+            return greedy;
+        }
+        for &(m, on) in &self.legal[r] {
+            // A jitter far below any difference of means breaks ties at random.
+            let jitter = (rng.next_u32() >> 8) as f32 * (1e-6 / (1u32 << 24) as f32);
+            let v = policy.values.get(m as usize).copied().unwrap_or(0.0) + jitter;
+            for (k, b) in lanes(both(on, greedy)) {
+                if v > self.best_value[k][b] {
+                    self.best_value[k][b] = v;
+                    self.best[k][b] = m;
+                }
+            }
+        }
+        greedy
     }
 
     /// Moves the finished playout of lane `(k, b)` (its state, end and trace) to the parked

@@ -1,6 +1,6 @@
 //! [`PropnetMachine`]: the [`StateMachine`] over a compiled net, with fast random playouts.
 
-use super::batch::{BitSliced, LaneEnd, Step, LANES};
+use super::batch::{BitSliced, LaneEnd, MovePolicy, Step, LANES};
 use super::forward::Forward;
 use super::program::Program;
 use super::GoalOracle;
@@ -248,17 +248,20 @@ impl PropnetMachine {
         batch.run::<R, false>(p, from.words(), count, rng, max_steps, &mut |_| {}, step);
     }
 
-    /// Plays one random playout of at most `max_steps` joint moves from each of `starts` (the
-    /// first 64), all together bit-sliced, and hands each to `done` as it ends, with
-    /// [`LaneEnd::origin`] the index of its start state (and with `trace`, its moves). `go_on` is
-    /// asked before every joint step; once it says no, play stops and the playouts still running
-    /// are not reported (for search that must stop at a deadline).
+    /// Plays one playout of at most `max_steps` joint moves from each of `starts` (the first 64),
+    /// all together bit-sliced, and hands each to `done` as it ends, with [`LaneEnd::origin`] the
+    /// index of its start state (and with `trace`, its moves). Moves are uniformly random, or
+    /// chosen by `policy` where there is one. `go_on` is asked before every joint step; once it
+    /// says no, play stops and the playouts still running are not reported (for search that
+    /// must stop at a deadline).
+    #[allow(clippy::too_many_arguments)]
     pub fn playout_each<R: RngCore + ?Sized>(
         &mut self,
         starts: &[&PropnetState],
         rng: &mut R,
         max_steps: u32,
         trace: bool,
+        policy: Option<MovePolicy<'_>>,
         go_on: &mut dyn FnMut() -> bool,
         done: &mut dyn FnMut(LaneEnd<'_>),
     ) {
@@ -271,9 +274,9 @@ impl PropnetMachine {
         let batch = self.batch.get_or_insert_with(|| BitSliced::with_oracle(p, &self.oracle));
         let step = &mut |_: &[[u64; 1]], _: &[[u64; 1]], _| go_on();
         if trace {
-            batch.run_each::<R, true>(p, words, rng, max_steps, done, step);
+            batch.run_each::<R, true>(p, words, rng, max_steps, policy, done, step);
         } else {
-            batch.run_each::<R, false>(p, words, rng, max_steps, done, step);
+            batch.run_each::<R, false>(p, words, rng, max_steps, policy, done, step);
         }
     }
 

@@ -15,7 +15,7 @@ mod forward;
 mod machine;
 mod program;
 
-pub use self::batch::{LaneEnd, Step};
+pub use self::batch::{LaneEnd, MovePolicy, Step};
 
 /// Computes every role's goal in a terminal state without the net's goal gates (an emulation
 /// of the goal logic found by analysis), for playouts that would otherwise evaluate them.

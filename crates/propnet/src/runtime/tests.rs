@@ -271,7 +271,7 @@ fn playouts_from_several_states_each_start_in_their_own() {
     let end = charge.playout.final_state;
     let starts = [&initial, &end, &initial];
     let mut seen = Vec::new();
-    m.playout_each(&starts, &mut rng, 100, true, &mut || true, &mut |e| {
+    m.playout_each(&starts, &mut rng, 100, true, None, &mut || true, &mut |e| {
         seen.push((e.origin, e.length, e.goals.to_vec(), e.trace.len()));
     });
     seen.sort_by_key(|s| s.0);
@@ -283,8 +283,44 @@ fn playouts_from_several_states_each_start_in_their_own() {
     }
     // Stopped at the first step, only the playout that started in a terminal state has ended.
     let mut ended = Vec::new();
-    m.playout_each(&starts, &mut rng, 100, false, &mut || false, &mut |e| ended.push(e.origin));
+    m.playout_each(&starts, &mut rng, 100, false, None, &mut || false, &mut |e| ended.push(e.origin));
     assert_eq!(ended, [1]);
+}
+
+#[test]
+fn a_greedy_policy_plays_the_legal_move_of_highest_value_and_a_partial_one_mixes() {
+    use machine::StateMachine;
+    use rand::SeedableRng;
+    let net = bundled("tictactoe");
+    let mut m = super::PropnetMachine::new(&net);
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(5);
+    let initial = m.initial_state();
+    let centre = m.find_move(0, "(mark 2 2)").expect("a move");
+    let corner = m.find_move(1, "(mark 1 1)").expect("a move");
+    let mut values = vec![0.1f32; m.program().move_count()];
+    values[centre as usize] = 0.9;
+    values[corner as usize] = 0.8;
+    let starts = [&initial; 64];
+    // Always greedy: x opens in the centre and o answers in the corner, in every lane.
+    let policy = super::MovePolicy { values: &values, greedy: 1.0 };
+    let mut openings = Vec::new();
+    m.playout_each(&starts, &mut rng, 100, true, Some(policy), &mut || true, &mut |e| {
+        openings.push(e.trace[..4].to_vec());
+    });
+    assert_eq!(openings.len(), 64);
+    for opening in &openings {
+        assert_eq!((opening[0], opening[3]), (centre, corner), "x's first move and o's answer");
+    }
+    // Greedy half the time: the centre in about half the lanes plus a ninth of the rest.
+    let policy = super::MovePolicy { values: &values, greedy: 0.5 };
+    let mut centres = 0;
+    for _ in 0..10 {
+        m.playout_each(&starts, &mut rng, 100, true, Some(policy), &mut || true, &mut |e| {
+            centres += usize::from(e.trace[0] == centre);
+        });
+    }
+    let share = centres as f64 / 640.0;
+    assert!((0.45..0.68).contains(&share), "{share}: expected about 0.56");
 }
 
 #[test]
@@ -407,7 +443,7 @@ fn an_oracle_gives_the_goals_it_knows_and_the_net_the_rest() {
         let mut rng = rand::rngs::SmallRng::seed_from_u64(9);
         let mut out = Vec::new();
         for _ in 0..30 {
-            m.playout_each(&[&initial; 64], &mut rng, 20, false, &mut || true, &mut |e| {
+            m.playout_each(&[&initial; 64], &mut rng, 20, false, None, &mut || true, &mut |e| {
                 let on_row = row.iter().all(|&b| e.bases[b] >> e.lane & 1 == 1);
                 let goals: Vec<u32> = e.goals.iter().map(|g| *g.as_ref().expect("a goal")).collect();
                 out.push((e.origin, on_row, goals));

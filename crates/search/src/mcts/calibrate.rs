@@ -1,12 +1,13 @@
-//! What the playouts' tactics cost and bring in a game, measured from its initial state at the
-//! start of a match, so that the player turns them off where they do not pay.
+//! What the playouts' tactics cost and bring in a game, and how much its moves' names say about
+//! where they are played, measured from its initial state at the start of a match, so that the
+//! player turns the tactics and the move averages off where they do not pay.
 
 use super::playout::{self, Guide, Lookahead, Settings};
 use analysis::GoalLatches;
 use machine::StateMachine;
 use propnet::{Net, Program, PropnetMachine};
 use rand::rngs::SmallRng;
-use rand::SeedableRng;
+use rand::{Rng, SeedableRng};
 use serde::Serialize;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -63,7 +64,8 @@ impl TacticsCost {
         let initial = m.initial_state();
         let half = budget / 2;
         let started = Instant::now();
-        let settings = Settings { max_steps: 10_000, trace: false, guide: None, deadline: Some(started + half) };
+        let settings =
+            Settings { max_steps: 10_000, trace: false, guide: None, deadline: Some(started + half), mast: None };
         let mut look = Lookahead::default();
         let mut complete = 0u64;
         while complete < MAX_PLAYOUTS && !settings.out_of_time() {
@@ -86,6 +88,90 @@ impl TacticsCost {
     }
 }
 
+/// Random games sampled for [`MoveVariety`], at most.
+const VARIETY_GAMES: usize = 200;
+
+/// How much a move's name says about the state it is played in, from random games: per role,
+/// the share of the moves it ever has that are legal where it has a choice. A move average
+/// (MAST) pools a move's results over every state it was played in; that speaks of the move
+/// where it is legal in few states (a piece's step from one square to another), and where it
+/// is legal almost everywhere (a disc dropped into a column) it only steers every playout into
+/// the same moves whatever the position, which lost strength on Connect Four (BENCHMARKS.md).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct MoveVariety {
+    /// Per choice, the share of the chooser's moves (as many as random games showed it) that
+    /// were legal, averaged over every choice of every role, 0..=1.
+    pub legal_share: f64,
+    /// Choices sampled (states where a role had more than one legal move).
+    pub choices: u64,
+}
+
+impl MoveVariety {
+    /// The longest a measurement should take.
+    pub const TRIAL: Duration = Duration::from_millis(150);
+
+    /// The largest share of a role's moves that may be legal in a typical choice for move
+    /// averages to be used. Pieces stepping between squares (Breakthrough: a sixth) are below
+    /// it, discs dropped into columns (Connect Four: nearly all) and marks on a small board
+    /// (Tic-Tac-Toe: about half) above it.
+    pub const MAX_LEGAL_SHARE: f64 = 0.25;
+
+    /// Whether move averages speak of their moves: a role's moves are legal in few of its
+    /// choices. A game whose roles never choose gains nothing from them.
+    pub fn pays(&self) -> bool {
+        self.choices > 0 && self.legal_share <= Self::MAX_LEGAL_SHARE
+    }
+
+    /// Samples random games of `program` from the initial state for `budget` (or
+    /// [`VARIETY_GAMES`] games) on one thread.
+    pub fn measure(program: &Arc<Program>, budget: Duration, seed: u64) -> MoveVariety {
+        let mut m = PropnetMachine::from_program(Arc::clone(program));
+        let mut rng = SmallRng::seed_from_u64(seed);
+        let deadline = Instant::now() + budget;
+        let roles = m.roles().len();
+        let initial = m.initial_state();
+        let mut seen: Vec<Vec<u64>> = vec![Vec::new(); roles];
+        let (mut legal_sum, mut choices) = (vec![0u64; roles], vec![0u64; roles]);
+        let mut joint = vec![0u32; roles];
+        'games: for _ in 0..VARIETY_GAMES {
+            let mut state = initial.clone();
+            for _ in 0..1000 {
+                if Instant::now() >= deadline {
+                    break 'games;
+                }
+                if m.is_terminal(&state).unwrap_or(true) {
+                    break;
+                }
+                for r in 0..roles {
+                    let Ok(legal) = m.legal_moves(&state, r) else { continue 'games };
+                    if legal.is_empty() {
+                        continue 'games;
+                    }
+                    joint[r] = legal[rng.random_range(0..legal.len())];
+                    if legal.len() > 1 {
+                        legal_sum[r] += legal.len() as u64;
+                        choices[r] += 1;
+                        for &mv in &legal {
+                            playout::learn(&mut seen[r], mv);
+                        }
+                    }
+                }
+                let Ok(next) = m.next_state(&state, &joint) else { continue 'games };
+                state = next;
+            }
+        }
+        let total: u64 = choices.iter().sum();
+        let weighted: f64 = (0..roles)
+            .filter(|&r| choices[r] > 0)
+            .map(|r| {
+                let distinct = seen[r].iter().map(|w| w.count_ones()).sum::<u32>().max(1);
+                legal_sum[r] as f64 / f64::from(distinct)
+            })
+            .sum();
+        MoveVariety { legal_share: if total == 0 { 0.0 } else { weighted / total as f64 }, choices: total }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -105,6 +191,24 @@ mod tests {
         let puzzle = cost("buttonsandlights");
         assert!(puzzle.fired < 0.2, "{puzzle:?}");
         assert!(!puzzle.pays());
+    }
+
+    fn variety(name: &str) -> MoveVariety {
+        let net = testkit::bundled(name).1;
+        MoveVariety::measure(&Arc::new(Program::new(&net)), Duration::from_secs(5), 1)
+    }
+
+    #[test]
+    fn move_averages_pay_for_pieces_that_step_and_not_for_discs_dropped_into_columns() {
+        let breakthrough = variety("breakthrough");
+        assert!(breakthrough.choices > 1000 && breakthrough.legal_share < 0.2, "{breakthrough:?}");
+        assert!(breakthrough.pays());
+        let connectfour = variety("connectfour");
+        assert!(connectfour.legal_share > 0.6, "{connectfour:?}");
+        assert!(!connectfour.pays());
+        // Tic-tac-toe: x chooses among 9, 7, 5, 3 of its nine marks, o among 8, 6, 4, 2.
+        let tictactoe = variety("tictactoe");
+        assert!((0.4..0.7).contains(&tictactoe.legal_share), "{tictactoe:?}");
     }
 
     #[test]

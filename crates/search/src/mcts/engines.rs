@@ -27,6 +27,9 @@ pub trait SearchMachine: StateMachine<State: Send, Move: Copy + Send> + Send + S
     /// The move as an index into the net's moves, where moves are such indices.
     fn move_index(mv: &Self::Move) -> Option<u32>;
 
+    /// How many moves [`move_index`](Self::move_index) numbers (0 where moves are not indices).
+    fn move_count(&self) -> usize;
+
     /// The heap bytes a state takes, for the pool's memory budget.
     fn state_bytes(state: &Self::State) -> usize;
 
@@ -57,6 +60,10 @@ impl SearchMachine for PropnetMachine {
 
     fn move_index(mv: &u32) -> Option<u32> {
         Some(*mv)
+    }
+
+    fn move_count(&self) -> usize {
+        self.program().move_count()
     }
 
     fn state_bytes(state: &PropnetState) -> usize {
@@ -97,6 +104,10 @@ impl SearchMachine for Reasoner {
 
     fn move_index(_: &reasoner::TermId) -> Option<u32> {
         None
+    }
+
+    fn move_count(&self) -> usize {
+        0
     }
 
     fn state_bytes(state: &reasoner::State) -> usize {

@@ -17,7 +17,9 @@
 //! and taking those that raise its minimum (`playout`). With the guide's tactics, playouts also
 //! take decisive moves and take back anti-decisive ones (`playout::guided`); what they cost and
 //! bring is measured by [`TacticsCost`]. Without latches or tactics every playout is
-//! bit-sliced: up to 64 leaves chosen with virtual loss are played out in one pass.
+//! bit-sliced: up to 64 leaves chosen with virtual loss are played out in one pass. With
+//! `MctsConfig::mast`, every move's mean score over the search steers the playouts' draws
+//! (`mast`), where [`MoveVariety`] says a move's name tells where it is played.
 //!
 //! The search runs on any [`SearchMachine`]: on a propnet as described, on the reasoner (for a
 //! game whose net cannot be built) with plain random playouts, one at a time, and no guide.
@@ -28,6 +30,7 @@
 
 mod calibrate;
 mod engines;
+mod mast;
 mod material;
 mod playout;
 mod run;
@@ -38,12 +41,14 @@ mod tree;
 #[cfg(test)]
 mod tests;
 
-pub use self::calibrate::TacticsCost;
+pub use self::calibrate::{MoveVariety, TacticsCost};
 pub use self::engines::SearchMachine;
+use self::mast::Mast;
+pub use self::mast::MastPolicy;
 pub use self::material::{Fit, Group, Material, Term};
 pub use self::playout::{Guide, Lookahead, Outcome, Settings};
 use self::solver::compare;
-use self::tree::{Edge, Kind, Node, NodeRef, Pool, Proof};
+use self::tree::{Amaf, Edge, Kind, Node, NodeRef, Pool, Proof};
 use analysis::Factors;
 use machine::MachineError;
 use propnet::{Program, PropnetMachine};
@@ -96,6 +101,13 @@ pub struct MctsConfig {
     /// 0..=1): a forced win gains it, a forced loss loses it, so moves that all lose keep
     /// their order among themselves.
     pub local_weight: f64,
+    /// The chance that a playout plays a role's legal move of best mean score over the search
+    /// so far (move-average sampling, `mast`) rather than a random one; 0 turns it off.
+    pub mast: f64,
+    /// RAVE's equivalence parameter: how many visits of a node its moves' all-moves-as-first
+    /// statistics weigh as much as their own (the weight is √(k / (3n + k)) at n visits); 0
+    /// keeps no such statistics.
+    pub rave: f64,
 }
 
 impl Default for MctsConfig {
@@ -113,6 +125,8 @@ impl Default for MctsConfig {
             prior_visits: 0.0,
             max_playout_steps: 10_000,
             local_weight: 1.0,
+            mast: 0.0,
+            rave: 0.0,
         }
     }
 }
@@ -217,6 +231,11 @@ pub struct Mcts<M: SearchMachine = PropnetMachine> {
     /// Per role, the lowest and highest goal value the game has.
     game_range: Vec<(u8, u8)>,
     plan: Option<Plan<M::Move>>,
+    /// Every move's mean score, where playouts use them.
+    mast: Option<Mast>,
+    /// With RAVE, the moves (as a bitset of move indices) played at and below the node being
+    /// backed up in the iteration being backed up.
+    played: Vec<u64>,
 }
 
 impl<M: SearchMachine> std::fmt::Debug for Mcts<M> {
@@ -260,6 +279,8 @@ impl<M: SearchMachine> Mcts<M> {
             .collect();
         let initial = machine.initial_state();
         let bits = M::bits(&initial).is_some();
+        let mast =
+            (config.mast > 0.0 && machine.move_count() > 0).then(|| Mast::new(machine.move_count(), config.mast));
         let mut mcts = Mcts {
             guide: guide.filter(|g| bits && !g.is_empty()),
             pool: Pool::new(config.max_nodes, config.max_bytes),
@@ -275,6 +296,8 @@ impl<M: SearchMachine> Mcts<M> {
             playouts: 0,
             game_range,
             plan: None,
+            mast,
+            played: Vec::new(),
         };
         mcts.root = mcts.node_for(initial)?;
         Ok(mcts)
@@ -356,6 +379,9 @@ impl<M: SearchMachine> Mcts<M> {
             }
         };
         self.root = child;
+        if let Some(mast) = &mut self.mast {
+            mast.fade();
+        }
         if self.roles == 1 {
             self.plan = self.plan.take().filter(|p| p.moves.first() == joint.first()).map(|mut p| {
                 p.moves.remove(0);
@@ -437,6 +463,12 @@ impl<M: SearchMachine> Mcts<M> {
                 proven: self.child_proof(root, role, i).map(|p| u32::from(p.scores[role])),
             })
             .collect()
+    }
+
+    /// The mean score (0..=100) of `mv` for the role that played it, over every iteration that
+    /// played it in the tree or its playout, where the search keeps move averages.
+    pub fn move_average(&self, mv: &M::Move) -> Option<f64> {
+        self.mast.as_ref()?.mean(M::move_index(mv)?)
     }
 
     /// The best complete line found so far (single-player games).
@@ -534,6 +566,9 @@ impl<M: SearchMachine> Mcts<M> {
             node.starts.push(node.moves.len() as u32);
         }
         node.edges = vec![Edge::default(); node.moves.len()];
+        if self.config.rave > 0.0 {
+            node.amaf = vec![Amaf::default(); node.moves.len()];
+        }
         let guided = self.guide.as_deref().zip(M::bits(&node.state));
         let decided = guided.and_then(|(g, bits)| g.decided(bits));
         if terminal || stuck {

@@ -2,6 +2,7 @@
 //! or one at a time steered by the goal latches and the tactics (decisive and anti-decisive
 //! moves); on any other machine one uniformly random playout at a time.
 
+use super::mast::MastPolicy;
 use super::material::Material;
 use super::score;
 use analysis::{Factors, GoalForms, GoalLatches, ScoreRange};
@@ -158,7 +159,7 @@ impl Guide {
     }
 }
 
-/// How playouts run, the same for every batch of a search.
+/// How a batch of playouts runs.
 #[derive(Debug, Clone)]
 pub struct Settings {
     /// Joint moves after which a playout is cut off.
@@ -169,6 +170,8 @@ pub struct Settings {
     pub guide: Option<Arc<Guide>>,
     /// Playouts still running then are dropped.
     pub deadline: Option<Instant>,
+    /// The moves' mean scores, where playouts prefer the best (move-average sampling).
+    pub mast: Option<MastPolicy>,
 }
 
 impl Settings {
@@ -200,12 +203,12 @@ impl Lookahead {
 }
 
 /// Whether the bitset `set` holds `mv`.
-fn is_set(set: &[u64], mv: u32) -> bool {
+pub(super) fn is_set(set: &[u64], mv: u32) -> bool {
     set.get(mv as usize / 64).is_some_and(|w| w >> (mv % 64) & 1 == 1)
 }
 
 /// Adds `mv` to the bitset `set`.
-fn learn(set: &mut Vec<u64>, mv: u32) {
+pub(super) fn learn(set: &mut Vec<u64>, mv: u32) {
     let k = mv as usize / 64;
     if set.len() <= k {
         set.resize(k + 1, 0);
@@ -254,7 +257,8 @@ pub(super) fn random<M: StateMachine>(
     }
 }
 
-/// One random playout from each of `starts`, 64 at a time bit-sliced.
+/// One playout from each of `starts`, 64 at a time bit-sliced: random moves, or where the
+/// settings have move averages, partly the best by them.
 pub(super) fn bit_sliced(
     m: &mut PropnetMachine,
     starts: &[PropnetState],
@@ -270,7 +274,8 @@ pub(super) fn bit_sliced(
             steps & (CLOCK_EVERY - 1) != 0 || !s.out_of_time()
         };
         let results = &mut out[k * 64..];
-        m.playout_each(&refs, rng, s.max_steps, s.trace, &mut go_on, &mut |e| {
+        let policy = s.mast.as_ref().map(MastPolicy::moves);
+        m.playout_each(&refs, rng, s.max_steps, s.trace, policy, &mut go_on, &mut |e| {
             results[e.origin] = Some(Outcome {
                 scores: e.goals.iter().map(score).collect(),
                 complete: e.end == PlayoutEnd::Terminal,
@@ -367,7 +372,10 @@ pub(super) fn guided(
             if l.is_empty() {
                 return Ok(Some(Outcome { scores: scores(m, &state), complete: false, moves }));
             }
-            joint[r] = l[rng.random_range(0..l.len())];
+            joint[r] = match &s.mast {
+                Some(policy) => policy.pick(l, rng),
+                None => l[rng.random_range(0..l.len())],
+            };
             chose[r] = l.len() > 1;
         }
         let mut winner = None;
@@ -406,12 +414,14 @@ pub(super) fn guided(
                 }
             }
             let best = tiers.iter().copied().max().unwrap_or(0);
-            let random = l.iter().position(|&mv| mv == joint[r]).map_or(0, |k| tiers[k]);
-            if random != best && guide.tactics {
+            let drawn = l.iter().position(|&mv| mv == joint[r]).map_or(0, |k| tiers[k]);
+            if drawn != best && guide.tactics {
                 fire(fired_count);
             }
+            // The move drawn stands if nothing ranks above it (a uniform draw among the best
+            // is then what it already is); otherwise one of the best, at random.
             let mut ties = 0u32;
-            for (k, &t) in tiers.iter().enumerate() {
+            for (k, &t) in tiers.iter().enumerate().filter(|_| drawn != best) {
                 if t == best {
                     ties += 1;
                     if rng.random_range(0..ties) == 0 {
@@ -579,7 +589,7 @@ mod tests {
         use rand::SeedableRng;
         let mut rng = SmallRng::seed_from_u64(3);
         let mut look = Lookahead::default();
-        let settings = Settings { max_steps: 100, trace: true, guide: None, deadline: None };
+        let settings = Settings { max_steps: 100, trace: true, guide: None, deadline: None, mast: None };
         let initial = m.initial_state();
         for _ in 0..200 {
             guided(m, &mut look, &initial, guide, &mut rng, &settings).expect("plays");

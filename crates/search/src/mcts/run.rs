@@ -1,7 +1,7 @@
 //! The search loop: batches of leaves selected on the tree's thread, played out here or by worker
 //! threads with machines of their own, and backed up as their results come in.
 
-use super::playout::Outcome;
+use super::playout::{self, Outcome};
 use super::{Leaf, Mcts, SearchMachine, SearchStats, Selected, Settings, Worker, GUIDED_BATCH};
 use machine::MachineError;
 use std::sync::mpsc;
@@ -17,9 +17,11 @@ impl<M: SearchMachine> Mcts<M> {
     ) -> Result<SearchStats, MachineError> {
         let settings = Settings {
             max_steps: self.config.max_playout_steps,
-            trace: self.roles == 1,
+            // Plans need the moves of single-player playouts, move averages and RAVE those of all.
+            trace: self.roles == 1 || self.mast.is_some() || self.config.rave > 0.0,
             guide: self.guide.clone().filter(|g| self.config.guided_playouts && g.steers_playouts()),
             deadline,
+            mast: None,
         };
         let batch = match settings.guide {
             Some(_) => GUIDED_BATCH,
@@ -61,7 +63,8 @@ impl<M: SearchMachine> Mcts<M> {
             }
             let leaves = self.select_batch(room)?;
             let starts: Vec<M::State> = leaves.iter().filter_map(|l| l.state.clone()).collect();
-            let outcomes = self.machine.play_out(&mut worker.scratch, &starts, &mut worker.rng, settings)?;
+            let settings = self.batch_settings(settings);
+            let outcomes = self.machine.play_out(&mut worker.scratch, &starts, &mut worker.rng, &settings)?;
             self.finish(leaves, outcomes);
         }
     }
@@ -80,11 +83,11 @@ impl<M: SearchMachine> Mcts<M> {
             let (done_tx, done_rx) = mpsc::channel::<Done<M::Move>>();
             let mut jobs = Vec::new();
             for (w, (worker, m)) in workers.iter_mut().zip(helpers.iter_mut()).enumerate() {
-                let (job_tx, job_rx) = mpsc::channel::<(usize, Vec<M::State>)>();
+                let (job_tx, job_rx) = mpsc::channel::<(usize, Vec<M::State>, Settings)>();
                 let done_tx = done_tx.clone();
                 scope.spawn(move || {
-                    for (id, starts) in job_rx {
-                        let played = m.play_out(&mut worker.scratch, &starts, &mut worker.rng, settings);
+                    for (id, starts, settings) in job_rx {
+                        let played = m.play_out(&mut worker.scratch, &starts, &mut worker.rng, &settings);
                         if done_tx.send((w, id, played)).is_err() {
                             break;
                         }
@@ -111,7 +114,7 @@ impl<M: SearchMachine> Mcts<M> {
                     pending[id] = Some(leaves);
                     busy[w] += 1;
                     // A worker only stops once `jobs` is dropped, so the send cannot fail.
-                    let _ = jobs[w].send((id, starts));
+                    let _ = jobs[w].send((id, starts, self.batch_settings(settings)));
                 }
                 if busy.iter().all(|&b| b == 0) {
                     return Ok(());
@@ -125,6 +128,11 @@ impl<M: SearchMachine> Mcts<M> {
         });
         self.helpers = helpers;
         result
+    }
+
+    /// The settings for the next batch: `settings` with the move averages as they are now.
+    fn batch_settings(&mut self, settings: &Settings) -> Settings {
+        Settings { mast: self.mast.as_mut().map(|m| m.policy()), ..settings.clone() }
     }
 
     /// Selects up to `count` leaves, backing up the decided ones at once; returns the rest (the
@@ -145,6 +153,63 @@ impl<M: SearchMachine> Mcts<M> {
         Ok(leaves)
     }
 
+    /// Adds the moves of an iteration, in the tree and in its playout, to the move averages and
+    /// to the all-moves-as-first statistics of the nodes on its path, each scored for the role
+    /// that played it.
+    fn record_moves(&mut self, leaf: &Leaf<M>, outcome: &Outcome<M::Move>) {
+        if self.config.rave > 0.0 {
+            self.record_amaf(leaf, outcome);
+        }
+        let Some(mast) = self.mast.as_mut() else { return };
+        let roles = self.roles;
+        for (k, &at) in leaf.path.iter().enumerate() {
+            let Some(node) = self.pool.get(at) else { continue };
+            for (r, &c) in leaf.choices[k * roles..(k + 1) * roles].iter().enumerate() {
+                if let Some(mv) = M::move_index(&node.role_move(r, c as usize)) {
+                    mast.record(mv, outcome.scores[r]);
+                }
+            }
+        }
+        for (k, mv) in outcome.moves.iter().enumerate() {
+            if let Some(mv) = M::move_index(mv) {
+                mast.record(mv, outcome.scores[k % roles]);
+            }
+        }
+        mast.iteration();
+    }
+
+    /// RAVE's statistics: at each node of `leaf`'s path, every role's legal moves that the role
+    /// played there or below it in the iteration (in the tree or the playout) get its score.
+    fn record_amaf(&mut self, leaf: &Leaf<M>, outcome: &Outcome<M::Move>) {
+        let roles = self.roles;
+        let played = &mut self.played;
+        played.iter_mut().for_each(|w| *w = 0);
+        for mv in outcome.moves.iter().filter_map(M::move_index) {
+            playout::learn(played, mv);
+        }
+        for (k, &at) in leaf.path.iter().enumerate().rev() {
+            let Some(node) = self.pool.get_mut(at) else { continue };
+            for (r, &c) in leaf.choices[k * roles..(k + 1) * roles].iter().enumerate() {
+                if let Some(mv) = M::move_index(&node.role_move(r, c as usize)) {
+                    playout::learn(played, mv);
+                }
+            }
+            for r in 0..roles {
+                let (from, to) = (node.starts[r] as usize, node.starts[r + 1] as usize);
+                if to - from <= 1 {
+                    continue;
+                }
+                for i in from..to {
+                    let Some(amaf) = node.amaf.get_mut(i) else { break };
+                    if M::move_index(&node.moves[i]).is_some_and(|mv| playout::is_set(played, mv)) {
+                        amaf.visits += 1;
+                        amaf.sum += u32::from(outcome.scores[r]);
+                    }
+                }
+            }
+        }
+    }
+
     /// Backs up the playouts of `leaves` (those with a start state, in order, as `outcomes`
     /// lists them); a leaf whose playout was cut short is taken back.
     pub(super) fn finish(&mut self, leaves: Vec<Leaf<M>>, outcomes: Vec<Option<Outcome<M::Move>>>) {
@@ -153,7 +218,10 @@ impl<M: SearchMachine> Mcts<M> {
             match outcomes.next().flatten() {
                 Some(outcome) => {
                     self.playouts += 1;
-                    leaf.moves.extend_from_slice(&outcome.moves);
+                    self.record_moves(&leaf, &outcome);
+                    if self.roles == 1 {
+                        leaf.moves.extend_from_slice(&outcome.moves);
+                    }
                     self.backup(&leaf, &outcome.scores, outcome.complete);
                 }
                 None => self.take_back(&leaf),

@@ -1,7 +1,7 @@
 //! Selection and backup: the descent that picks every role's move by UCB at each node and
 //! expands the first new joint move, and the statistics added (or taken back) along its path.
 
-use super::tree::{Kind, Node, Pool};
+use super::tree::{Amaf, Kind, Node, Pool};
 use super::{Leaf, Mcts, MctsConfig, Plan, SearchMachine, Selected, MAX_PATH};
 use machine::MachineError;
 use rand::rngs::SmallRng;
@@ -151,7 +151,7 @@ fn choose<M: SearchMachine>(
     let log_n = f64::from(node.visits.max(1)).ln();
     let mut best: Option<(usize, f64)> = None;
     let mut proven: Option<(usize, u8)> = None;
-    let (mut untried, mut untried_seen) = (None, 0u32);
+    let (mut untried, mut untried_seen): (Option<(usize, f64)>, u32) = (None, 0);
     for i in 0..count {
         let edge = node.edge(role, i);
         let child = node.child(i as u64).filter(|_| alone).and_then(|c| pool.get(c));
@@ -170,6 +170,15 @@ fn choose<M: SearchMachine>(
                 Some(&prior) => (edge.sum + config.prior_visits * f64::from(prior)) / (visits + config.prior_visits),
                 None => mean,
             };
+            // RAVE: the all-moves-as-first mean stands in for the move's own while it has
+            // few visits.
+            let mean = match node.amaf(role, i).and_then(Amaf::mean) {
+                Some(amaf) => {
+                    let beta = (config.rave / (3.0 * f64::from(node.visits) + config.rave)).sqrt();
+                    (1.0 - beta) * mean + beta * amaf
+                }
+                None => mean,
+            };
             let local = node.local.get(i).filter(|_| alone).map_or(0.0, |&v| f64::from(v) * config.local_weight);
             let gain = match (node.heuristic.get(role), child.and_then(|c| c.heuristic.get(role))) {
                 (Some(&here), Some(&there)) => (f64::from(there) - f64::from(here)) / 100.0,
@@ -181,11 +190,21 @@ fn choose<M: SearchMachine>(
                 best = Some((i, value));
             }
         } else {
-            untried_seen += 1;
-            if rng.random_range(0..untried_seen) == 0 {
-                untried = Some(i);
+            // Untried moves come first, with RAVE the best by their all-moves-as-first mean
+            // (moves it knows nothing of first), otherwise at random.
+            let key = match node.amaf(role, i) {
+                Some(amaf) => amaf.mean().unwrap_or(f64::INFINITY),
+                None => 0.0,
+            };
+            if untried.is_none_or(|(_, k)| key > k) {
+                (untried, untried_seen) = (Some((i, key)), 1);
+            } else if untried.is_some_and(|(_, k)| key == k) {
+                untried_seen += 1;
+                if rng.random_range(0..untried_seen) == 0 {
+                    untried = Some((i, key));
+                }
             }
         }
     }
-    untried.or(best.map(|b| b.0)).or(proven.map(|p| p.0)).unwrap_or(0)
+    untried.map(|u| u.0).or(best.map(|b| b.0)).or(proven.map(|p| p.0)).unwrap_or(0)
 }

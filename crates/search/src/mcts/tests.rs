@@ -94,6 +94,49 @@ fn tictactoe_blocks_the_immediate_loss() {
 }
 
 #[test]
+fn move_averages_learn_that_the_centre_is_best_and_leave_the_proof_sound() {
+    let net = net("tictactoe");
+    let tactics = Arc::new(Guide::new(&net, GoalLatches::new(&net, &[]), true));
+    // Bit-sliced and guided playouts, on one thread and on workers.
+    for (guide, threads) in [(None, 1), (None, 2), (Some(tactics), 1)] {
+        let config = MctsConfig { threads, mast: 0.6, ..config(200_000) };
+        let mut mcts = Mcts::new(Arc::new(Program::new(&net)), guide.clone(), config).expect("starts");
+        let stats = mcts.search_iterations(50_000).expect("searches");
+        let guided = guide.is_some();
+        assert_eq!(stats.proven, Some(vec![50, 50]), "guided {guided}, {threads} threads");
+        let m = mcts.machine();
+        let mean = |name: &str| mcts.move_average(&m.find_move(0, name).expect("a move")).expect("played");
+        // The centre lies on four lines, an edge on two.
+        assert!(mean("(mark 2 2)") > mean("(mark 1 2)"), "guided {guided}, {threads} threads");
+    }
+    let plain = Mcts::new(Arc::new(Program::new(&net)), None, config(1_000)).expect("starts");
+    assert_eq!(plain.move_average(&0), None, "no averages unless asked for");
+}
+
+#[test]
+fn rave_counts_the_moves_played_below_a_node_and_leaves_the_proof_sound() {
+    let net = net("tictactoe");
+    let rave = MctsConfig { rave: 500.0, ..config(200_000) };
+    let mut mcts = Mcts::new(Arc::new(Program::new(&net)), None, rave).expect("starts");
+    mcts.search_iterations(2_000).expect("searches");
+    let m = mcts.machine();
+    let root = mcts.root_node();
+    let amaf = |name: &str| {
+        let i = (0..root.move_count(0)).find(|&i| m.format_move(&root.role_move(0, i)) == name).expect("legal");
+        let (edge, amaf) = (root.edge(0, i), root.amaf(0, i).expect("kept"));
+        // x plays a mark at the root or below it in more iterations than choose it there.
+        assert!(amaf.visits > edge.visits, "{name}: {} against {}", amaf.visits, edge.visits);
+        amaf.mean().expect("played")
+    };
+    assert!(amaf("(mark 2 2)") > amaf("(mark 1 2)"), "the centre lies on four lines, an edge on two");
+    assert_eq!(root.amaf(1, 0).map(|a| a.visits), Some(0), "o has only noop here: nothing to compare");
+    let plain = Mcts::new(Arc::new(Program::new(&net)), None, config(1_000)).expect("starts");
+    assert!(plain.root_node().amaf(0, 0).is_none(), "kept only with RAVE");
+    let stats = mcts.search_iterations(50_000).expect("searches");
+    assert_eq!(stats.proven, Some(vec![50, 50]));
+}
+
+#[test]
 fn tictactoe_is_solved_as_a_draw() {
     let net = net("tictactoe");
     let mut mcts = Mcts::new(Arc::new(Program::new(&net)), None, config(200_000)).expect("starts");

@@ -60,6 +60,22 @@ impl Edge {
     }
 }
 
+/// One role's all-moves-as-first statistics (RAVE) for one of its moves at a node: the
+/// iterations through the node in which the role played the move there or below it.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Amaf {
+    pub visits: u32,
+    /// The role's scores (0..=100) summed over them.
+    pub sum: u32,
+}
+
+impl Amaf {
+    /// The mean score (0..=100), or `None` before the first.
+    pub fn mean(&self) -> Option<f64> {
+        (self.visits > 0).then(|| f64::from(self.sum) / f64::from(self.visits))
+    }
+}
+
 /// A state in the search graph.
 pub(super) struct Node<M: SearchMachine> {
     /// The bytes counted for the node when it was put in the pool.
@@ -74,6 +90,9 @@ pub(super) struct Node<M: SearchMachine> {
     pub starts: Vec<u32>,
     /// Per entry of `moves`, its statistics.
     pub edges: Vec<Edge>,
+    /// Per entry of `moves`, its all-moves-as-first statistics where the search keeps them
+    /// (empty otherwise).
+    pub amaf: Vec<Amaf>,
     /// Expanded joint moves, sorted by key (the roles' move indices in mixed radix, role 0
     /// lowest), each with the node it leads to.
     pub children: Vec<(u64, NodeRef)>,
@@ -108,6 +127,7 @@ impl<M: SearchMachine> Node<M> {
             moves: Vec::new(),
             starts: Vec::new(),
             edges: Vec::new(),
+            amaf: Vec::new(),
             children: Vec::new(),
             joint_count: None,
             range: Vec::new(),
@@ -122,7 +142,7 @@ impl<M: SearchMachine> Node<M> {
     /// An estimate of the bytes the node takes in the pool: the node, its state twice (the
     /// table keeps a copy as its key), its moves and statistics, a table entry, an allowance
     /// for the one child entry an average node gets in its parent (a vector that grows by
-    /// doubling), and the allocator's overhead on each of its nine allocations.
+    /// doubling), and the allocator's overhead on each of its nine allocations (ten with RAVE).
     fn footprint(&self) -> usize {
         use std::mem::size_of;
         let state = M::state_bytes(&self.state);
@@ -131,13 +151,14 @@ impl<M: SearchMachine> Node<M> {
             + self.moves.capacity() * size_of::<M::Move>()
             + self.starts.capacity() * size_of::<u32>()
             + self.edges.capacity() * size_of::<Edge>()
+            + self.amaf.capacity() * size_of::<Amaf>()
             + self.range.capacity() * size_of::<(u8, u8)>()
             + self.prior.capacity()
             + self.heuristic.capacity()
             + self.local.capacity()
             + size_of::<(M::State, u32)>()
             + 2 * size_of::<(u64, NodeRef)>()
-            + 9 * ALLOCATION_OVERHEAD
+            + (9 + usize::from(self.amaf.capacity() > 0)) * ALLOCATION_OVERHEAD
     }
 
     /// How many legal moves `role` has.
@@ -148,6 +169,11 @@ impl<M: SearchMachine> Node<M> {
     /// Role `role`'s `i`th legal move.
     pub fn role_move(&self, role: usize, i: usize) -> M::Move {
         self.moves[self.starts[role] as usize + i]
+    }
+
+    /// Role `role`'s all-moves-as-first statistics for its `i`th legal move, where kept.
+    pub fn amaf(&self, role: usize, i: usize) -> Option<&Amaf> {
+        self.amaf.get(self.starts[role] as usize + i)
     }
 
     /// Role `role`'s statistics for its `i`th legal move.
