@@ -4,7 +4,8 @@
 //!
 //! Each step evaluates the core phase for all lanes, retires the lanes that ended (terminal, step
 //! limit, or a role without a legal move), draws one uniformly random legal move per role and
-//! lane, evaluates the move phase and moves every playing lane to its next state. A retired lane
+//! lane (or, with a [`MovePolicy`], the best legal move by its values in a share of the lanes),
+//! evaluates the move phase and moves every playing lane to its next state. A retired lane
 //! immediately restarts from the start state while playouts remain to be started, so the lanes
 //! stay busy until the last few playouts; its final state waits in a second marking until 64
 //! have finished, and their goals are evaluated together (or given by a [`GoalOracle`], where the
