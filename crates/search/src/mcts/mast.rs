@@ -5,6 +5,7 @@
 //! one, so that what a move was worth anywhere in the search steers play everywhere: moves are
 //! net inputs, the same move (a piece's step from one cell to another) in every state.
 
+use super::Best;
 use propnet::MovePolicy;
 use rand::rngs::SmallRng;
 use rand::Rng;
@@ -37,21 +38,11 @@ impl MastPolicy {
     /// random), else a uniformly random one.
     pub fn pick(&self, legal: &[u32], rng: &mut SmallRng) -> u32 {
         if legal.len() > 1 && rng.random_bool(self.greedy) {
-            let mut best = (f32::NEG_INFINITY, legal[0]);
-            let mut ties = 0u32;
+            let mut best = Best::new();
             for &mv in legal {
-                let v = self.values.get(mv as usize).copied().unwrap_or(0.0);
-                if v > best.0 {
-                    best = (v, mv);
-                    ties = 1;
-                } else if v == best.0 {
-                    ties += 1;
-                    if rng.random_range(0..ties) == 0 {
-                        best.1 = mv;
-                    }
-                }
+                best.offer(mv, f64::from(self.values.get(mv as usize).copied().unwrap_or(0.0)), rng);
             }
-            return best.1;
+            return best.get().unwrap_or(legal[0]);
         }
         legal[rng.random_range(0..legal.len())]
     }

@@ -53,7 +53,7 @@ use analysis::Factors;
 use machine::MachineError;
 use propnet::{Program, PropnetMachine};
 use rand::rngs::SmallRng;
-use rand::SeedableRng;
+use rand::{Rng, SeedableRng};
 use serde::Serialize;
 use std::sync::Arc;
 use std::time::Instant;
@@ -590,6 +590,39 @@ impl<M: SearchMachine> Mcts<M> {
             _ => Kind::Simultaneous,
         };
         Ok(node)
+    }
+}
+
+/// The item of greatest key among those offered, ties broken uniformly at random as they come
+/// (one draw per tie, the first included), without collecting them.
+pub(super) struct Best<T> {
+    item: Option<T>,
+    top: f64,
+    ties: u32,
+}
+
+impl<T> Best<T> {
+    /// Nothing offered yet.
+    pub fn new() -> Best<T> {
+        Best { item: None, top: f64::NEG_INFINITY, ties: 0 }
+    }
+
+    /// Offers `item` with `key`.
+    pub fn offer(&mut self, item: T, key: f64, rng: &mut SmallRng) {
+        if key > self.top {
+            (self.top, self.ties) = (key, 0);
+        }
+        if key == self.top {
+            self.ties += 1;
+            if rng.random_range(0..self.ties) == 0 {
+                self.item = Some(item);
+            }
+        }
+    }
+
+    /// The item chosen, if any was offered.
+    pub fn get(self) -> Option<T> {
+        self.item
     }
 }
 

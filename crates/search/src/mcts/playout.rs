@@ -4,7 +4,7 @@
 
 use super::mast::MastPolicy;
 use super::material::Material;
-use super::score;
+use super::{score, Best};
 use analysis::{Factors, GoalForms, GoalLatches, ScoreRange};
 use machine::playout::PlayoutEnd;
 use machine::{MachineError, StateMachine};
@@ -420,14 +420,12 @@ pub(super) fn guided(
             }
             // The move drawn stands if nothing ranks above it (a uniform draw among the best
             // is then what it already is); otherwise one of the best, at random.
-            let mut ties = 0u32;
-            for (k, &t) in tiers.iter().enumerate().filter(|_| drawn != best) {
-                if t == best {
-                    ties += 1;
-                    if rng.random_range(0..ties) == 0 {
-                        joint[r] = l[k];
-                    }
+            if drawn != best {
+                let mut pick = Best::new();
+                for (k, _) in tiers.iter().enumerate().filter(|&(_, &t)| t == best) {
+                    pick.offer(l[k], 0.0, rng);
                 }
+                joint[r] = pick.get().unwrap_or(joint[r]);
             }
             // The mover secures its best score: the game is as good as won.
             if best == 2 {

@@ -2,10 +2,9 @@
 //! expands the first new joint move, and the statistics added (or taken back) along its path.
 
 use super::tree::{Amaf, Kind, Node, Pool};
-use super::{Leaf, Mcts, MctsConfig, Plan, SearchMachine, Selected, MAX_PATH};
+use super::{Best, Leaf, Mcts, MctsConfig, Plan, SearchMachine, Selected, MAX_PATH};
 use machine::MachineError;
 use rand::rngs::SmallRng;
-use rand::Rng;
 
 impl<M: SearchMachine> Mcts<M> {
     /// Descends from the root choosing every role's move at each node, expands the first joint
@@ -151,7 +150,7 @@ fn choose<M: SearchMachine>(
     let log_n = f64::from(node.visits.max(1)).ln();
     let mut best: Option<(usize, f64)> = None;
     let mut proven: Option<(usize, u8)> = None;
-    let (mut untried, mut untried_seen): (Option<(usize, f64)>, u32) = (None, 0);
+    let mut untried = Best::new();
     for i in 0..count {
         let edge = node.edge(role, i);
         let child = node.child(i as u64).filter(|_| alone).and_then(|c| pool.get(c));
@@ -196,15 +195,8 @@ fn choose<M: SearchMachine>(
                 Some(amaf) => amaf.mean().unwrap_or(f64::INFINITY),
                 None => 0.0,
             };
-            if untried.is_none_or(|(_, k)| key > k) {
-                (untried, untried_seen) = (Some((i, key)), 1);
-            } else if untried.is_some_and(|(_, k)| key == k) {
-                untried_seen += 1;
-                if rng.random_range(0..untried_seen) == 0 {
-                    untried = Some((i, key));
-                }
-            }
+            untried.offer(i, key, rng);
         }
     }
-    untried.map(|u| u.0).or(best.map(|b| b.0)).or(proven.map(|p| p.0)).unwrap_or(0)
+    untried.get().or(best.map(|b| b.0)).or(proven.map(|p| p.0)).unwrap_or(0)
 }
