@@ -20,7 +20,7 @@ use analysis::{Analysis, Locality};
 use machine::MachineError;
 use propnet::PropnetMachine;
 use reasoner::Reasoner;
-use search::mcts::{Guide, Material, Mcts, MctsConfig, MoveVariety, Plan, SearchMachine, TacticsCost};
+use search::mcts::{Guide, Mcts, MctsConfig, MoveVariety, Pieces, Plan, SearchMachine, TacticsCost};
 use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -84,6 +84,9 @@ pub struct MctsOptions {
     pub forms: bool,
     /// Let the search leave aside the factors the analysis finds irrelevant.
     pub factors: bool,
+    /// Give the tree priors from the roles' pieces where random games find them (see
+    /// [`Pieces`]).
+    pub pieces: bool,
     /// Steer playouts by move averages (`search.mast` is the greedy chance) where the game's
     /// moves say where they are played (see [`MoveVariety`]).
     pub mast: bool,
@@ -107,6 +110,7 @@ impl Default for MctsOptions {
             forms: true,
             factors: true,
             mast: true,
+            pieces: true,
             search: MctsConfig { mast: MAST_GREEDY, ..MctsConfig::default() },
         }
     }
@@ -117,7 +121,7 @@ type Flag = fn(&mut MctsOptions) -> &mut bool;
 
 /// The parts of the `mcts` player that a `no-` switch in its spec turns off (`mcts:no-forms`),
 /// each with the option it clears.
-const SWITCHES: [(&str, Flag); 7] = [
+const SWITCHES: [(&str, Flag); 8] = [
     ("analysis", |o| &mut o.analysis),
     ("ponder", |o| &mut o.ponder),
     ("tactics", |o| &mut o.tactics),
@@ -125,6 +129,7 @@ const SWITCHES: [(&str, Flag); 7] = [
     ("forms", |o| &mut o.forms),
     ("factors", |o| &mut o.factors),
     ("mast", |o| &mut o.mast),
+    ("pieces", |o| &mut o.pieces),
 ];
 
 /// Sets one numeric setting of the search, or says why the value cannot be used.
@@ -414,10 +419,10 @@ impl<M: SearchMachine + 'static> Thinker<M> {
 /// The search's guide for `info`'s game: the analysis' goal latches, and the goal forms and
 /// factors where `options` use them, searched for until `deadline`; if `options` ask for
 /// tactics and measuring them for `budget` shows that they pay, the playouts' tactics; and, if
-/// they ask for priors, the material estimates that games played as those playouts play
-/// confirm within another `budget`. None if it would tell the search nothing.
+/// they ask for priors, the roles' pieces that random games within another `budget` find.
+/// None if it would tell the search nothing.
 fn guide(info: &MatchInfo, deadline: Instant, options: &MctsOptions, budget: Duration) -> Prepared {
-    let (tactics, material) = (options.tactics, options.search.prior_visits > 0.0);
+    let (tactics, pieces) = (options.tactics, options.pieces && options.search.prior_visits > 0.0);
     let Some(game) = info.game.net() else { return Prepared::default() };
     let config = analysis::AnalysisConfig { deadline: Some(deadline), ..analysis::AnalysisConfig::default() };
     let found = Analysis::run(&game.net, &info.game.desc, &config, &mut |_| {});
@@ -433,9 +438,8 @@ fn guide(info: &MatchInfo, deadline: Instant, options: &MctsOptions, budget: Dur
     if let Some(factors) = found.factors.filter(|_| options.factors) {
         guide = guide.with_factors(factors);
     }
-    if material {
-        let found = Material::discover(&game.net, Some(&guide), Instant::now() + budget, 0);
-        guide = guide.with_material(found);
+    if let Some(found) = pieces.then(|| Pieces::discover(&game.net, Instant::now() + budget, 0)).flatten() {
+        guide = guide.with_pieces(found);
     }
     Prepared { guide: Some(Arc::new(guide)).filter(|g| !g.is_empty()), locality }
 }

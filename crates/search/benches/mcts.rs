@@ -1,12 +1,13 @@
 //! Criterion benchmark: MCTS iterations per second from the initial state, one thread, with
-//! and without the analysis, the playouts' tactics and move averages (MAST) steering them
+//! and without the analysis, the playouts' tactics, move averages (MAST) steering them and the
+//! roles' pieces as the tree's priors (where random games find them)
 //! (criterion's "elements/s" are iterations/s). Each sample searches a fresh tree.
 //! `cargo bench -p search --bench mcts`.
 
 use analysis::{Analysis, AnalysisConfig};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use propnet::Program;
-use search::mcts::{Guide, Mcts, MctsConfig};
+use search::mcts::{Guide, Mcts, MctsConfig, Pieces};
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -43,13 +44,22 @@ fn iterations(c: &mut Criterion) {
         group.sample_size(10).measurement_time(Duration::from_secs(3)).warm_up_time(Duration::from_secs(1));
         group.throughput(Throughput::Elements(count));
         let guide = |tactics| Some(Arc::new(Guide::new(&net, analysis.goals.clone(), tactics)));
-        let variants = [
+        let pieces = Pieces::discover(&net, Instant::now() + Duration::from_secs(1), 0);
+        let with_pieces = |tactics| {
+            let pieces = pieces.clone()?;
+            Some(Some(Arc::new(Guide::new(&net, analysis.goals.clone(), tactics).with_pieces(pieces))))
+        };
+        let mut variants = vec![
             ("plain", None, 0.0),
             ("analysis", guide(false), 0.0),
             ("tactics", guide(true), 0.0),
             ("plain+mast", None, MAST),
             ("tactics+mast", guide(true), MAST),
         ];
+        if let (Some(analysis), Some(tactics)) = (with_pieces(false), with_pieces(true)) {
+            variants.push(("analysis+pieces", analysis, 0.0));
+            variants.push(("tactics+mast+pieces", tactics, MAST));
+        }
         for (name, guide, mast) in variants {
             group.bench_function(BenchmarkId::new(name, count), |b| {
                 let mut seed = 0;

@@ -1,11 +1,11 @@
 //! MCTS on the corpus: briefly, on every game whose propnet builds, with every kind of guidance
-//! (goal latches, playout tactics, material priors), a legal move for every role; and material
+//! (goal latches, playout tactics, piece priors), a legal move for every role; and material
 //! estimates where they should and should not be found.
 
 use analysis::GoalLatches;
 use machine::StateMachine;
 use propnet::{Program, PropnetMachine};
-use search::mcts::{Guide, Material, Mcts, MctsConfig};
+use search::mcts::{Guide, Material, Mcts, MctsConfig, Pieces};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -21,8 +21,11 @@ fn every_corpus_game_gets_a_legal_move_for_every_role() {
         let limits = propnet::Limits { deadline: Some(Instant::now() + Duration::from_secs(3)), ..Default::default() };
         let Ok(net) = propnet::compile(&desc, &limits) else { continue };
         let guide = Guide::new(&net, GoalLatches::new(&net, &analysis::structural_latches(&net)), true);
-        let material = Material::discover(&net, Some(&guide), Instant::now() + Duration::from_millis(50), 1);
-        let guide = Arc::new(guide.with_material(material));
+        let guide = match Pieces::discover(&net, Instant::now() + Duration::from_millis(50), 1) {
+            Some(pieces) => guide.with_pieces(pieces),
+            None => guide,
+        };
+        let guide = Arc::new(guide);
         let mut m = PropnetMachine::new(&net);
         let initial = m.initial_state();
         let mut mcts = Mcts::new(

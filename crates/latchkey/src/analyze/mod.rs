@@ -14,7 +14,7 @@ use factors::{factors_entry, print_factors, FactorsEntry};
 use goal_forms::{goal_forms_entry, print_goal_forms, GoalFormsEntry};
 use indicatif::{ProgressBar, ProgressStyle};
 use propnet::{Net, PropnetState};
-use search::mcts::{Material, MoveVariety, TacticsCost};
+use search::mcts::{Material, MoveVariety, Pieces, TacticsCost};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::process::ExitCode;
@@ -81,8 +81,17 @@ struct Report {
     move_averages: Option<VarietyEntry>,
     /// Absent when the analysis left no time to look for it.
     material: Option<Material>,
+    /// Absent when the analysis left no time to look for them; `found` is absent where random
+    /// games did not show every role's pieces.
+    pieces: Option<PiecesEntry>,
     timings: Vec<analysis::Phase>,
     notes: Vec<String>,
+}
+
+/// The roles' pieces, if random games showed them.
+#[derive(Serialize)]
+struct PiecesEntry {
+    found: Option<Pieces>,
 }
 
 #[derive(Serialize)]
@@ -334,11 +343,19 @@ pub fn run(args: Args) -> Result<ExitCode> {
         .map(|(guide, _)| Material::discover(net, Some(guide), weighed + left.min(TacticsCost::TRIAL), 0));
     let tactics = chosen.map(|(_, cost)| TacticsEntry { cost, used: cost.pays() });
     let weighed = analysis::Phase { phase: "material".to_owned(), seconds: weighed.elapsed().as_secs_f64() };
+    // The roles' pieces, for the mcts player's priors, from uniformly random games.
+    bar.set_message("pieces");
+    let counted = Instant::now();
+    let left = (start + Duration::from_secs_f64(secs)).saturating_duration_since(counted);
+    let pieces = (!left.is_zero())
+        .then(|| PiecesEntry { found: Pieces::discover(net, counted + left.min(TacticsCost::TRIAL), 0) });
+    let counted = analysis::Phase { phase: "pieces".to_owned(), seconds: counted.elapsed().as_secs_f64() };
     bar.finish_and_clear();
     let mut report = report(net, &result, game.name.clone());
     report.playout_tactics = tactics;
     report.move_averages = variety.map(|variety| VarietyEntry { variety, used: variety.pays() });
     report.material = material;
+    report.pieces = pieces;
     report.timings.insert(0, analysis::Phase { phase: "propnet".to_owned(), seconds: built });
     if report.playout_tactics.is_some() {
         report.timings.push(measured);
@@ -348,6 +365,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
     }
     if report.material.is_some() {
         report.timings.push(weighed);
+    }
+    if report.pieces.is_some() {
+        report.timings.push(counted);
     }
     if args.json {
         crate::output::print_json(SCHEMA, &report)?;
@@ -433,6 +453,7 @@ fn report(net: &Net, a: &Analysis, game: String) -> Report {
         playout_tactics: None,
         move_averages: None,
         material: None,
+        pieces: None,
         proof: a.proof.as_ref().map(|p| ProofEntry {
             prover: p.prover,
             proved: a.latches.iter().filter(|l| l.method == Method::Proof).count(),
@@ -608,6 +629,20 @@ fn print(r: &Report) {
                 terms.join(", "),
                 fit.holdout_correlation
             );
+        }
+    }
+    if let Some(p) = &r.pieces {
+        match &p.found {
+            None => println!("\npieces (for mcts's priors): none found"),
+            Some(found) => {
+                println!("\npieces (for mcts's priors, from {} random games):", found.games);
+                for (role, set) in r.roles.iter().zip(&found.sets) {
+                    println!(
+                        "  {role:<20} {} (final count's correlation with the score {:.2}, held out {:.2})",
+                        set.group.name, set.correlation, set.holdout_correlation
+                    );
+                }
+            }
         }
     }
     println!("\ntime per phase");

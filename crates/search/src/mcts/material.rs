@@ -131,14 +131,14 @@ impl Material {
 }
 
 /// How many of `mask`'s propositions hold in `state`.
-fn count(mask: &[u64], state: &[u64]) -> u32 {
+pub(super) fn count(mask: &[u64], state: &[u64]) -> u32 {
     mask.iter().zip(state).map(|(m, s)| (m & s).count_ones()).sum()
 }
 
 /// The candidate groups of `net`'s bases: per relation of arity at least one, the whole
 /// relation and its propositions per constant at each argument position, each of at least two
 /// propositions and fewer than the whole relation (but for the whole itself).
-fn candidates(net: &Net) -> Vec<Group> {
+pub(super) fn candidates(net: &Net) -> Vec<Group> {
     let words = net.bases.len().div_ceil(64);
     // Per relation and arity, its bases with their arguments.
     type Members<'a> = Vec<(usize, Vec<&'a str>)>;

@@ -19,7 +19,9 @@
 //! bring is measured by [`TacticsCost`]. Without latches or tactics every playout is
 //! bit-sliced: up to 64 leaves chosen with virtual loss are played out in one pass. With
 //! `MctsConfig::mast`, every move's mean score over the search steers the playouts' draws
-//! (`mast`), where [`MoveVariety`] says a move's name tells where it is played.
+//! (`mast`), where [`MoveVariety`] says a move's name tells where it is played. Where the guide
+//! knows the roles' [`Pieces`], a mover's moves start from priors: the material each wins or
+//! loses since the root, counting as a few playouts (`select`).
 //!
 //! The search runs on any [`SearchMachine`]: on a propnet as described, on the reasoner (for a
 //! game whose net cannot be built) with plain random playouts, one at a time, and no guide.
@@ -32,6 +34,7 @@ mod calibrate;
 mod engines;
 mod mast;
 mod material;
+mod pieces;
 mod playout;
 mod run;
 mod select;
@@ -46,6 +49,7 @@ pub use self::engines::SearchMachine;
 use self::mast::Mast;
 pub use self::mast::MastPolicy;
 pub use self::material::{Fit, Group, Material, Term};
+pub use self::pieces::{PieceSet, Pieces};
 pub use self::playout::{Guide, Lookahead, Outcome, Settings};
 use self::solver::compare;
 use self::tree::{Amaf, Edge, Kind, Node, NodeRef, Pool, Proof};
@@ -64,6 +68,10 @@ const MAX_PATH: usize = 1000;
 
 /// Leaves per batch for guided playouts, which run one at a time and gain nothing from more.
 const GUIDED_BATCH: usize = 4;
+
+/// How many playouts a prior counts as by default: the weight the Sancho player gives its
+/// piece heuristic at even material.
+const PRIOR_VISITS: f64 = 6.0;
 
 /// How the search runs.
 #[derive(Debug, Clone)]
@@ -91,9 +99,9 @@ pub struct MctsConfig {
     pub guided_playouts: bool,
     /// Leaves selected before their playouts run (at most 64, one bit-sliced pass).
     pub batch: usize,
-    /// How many playouts a child's material prior counts as in its parent's selection (its
-    /// weight fades as real playouts come in); 0 leaves priors out. Off by default: at 10 the
-    /// priors lost strength on Dots and Boxes and Checkers (BENCHMARKS.md).
+    /// How many playouts a move's prior (the guide's piece balance after the move) counts as in
+    /// selection while the roles' pieces are even (its weight fades as real playouts come in);
+    /// 0 leaves priors out.
     pub prior_visits: f64,
     /// Joint moves after which a playout is cut off.
     pub max_playout_steps: u32,
@@ -122,7 +130,7 @@ impl Default for MctsConfig {
             heuristic_bias: 1.0,
             guided_playouts: true,
             batch: 64,
-            prior_visits: 0.0,
+            prior_visits: PRIOR_VISITS,
             max_playout_steps: 10_000,
             local_weight: 1.0,
             mast: 0.0,
@@ -541,12 +549,6 @@ impl<M: SearchMachine> Mcts<M> {
                 .collect(),
             None => self.game_range.clone(),
         };
-        let material = self.guide.as_deref().and_then(Guide::material).zip(M::bits(&node.state));
-        if let Some((material, bits)) = material {
-            let values: Option<Vec<u8>> =
-                (0..self.roles).map(|r| material.value(bits, r).map(|v| (v * 100.0).round() as u8)).collect();
-            node.prior = values.unwrap_or_default();
-        }
         if let Some((g, bits)) = self.guide.as_deref().zip(M::bits(&node.state)) {
             node.heuristic = g.latch_value(bits).unwrap_or_default();
         }

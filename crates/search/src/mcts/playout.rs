@@ -3,7 +3,7 @@
 //! moves); on any other machine one uniformly random playout at a time.
 
 use super::mast::MastPolicy;
-use super::material::Material;
+use super::pieces::Pieces;
 use super::{score, Best};
 use analysis::{Factors, GoalForms, GoalLatches, ScoreRange};
 use machine::playout::PlayoutEnd;
@@ -48,8 +48,8 @@ pub struct Guide {
     /// The net cut down to its goals and terminal.
     outcome: Option<Arc<Program>>,
     tactics: bool,
-    /// Material estimates of the roles' scores, for the tree's priors.
-    material: Option<Material>,
+    /// The roles' pieces, for the tree's priors.
+    pieces: Option<Pieces>,
     /// Confirmed forms of the goal calculation: scores without the goal net, virtual terminals.
     forms: Option<Arc<GoalForms>>,
     /// The factors, where search can leave some aside.
@@ -74,7 +74,7 @@ impl Guide {
             Arc::new(Program::new(&propnet::cut::to_outcome(net)))
         });
         let next = Arc::new(Program::new(&propnet::cut::to_next(net, &watch)));
-        Guide { goals, latch_watch, watch, next, outcome, tactics, material: None, forms: None, factors: None }
+        Guide { goals, latch_watch, watch, next, outcome, tactics, pieces: None, forms: None, factors: None }
     }
 
     /// The goal latches.
@@ -82,9 +82,9 @@ impl Guide {
         &self.goals
     }
 
-    /// The guide with `material` estimates for the tree's priors (none if they are empty).
-    pub fn with_material(mut self, material: Material) -> Guide {
-        self.material = Some(material).filter(|m| !m.is_empty());
+    /// The guide with the roles' `pieces` for the tree's priors.
+    pub fn with_pieces(mut self, pieces: Pieces) -> Guide {
+        self.pieces = Some(pieces);
         self
     }
 
@@ -143,9 +143,12 @@ impl Guide {
         Some(values.iter().map(|v| (v * 100.0).round() as u8).collect())
     }
 
-    /// The material estimates, if any held up.
-    pub fn material(&self) -> Option<&Material> {
-        self.material.as_ref()
+    /// The tree's prior for the role that moved into `state` from `previous`, on the 0..=1
+    /// scale, and how much of the search's prior weight it gets, where the guide knows the
+    /// roles' pieces: their balance since `root` (all propnet state words).
+    pub fn prior(&self, state: &[u64], previous: &[u64], root: &[u64], role: usize) -> Option<(f64, f64)> {
+        let p = self.pieces.as_ref()?;
+        Some((p.value(state, previous, root, role), p.weight(root)))
     }
 
     /// Whether playouts run guided (one at a time, looking ahead) rather than bit-sliced.
@@ -155,7 +158,7 @@ impl Guide {
 
     /// Whether the guide tells the search nothing (the search then ignores it).
     pub fn is_empty(&self) -> bool {
-        !self.steers_playouts() && self.material.is_none() && self.forms.is_none() && self.factors.is_none()
+        !self.steers_playouts() && self.pieces.is_none() && self.forms.is_none() && self.factors.is_none()
     }
 }
 

@@ -1,7 +1,7 @@
 //! Selection and backup: the descent that picks every role's move by UCB at each node and
 //! expands the first new joint move, and the statistics added (or taken back) along its path.
 
-use super::tree::{Amaf, Kind, Node, Pool};
+use super::tree::{Amaf, Kind, Node, NodeRef, Pool};
 use super::{Best, Leaf, Mcts, MctsConfig, Plan, SearchMachine, Selected, MAX_PATH};
 use machine::MachineError;
 use rand::rngs::SmallRng;
@@ -29,6 +29,9 @@ impl<M: SearchMachine> Mcts<M> {
                 leaf.node = Some(at);
                 leaf.state = Some(node.state.clone());
                 return Ok(Selected::Playout(leaf));
+            }
+            if matches!(node.kind, Kind::Mover(_)) && node.priors.is_empty() && self.config.prior_visits > 0.0 {
+                self.seed_priors(at)?;
             }
             let node = self.pool.get(at).expect("just visited");
             choice.clear();
@@ -78,6 +81,45 @@ impl<M: SearchMachine> Mcts<M> {
             }
             at = child;
         }
+    }
+
+    /// Fills in the priors of the moves at `at`, where one role alone moves: the guide's prior
+    /// of the state after each, for the mover, taken towards the root's mean score as far as
+    /// it is from even (once the root has enough visits to have one): the root's mean is a
+    /// better start for a move than the prior alone, and the prior says which way to move it.
+    fn seed_priors(&mut self, at: NodeRef) -> Result<(), MachineError> {
+        let Some(guide) = self.guide.clone() else { return Ok(()) };
+        let root = self.root_node();
+        let root_state = root.state.clone();
+        let node = self.pool.get(at).expect("on the path");
+        let Kind::Mover(mover) = node.kind else { return Ok(()) };
+        let around = (root.visits > MIN_ROOT_VISITS).then(|| mean_score(root, mover)).flatten();
+        let state = node.state.clone();
+        let count = node.move_count(mover);
+        let mut joint: Vec<M::Move> = (0..self.roles).map(|r| node.role_move(r, 0)).collect();
+        let moves: Vec<M::Move> = (0..count).map(|i| node.role_move(mover, i)).collect();
+        let mut priors = Vec::with_capacity(count);
+        let mut weight = 0.0;
+        for mv in moves {
+            joint[mover] = mv;
+            let next = self.machine.next_state(&state, &joint)?;
+            let bits = (M::bits(&next), M::bits(&state), M::bits(&root_state));
+            let (Some(next), Some(here), Some(root)) = bits else { break };
+            let Some((value, w)) = guide.prior(next, here, root, mover) else { break };
+            let value = match around {
+                Some(mean) if value > 0.5 => mean + (1.0 - mean) * (value - 0.5) * 2.0,
+                Some(mean) => mean - mean * (0.5 - value) * 2.0,
+                None => value,
+            };
+            priors.push((value * 100.0).round() as u8);
+            weight = w * self.config.prior_visits;
+        }
+        let node = self.pool.get_mut(at).expect("on the path");
+        // A node without priors is marked as seeded all the same, with no weight.
+        node.prior_weight = if priors.len() == count { weight as f32 } else { 0.0 };
+        priors.resize(count, 50);
+        node.priors = priors;
+        Ok(())
     }
 
     /// Propagates proofs up from a proven leaf, then adds `scores` to the statistics along
@@ -130,11 +172,11 @@ impl<M: SearchMachine> Mcts<M> {
 }
 
 /// `role`'s move index at `node` by UCB on its own statistics: untried moves first (a random
-/// one), others at mean (blended with the child's material prior) plus exploration plus the
-/// fading goal-latch hint and latch-heuristic gain plus the local search's verdict. Moves whose result is
-/// proven are left alone while any other is open: playing them again teaches nothing, and the
-/// open ones are what stands between the node and its proof (their value reaches the ancestors
-/// through the node's floor instead).
+/// one; a move with a prior counts as tried), others at mean (blended with the prior) plus
+/// exploration plus the fading goal-latch hint and latch-heuristic gain plus the local search's
+/// verdict. Moves whose result is proven are left alone while any other is open: playing them
+/// again teaches nothing, and the open ones are what stands between the node and its proof
+/// (their value reaches the ancestors through the node's floor instead).
 fn choose<M: SearchMachine>(
     pool: &Pool<M>,
     rng: &mut SmallRng,
@@ -154,21 +196,22 @@ fn choose<M: SearchMachine>(
     for i in 0..count {
         let edge = node.edge(role, i);
         let child = node.child(i as u64).filter(|_| alone).and_then(|c| pool.get(c));
+        let prior = node.priors.get(i).filter(|_| alone && node.prior_weight > 0.0);
+        let prior = prior.map(|&p| (f64::from(p), f64::from(node.prior_weight)));
         if let Some(p) = child.and_then(|c| c.proof.as_ref()) {
             if proven.is_none_or(|(_, v)| p.scores[role] > v) {
                 proven = Some((i, p.scores[role]));
             }
-        } else if let Some(mean) = edge.mean() {
-            let visits = f64::from(edge.visits);
+        } else if let Some(mean) = edge.mean().or(prior.map(|p| p.0)) {
+            // A prior counts as a few playouts that scored it.
+            let (mean, visits) = match prior {
+                Some((p, w)) => ((edge.sum + w * p) / (f64::from(edge.visits) + w), f64::from(edge.visits) + w),
+                None => (mean, f64::from(edge.visits)),
+            };
             let hint = child.map_or(0.0, |c| {
                 let (lo, hi) = (node.range[role], c.range[role]);
                 (f64::from(hi.0) - f64::from(lo.0) + f64::from(hi.1) - f64::from(lo.1)) / 100.0
             });
-            // A material prior counts as a few playouts that scored it.
-            let mean = match child.and_then(|c| c.prior.get(role)).filter(|_| config.prior_visits > 0.0) {
-                Some(&prior) => (edge.sum + config.prior_visits * f64::from(prior)) / (visits + config.prior_visits),
-                None => mean,
-            };
             // RAVE: the all-moves-as-first mean stands in for the move's own while it has
             // few visits.
             let mean = match node.amaf(role, i).and_then(Amaf::mean) {
@@ -199,4 +242,19 @@ fn choose<M: SearchMachine>(
         }
     }
     untried.get().or(best.map(|b| b.0)).or(proven.map(|p| p.0)).unwrap_or(0)
+}
+
+/// The root needs this many visits before its mean score is a better start for a prior than
+/// even.
+const MIN_ROOT_VISITS: u32 = 50;
+
+/// `role`'s mean score (0..=1) over the iterations through `node` (running ones count as
+/// losses), if there were any.
+fn mean_score<M: SearchMachine>(node: &Node<M>, role: usize) -> Option<f64> {
+    let (mut sum, mut visits) = (0.0, 0u32);
+    for i in 0..node.move_count(role) {
+        sum += node.edge(role, i).sum;
+        visits += node.edge(role, i).visits;
+    }
+    (visits > 0).then(|| sum / f64::from(visits) / 100.0)
 }

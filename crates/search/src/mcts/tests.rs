@@ -277,3 +277,41 @@ fn local_verdicts_steer_selection_and_a_local_win_is_played() {
     assert!(after - before < 50, "the losing favourite still took {} of 2000 visits", after - before);
     assert!(!mcts.mark_local(&PropnetState::from_bases(net.bases.len(), []), &[(favourite, true)]));
 }
+
+#[test]
+fn piece_priors_favour_a_capture_and_leave_quiet_moves_even() {
+    let net = net("breakthrough");
+    let pieces = Pieces::discover(&net, Instant::now() + Duration::from_secs(3), 1).expect("pieces");
+    let mut latches = analysis::structural_latches(&net);
+    latches.extend(analysis::exact_latches(&net, 16));
+    let guide = Arc::new(Guide::new(&net, GoalLatches::new(&net, &latches), false).with_pieces(pieces));
+    // White runs a pawn up the a-file to a6, where black's b7 pawn can take it.
+    let moves = [
+        ["(move 1 2 1 3)", "noop"],
+        ["noop", "(move 8 7 8 6)"],
+        ["(move 1 3 1 4)", "noop"],
+        ["noop", "(move 8 6 8 5)"],
+        ["(move 1 4 1 5)", "noop"],
+        ["noop", "(move 8 8 8 7)"],
+        ["(move 1 5 1 6)", "noop"],
+    ];
+    let (m, _) = position(&net, &moves);
+    let mut mcts = Mcts::new(Arc::new(Program::new(&net)), Some(guide), config(100_000)).expect("starts");
+    for step in moves {
+        let joint: Vec<u32> = step.iter().enumerate().map(|(r, mv)| m.find_move(r, mv).expect("a move")).collect();
+        mcts.advance(&joint).expect("legal");
+    }
+    mcts.search_iterations(500).expect("searches");
+    let root = mcts.root_node();
+    assert_eq!(root.kind, Kind::Mover(1));
+    let prior = |name: &str| {
+        let mv = m.find_move(1, name).expect("a move");
+        root.priors[(0..root.move_count(1)).find(|&i| root.role_move(1, i) == mv).expect("legal")]
+    };
+    assert!(root.prior_weight > 0.0);
+    assert!(prior("(move 2 7 1 6)") > 55, "the capture: {}", prior("(move 2 7 1 6)"));
+    assert_eq!(prior("(move 3 7 3 6)"), 50, "a quiet move");
+    // The priors are only a start: the search still takes the capture most.
+    let best = mcts.best_move(1).expect("a move");
+    assert_eq!(m.format_move(&best), "(move 2 7 1 6)");
+}

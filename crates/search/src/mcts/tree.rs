@@ -100,9 +100,12 @@ pub(super) struct Node<M: SearchMachine> {
     pub joint_count: Option<u64>,
     /// Per role, the lowest and highest score still achievable.
     pub range: Vec<(u8, u8)>,
-    /// Per role, the material estimate of its score (0..=100), when the guide has one for
-    /// every role (empty otherwise): the prior its parent's selection starts from.
-    pub prior: Vec<u8>,
+    /// Where one role alone moves and the guide has a prior: per move of the mover, the prior
+    /// estimate of its score after the move (0..=100), filled in when selection first comes
+    /// through (empty until then, and where there is none).
+    pub priors: Vec<u8>,
+    /// How many playouts each of `priors` counts as.
+    pub prior_weight: f32,
     /// Per role, the confirmed latch heuristics' value (0..=100, 50 at no lead), when there are
     /// any (empty otherwise): what the progressive bias toward a child compares with its own.
     pub heuristic: Vec<u8>,
@@ -131,7 +134,8 @@ impl<M: SearchMachine> Node<M> {
             children: Vec::new(),
             joint_count: None,
             range: Vec::new(),
-            prior: Vec::new(),
+            priors: Vec::new(),
+            prior_weight: 0.0,
             heuristic: Vec::new(),
             proof: None,
             local: Vec::new(),
@@ -153,7 +157,7 @@ impl<M: SearchMachine> Node<M> {
             + self.edges.capacity() * size_of::<Edge>()
             + self.amaf.capacity() * size_of::<Amaf>()
             + self.range.capacity() * size_of::<(u8, u8)>()
-            + self.prior.capacity()
+            + self.priors.capacity()
             + self.heuristic.capacity()
             + self.local.capacity()
             + size_of::<(M::State, u32)>()

@@ -1,0 +1,284 @@
+//! Pieces: per role, a counted group of base propositions (its pieces) whose count at the end
+//! of random games goes with the role's score, and the material balance they give a state
+//! relative to the current root — the tree's prior for moves that win or lose material.
+//!
+//! In games such as Breakthrough a uniformly random playout says little about a capture: the
+//! first pawn to wander through decides it, whatever the material. The count of a role's pieces
+//! at the end of random games still goes with its score (about 0.17 in Breakthrough over
+//! thousands of games), which is enough to tell the tree which side of an exchange a move is
+//! on. The candidates are [`material`](super::material)'s groups. A group is a role's pieces if
+//! it has at least six propositions, its count stays the same on at least half the joint moves,
+//! every group fixing the same argument position of its relation keeps its count on nine in
+//! ten of the joint moves that keep the whole relation's count (a piece that moves stays a
+//! piece of its kind; a row of the board gains and loses what moves through it, so rows are
+//! not kinds), its final count correlates with the role's score on half the games beyond three
+//! standard errors of no correlation, and it does so again on the other half. Every role must
+//! have one, and not all the same one (the balance is a difference).
+//!
+//! A state's value for a role (the "simple" piece heuristic the Sancho player describes) is the
+//! share of the change in material since the root that the role gained, through a logistic:
+//! 0.5 where nobody's count changed, towards 1 where the role gained against the others.
+
+use super::material::{candidates, count, Group};
+use super::playout::{self, Settings};
+use analysis::{correlation, correlation_threshold};
+use machine::StateMachine;
+use propnet::{Net, PropnetMachine};
+use rand::rngs::SmallRng;
+use rand::SeedableRng;
+use serde::Serialize;
+use std::time::Instant;
+
+/// Random games sampled, at most.
+const MAX_GAMES: usize = 4000;
+
+/// Joint moves after which a sampled game is abandoned.
+const MAX_STEPS: u32 = 1000;
+
+/// The least share of joint moves that leave a group's count unchanged for it to count pieces.
+const MIN_STEADY: f64 = 0.5;
+
+/// The least share of the joint moves that keep the count of a group's whole relation that
+/// must keep the group's count too: a piece that moves stays a piece of its side, while a row
+/// or a column of the board gains and loses what moves through it.
+const MIN_KEPT: f64 = 0.9;
+
+/// The fewest propositions a group of pieces has (a board of pieces, not a score or a flag).
+const MIN_PIECES: u32 = 6;
+
+/// How sharply the value follows the share of material gained: a gain of a tenth of a role's
+/// pieces moves its value from 0.5 to about 0.73.
+const STEEPNESS: f64 = 10.0;
+
+/// What an exchange that has just been answered counts for, in pieces: a side that is back to
+/// its root count after being down is a little better than one that never was (the first
+/// capture of an exchange should not look like a gain).
+const RECAPTURE: f64 = 0.1;
+
+/// A role's pieces.
+#[derive(Debug, Clone, Serialize)]
+pub struct PieceSet {
+    /// The group counted.
+    pub group: Group,
+    /// Correlation of its final count with the role's score in the games it was chosen on.
+    pub correlation: f64,
+    /// The same in the other half of the games.
+    pub holdout_correlation: f64,
+}
+
+/// Every role's pieces, where random games found them.
+#[derive(Debug, Clone, Serialize)]
+pub struct Pieces {
+    /// Per role, its pieces.
+    pub sets: Vec<PieceSet>,
+    /// Random games sampled.
+    pub games: usize,
+}
+
+impl Pieces {
+    /// Plays uniformly random games of `net` until `deadline` (at most [`MAX_GAMES`]) and keeps
+    /// every role's pieces if each role has some, as the module header describes.
+    pub fn discover(net: &Net, deadline: Instant, seed: u64) -> Option<Pieces> {
+        let roles = net.roles.len();
+        let candidates = candidates(net);
+        if candidates.is_empty() {
+            return None;
+        }
+        let wholes = wholes(&candidates);
+        let samples = sample(net, &candidates, &wholes, deadline, seed);
+        let games = samples.games.len();
+        let kept = |g: usize| samples.kept[g].0 as f64 >= MIN_KEPT * samples.kept[g].1.max(1) as f64;
+        // An argument position names a piece's kind only if every group fixing it keeps its
+        // count as pieces do (rows of a board fail in the middle of it).
+        let kinds = kinds(&candidates);
+        let steady: Vec<bool> = (0..candidates.len())
+            .map(|g| {
+                samples.unchanged[g] as f64 >= MIN_STEADY * samples.steps.max(1) as f64
+                    && candidates[g].mask.iter().map(|w| w.count_ones()).sum::<u32>() >= MIN_PIECES
+                    && (0..candidates.len()).filter(|&h| kinds[h] == kinds[g]).all(kept)
+            })
+            .collect();
+        let (fit, check): (Vec<&Game>, Vec<&Game>) = {
+            let (a, b): (Vec<_>, Vec<_>) = samples.games.iter().enumerate().partition(|(i, _)| i % 2 == 0);
+            (a.into_iter().map(|(_, s)| s).collect(), b.into_iter().map(|(_, s)| s).collect())
+        };
+        if fit.len() < 20 || check.len() < 20 {
+            return None;
+        }
+        let corr = |set: &[&Game], g: usize, r: usize| {
+            let x: Vec<f64> = set.iter().map(|s| s.counts[g]).collect();
+            let y: Vec<f64> = set.iter().map(|s| s.scores[r]).collect();
+            correlation(&x, &y)
+        };
+        let mut sets = Vec::with_capacity(roles);
+        for r in 0..roles {
+            let best = (0..candidates.len())
+                .filter(|&g| steady[g])
+                .map(|g| (g, corr(&fit, g, r)))
+                .filter(|&(_, c)| c >= correlation_threshold(fit.len()))
+                .max_by(|a, b| a.1.total_cmp(&b.1))?;
+            let holdout = corr(&check, best.0, r);
+            if holdout < correlation_threshold(check.len()) {
+                return None;
+            }
+            sets.push(PieceSet {
+                group: candidates[best.0].clone(),
+                correlation: best.1,
+                holdout_correlation: holdout,
+            });
+        }
+        if sets.iter().all(|s| s.group.mask == sets[0].group.mask) && roles > 1 {
+            return None;
+        }
+        Some(Pieces { sets, games })
+    }
+
+    /// Every role's piece count in `state` (propnet state words).
+    fn counts(&self, state: &[u64]) -> Vec<f64> {
+        self.sets.iter().map(|s| f64::from(count(&s.group.mask, state))).collect()
+    }
+
+    /// `role`'s value (0..1) of `state`, reached from `previous`, relative to `root` (all
+    /// propnet state words): the share of the material change since `root` that it gained,
+    /// 0.5 where the total is unchanged.
+    pub fn value(&self, state: &[u64], previous: &[u64], root: &[u64], role: usize) -> f64 {
+        let (now, before, then) = (self.counts(state), self.counts(previous), self.counts(root));
+        let roles = now.len() as f64;
+        let gains: Vec<f64> = (0..now.len())
+            .map(|r| {
+                let settled = now[r] == then[r];
+                now[r] - then[r]
+                    + match before[r].total_cmp(&then[r]) {
+                        std::cmp::Ordering::Less if settled => RECAPTURE,
+                        std::cmp::Ordering::Greater if settled => -RECAPTURE,
+                        _ => 0.0,
+                    }
+            })
+            .collect();
+        let change: f64 = gains.iter().sum();
+        let total = then.iter().sum::<f64>() + change;
+        if change == 0.0 || total <= 0.0 {
+            return 0.5;
+        }
+        let share = (gains[role] - change / roles) / (total / roles);
+        1.0 / (1.0 + (-STEEPNESS * share).exp())
+    }
+
+    /// How much the prior should weigh at `root` (0.3..=1): fully while the roles' counts are
+    /// even, less as one side leads, when position matters more than further material.
+    pub fn weight(&self, root: &[u64]) -> f64 {
+        let counts = self.counts(root);
+        let mean = counts.iter().sum::<f64>() / counts.len() as f64;
+        if mean <= 0.0 {
+            return 1.0;
+        }
+        let lead = counts.iter().map(|c| (c - mean).abs()).fold(0.0, f64::max);
+        (1.0 - 7.0 * lead / mean).max(0.3)
+    }
+}
+
+/// One sampled game: every candidate's final count and every role's score (0..1).
+struct Game {
+    counts: Vec<f64>,
+    scores: Vec<f64>,
+}
+
+/// Sampled games, and per candidate the joint moves that left its count unchanged, and (of
+/// those that left its whole relation's count unchanged) how many kept its own count and how
+/// many there were.
+struct Samples {
+    games: Vec<Game>,
+    unchanged: Vec<u64>,
+    kept: Vec<(u64, u64)>,
+    steps: u64,
+}
+
+/// Per candidate, its relation, arity and the argument position it fixes (none for a whole
+/// relation).
+fn kinds(candidates: &[Group]) -> Vec<(String, usize, Option<usize>)> {
+    candidates
+        .iter()
+        .map(|g| {
+            let parts = propnet::net::name_parts(&g.name);
+            (parts[0].to_owned(), parts.len(), parts[1..].iter().position(|p| *p != "?"))
+        })
+        .collect()
+}
+
+/// Per candidate, the index of the candidate that is its whole relation (itself, for one).
+fn wholes(candidates: &[Group]) -> Vec<usize> {
+    let whole_name = |name: &str| {
+        let parts = propnet::net::name_parts(name);
+        format!("({} {})", parts[0], vec!["?"; parts.len() - 1].join(" "))
+    };
+    let index: std::collections::HashMap<&str, usize> =
+        candidates.iter().enumerate().map(|(i, g)| (g.name.as_str(), i)).collect();
+    candidates.iter().enumerate().map(|(i, g)| index.get(whole_name(&g.name).as_str()).copied().unwrap_or(i)).collect()
+}
+
+/// Uniformly random games from the initial state until `deadline`.
+fn sample(net: &Net, candidates: &[Group], wholes: &[usize], deadline: Instant, seed: u64) -> Samples {
+    let mut m = PropnetMachine::new(net);
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let roles = net.roles.len();
+    let initial = m.initial_state();
+    let settings = Settings { max_steps: MAX_STEPS, trace: true, guide: None, deadline: Some(deadline), mast: None };
+    let mut out = Samples {
+        games: Vec::new(),
+        unchanged: vec![0; candidates.len()],
+        kept: vec![(0, 0); candidates.len()],
+        steps: 0,
+    };
+    let counts = |words: &[u64]| -> Vec<u32> { candidates.iter().map(|g| count(&g.mask, words)).collect() };
+    while out.games.len() < MAX_GAMES && Instant::now() < deadline {
+        let Ok(Some(outcome)) = playout::random(&mut m, &initial, &mut rng, &settings) else { break };
+        if !outcome.complete || outcome.moves.is_empty() {
+            continue;
+        }
+        let mut state = initial.clone();
+        let mut last = counts(state.words());
+        for joint in outcome.moves.chunks(roles) {
+            let Ok(next) = m.next_state(&state, joint) else { break };
+            state = next;
+            let now = counts(state.words());
+            for (g, (a, b)) in last.iter().zip(&now).enumerate() {
+                out.unchanged[g] += u64::from(a == b);
+                if last[wholes[g]] == now[wholes[g]] {
+                    out.kept[g].0 += u64::from(a == b);
+                    out.kept[g].1 += 1;
+                }
+            }
+            out.steps += 1;
+            last = now;
+        }
+        let scores = outcome.scores.iter().map(|&s| f64::from(s) / 100.0).collect();
+        out.games.push(Game { counts: last.into_iter().map(f64::from).collect(), scores });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn breakthroughs_pieces_are_each_sides_pawns_and_a_capture_is_worth_having() {
+        let (_, net) = testkit::bundled("breakthrough");
+        let pieces = Pieces::discover(&net, Instant::now() + Duration::from_secs(3), 1).expect("pieces found");
+        let names: Vec<&str> = pieces.sets.iter().map(|s| s.group.name.as_str()).collect();
+        assert_eq!(names, ["(cellholds ? ? white)", "(cellholds ? ? black)"], "{pieces:?}");
+        let root = PropnetMachine::new(&net).initial_state();
+        let base = |name: &str| net.bases.iter().position(|b| b.name == name).expect("a base");
+        // White takes a black pawn: a gain for white, a loss for black, nothing from the root.
+        let mut taken = root.words().to_vec();
+        let gone = base("(cellholds 1 7 black)");
+        taken[gone / 64] &= !(1 << (gone % 64));
+        let (w, b) =
+            (pieces.value(&taken, root.words(), root.words(), 0), pieces.value(&taken, root.words(), root.words(), 1));
+        assert!(w > 0.55 && b < 0.45 && (w + b - 1.0).abs() < 1e-9, "{w} {b}");
+        assert_eq!(pieces.value(root.words(), root.words(), root.words(), 0), 0.5);
+        assert_eq!(pieces.weight(root.words()), 1.0);
+        assert!(pieces.weight(&taken) < 1.0);
+    }
+}
