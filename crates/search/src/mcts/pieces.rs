@@ -46,8 +46,9 @@ const MIN_KEPT: f64 = 0.9;
 /// The fewest propositions a group of pieces has (a board of pieces, not a score or a flag).
 const MIN_PIECES: u32 = 6;
 
-/// How sharply the value follows the share of material gained: a gain of a tenth of a role's
-/// pieces moves its value from 0.5 to about 0.73.
+/// How sharply the value follows the share of material gained: a role that comes out of the
+/// change a tenth of the average holding better than the average role is valued about 0.73
+/// (Breakthrough: three pawns taken for none).
 const STEEPNESS: f64 = 10.0;
 
 /// What an exchange that has just been answered counts for, in pieces: a side that is back to
