@@ -234,12 +234,14 @@ fn moments(xs: impl Iterator<Item = f64> + Clone) -> (f64, f64) {
     (mean, var.sqrt())
 }
 
+/// The even and the odd items of `items`: one half to choose on, the other to check.
+pub(super) fn halves<T>(items: &[T]) -> (Vec<&T>, Vec<&T>) {
+    (items.iter().step_by(2).collect(), items.iter().skip(1).step_by(2).collect())
+}
+
 /// `role`'s estimate, fitted on the even samples and checked on the odd ones.
 fn fit(samples: &[Sample], role: usize) -> Option<Fit> {
-    let (train, test): (Vec<&Sample>, Vec<&Sample>) = {
-        let (a, b): (Vec<_>, Vec<_>) = samples.iter().enumerate().partition(|(i, _)| i % 2 == 0);
-        (a.into_iter().map(|(_, s)| s).collect(), b.into_iter().map(|(_, s)| s).collect())
-    };
+    let (train, test) = halves(samples);
     if train.len() < 20 || test.len() < 20 {
         return None;
     }

@@ -49,7 +49,7 @@ pub use self::engines::SearchMachine;
 use self::mast::Mast;
 pub use self::mast::MastPolicy;
 pub use self::material::{Fit, Group, Material, Term};
-pub use self::pieces::{PieceSet, Pieces};
+pub use self::pieces::{Balance, PieceSet, Pieces};
 pub use self::playout::{Guide, Lookahead, Outcome, Settings};
 use self::solver::compare;
 use self::tree::{Amaf, Edge, Kind, Node, NodeRef, Pool, Proof};

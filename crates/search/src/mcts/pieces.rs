@@ -19,7 +19,7 @@
 //! share of the change in material since the root that the role gained, through a logistic:
 //! 0.5 where nobody's count changed, towards 1 where the role gained against the others.
 
-use super::material::{candidates, count, Group};
+use super::material::{candidates, count, halves, Group};
 use super::playout::{self, Settings};
 use analysis::{correlation, correlation_threshold};
 use machine::StateMachine;
@@ -85,13 +85,12 @@ impl Pieces {
         if candidates.is_empty() {
             return None;
         }
-        let wholes = wholes(&candidates);
-        let samples = sample(net, &candidates, &wholes, deadline, seed);
+        let kinds = kinds(&candidates);
+        let samples = sample(net, &candidates, &wholes(&kinds), deadline, seed);
         let games = samples.games.len();
         let kept = |g: usize| samples.kept[g].0 as f64 >= MIN_KEPT * samples.kept[g].1.max(1) as f64;
         // An argument position names a piece's kind only if every group fixing it keeps its
         // count as pieces do (rows of a board fail in the middle of it).
-        let kinds = kinds(&candidates);
         let steady: Vec<bool> = (0..candidates.len())
             .map(|g| {
                 samples.unchanged[g] as f64 >= MIN_STEADY * samples.steps.max(1) as f64
@@ -99,10 +98,7 @@ impl Pieces {
                     && (0..candidates.len()).filter(|&h| kinds[h] == kinds[g]).all(kept)
             })
             .collect();
-        let (fit, check): (Vec<&Game>, Vec<&Game>) = {
-            let (a, b): (Vec<_>, Vec<_>) = samples.games.iter().enumerate().partition(|(i, _)| i % 2 == 0);
-            (a.into_iter().map(|(_, s)| s).collect(), b.into_iter().map(|(_, s)| s).collect())
-        };
+        let (fit, check) = halves(&samples.games);
         if fit.len() < 20 || check.len() < 20 {
             return None;
         }
@@ -139,11 +135,39 @@ impl Pieces {
         self.sets.iter().map(|s| f64::from(count(&s.group.mask, state))).collect()
     }
 
-    /// `role`'s value (0..1) of `state`, reached from `previous`, relative to `root` (all
-    /// propnet state words): the share of the material change since `root` that it gained,
-    /// 0.5 where the total is unchanged.
-    pub fn value(&self, state: &[u64], previous: &[u64], root: &[u64], role: usize) -> f64 {
-        let (now, before, then) = (self.counts(state), self.counts(previous), self.counts(root));
+    /// The balance of states reached from `previous`, relative to `root` (propnet state
+    /// words): their counts taken once for every state valued against them.
+    pub fn balance(&self, previous: &[u64], root: &[u64]) -> Balance<'_> {
+        Balance { pieces: self, before: self.counts(previous), then: self.counts(root) }
+    }
+
+    /// How much the prior should weigh at `root` (0.3..=1): fully while the roles' counts are
+    /// even, less as one side leads, when position matters more than further material.
+    pub fn weight(&self, root: &[u64]) -> f64 {
+        let counts = self.counts(root);
+        let mean = counts.iter().sum::<f64>() / counts.len() as f64;
+        if mean <= 0.0 {
+            return 1.0;
+        }
+        let lead = counts.iter().map(|c| (c - mean).abs()).fold(0.0, f64::max);
+        (1.0 - 7.0 * lead / mean).max(0.3)
+    }
+}
+
+/// The material balance of states reached from one state, relative to the root.
+pub struct Balance<'a> {
+    pieces: &'a Pieces,
+    /// Every role's count in the state moved from.
+    before: Vec<f64>,
+    /// Every role's count at the root.
+    then: Vec<f64>,
+}
+
+impl Balance<'_> {
+    /// `role`'s value (0..1) of `state` (propnet state words): the share of the material change
+    /// since the root that it gained, 0.5 where the total is unchanged.
+    pub fn value(&self, state: &[u64], role: usize) -> f64 {
+        let (now, before, then) = (self.pieces.counts(state), &self.before, &self.then);
         let roles = now.len() as f64;
         let gains: Vec<f64> = (0..now.len())
             .map(|r| {
@@ -163,18 +187,6 @@ impl Pieces {
         }
         let share = (gains[role] - change / roles) / (total / roles);
         1.0 / (1.0 + (-STEEPNESS * share).exp())
-    }
-
-    /// How much the prior should weigh at `root` (0.3..=1): fully while the roles' counts are
-    /// even, less as one side leads, when position matters more than further material.
-    pub fn weight(&self, root: &[u64]) -> f64 {
-        let counts = self.counts(root);
-        let mean = counts.iter().sum::<f64>() / counts.len() as f64;
-        if mean <= 0.0 {
-            return 1.0;
-        }
-        let lead = counts.iter().map(|c| (c - mean).abs()).fold(0.0, f64::max);
-        (1.0 - 7.0 * lead / mean).max(0.3)
     }
 }
 
@@ -206,15 +218,12 @@ fn kinds(candidates: &[Group]) -> Vec<(String, usize, Option<usize>)> {
         .collect()
 }
 
-/// Per candidate, the index of the candidate that is its whole relation (itself, for one).
-fn wholes(candidates: &[Group]) -> Vec<usize> {
-    let whole_name = |name: &str| {
-        let parts = propnet::net::name_parts(name);
-        format!("({} {})", parts[0], vec!["?"; parts.len() - 1].join(" "))
-    };
-    let index: std::collections::HashMap<&str, usize> =
-        candidates.iter().enumerate().map(|(i, g)| (g.name.as_str(), i)).collect();
-    candidates.iter().enumerate().map(|(i, g)| index.get(whole_name(&g.name).as_str()).copied().unwrap_or(i)).collect()
+/// Per candidate (by its kind, from [`kinds`]), the index of the candidate that is its whole
+/// relation (itself, for one).
+fn wholes(kinds: &[(String, usize, Option<usize>)]) -> Vec<usize> {
+    let index: std::collections::HashMap<(&str, usize), usize> =
+        kinds.iter().enumerate().filter(|(_, k)| k.2.is_none()).map(|(i, k)| ((k.0.as_str(), k.1), i)).collect();
+    kinds.iter().enumerate().map(|(i, k)| index.get(&(k.0.as_str(), k.1)).copied().unwrap_or(i)).collect()
 }
 
 /// Uniformly random games from the initial state until `deadline`.
@@ -275,10 +284,10 @@ mod tests {
         let mut taken = root.words().to_vec();
         let gone = base("(cellholds 1 7 black)");
         taken[gone / 64] &= !(1 << (gone % 64));
-        let (w, b) =
-            (pieces.value(&taken, root.words(), root.words(), 0), pieces.value(&taken, root.words(), root.words(), 1));
+        let balance = pieces.balance(root.words(), root.words());
+        let (w, b) = (balance.value(&taken, 0), balance.value(&taken, 1));
         assert!(w > 0.55 && b < 0.45 && (w + b - 1.0).abs() < 1e-9, "{w} {b}");
-        assert_eq!(pieces.value(root.words(), root.words(), root.words(), 0), 0.5);
+        assert_eq!(balance.value(root.words(), 0), 0.5);
         assert_eq!(pieces.weight(root.words()), 1.0);
         assert!(pieces.weight(&taken) < 1.0);
     }

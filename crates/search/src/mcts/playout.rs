@@ -3,7 +3,7 @@
 //! moves); on any other machine one uniformly random playout at a time.
 
 use super::mast::MastPolicy;
-use super::pieces::Pieces;
+use super::pieces::{Balance, Pieces};
 use super::{score, Best};
 use analysis::{Factors, GoalForms, GoalLatches, ScoreRange};
 use machine::playout::PlayoutEnd;
@@ -143,12 +143,12 @@ impl Guide {
         Some(values.iter().map(|v| (v * 100.0).round() as u8).collect())
     }
 
-    /// The tree's prior for the role that moved into `state` from `previous`, on the 0..=1
-    /// scale, and how much of the search's prior weight it gets, where the guide knows the
-    /// roles' pieces: their balance since `root` (all propnet state words).
-    pub fn prior(&self, state: &[u64], previous: &[u64], root: &[u64], role: usize) -> Option<(f64, f64)> {
+    /// The tree's priors for the states reached from `previous`, where the guide knows the
+    /// roles' pieces: their balance since `root` (propnet state words), and how much of the
+    /// search's prior weight it gets there.
+    pub fn priors(&self, previous: &[u64], root: &[u64]) -> Option<(Balance<'_>, f64)> {
         let p = self.pieces.as_ref()?;
-        Some((p.value(state, previous, root, role), p.weight(root)))
+        Some((p.balance(previous, root), p.weight(root)))
     }
 
     /// Whether playouts run guided (one at a time, looking ahead) rather than bit-sliced.

@@ -90,34 +90,35 @@ impl<M: SearchMachine> Mcts<M> {
     fn seed_priors(&mut self, at: NodeRef) -> Result<(), MachineError> {
         let Some(guide) = self.guide.clone() else { return Ok(()) };
         let root = self.root_node();
-        let root_state = root.state.clone();
         let node = self.pool.get(at).expect("on the path");
         let Kind::Mover(mover) = node.kind else { return Ok(()) };
-        let around = (root.visits > MIN_ROOT_VISITS).then(|| mean_score(root, mover)).flatten();
-        let state = node.state.clone();
         let count = node.move_count(mover);
-        let mut joint: Vec<M::Move> = (0..self.roles).map(|r| node.role_move(r, 0)).collect();
-        let moves: Vec<M::Move> = (0..count).map(|i| node.role_move(mover, i)).collect();
-        let mut priors = Vec::with_capacity(count);
-        let mut weight = 0.0;
-        for mv in moves {
-            joint[mover] = mv;
-            let next = self.machine.next_state(&state, &joint)?;
-            let bits = (M::bits(&next), M::bits(&state), M::bits(&root_state));
-            let (Some(next), Some(here), Some(root)) = bits else { break };
-            let Some((value, w)) = guide.prior(next, here, root, mover) else { break };
-            let value = match around {
-                Some(mean) if value > 0.5 => mean + (1.0 - mean) * (value - 0.5) * 2.0,
-                Some(mean) => mean - mean * (0.5 - value) * 2.0,
-                None => value,
-            };
-            priors.push((value * 100.0).round() as u8);
-            weight = w * self.config.prior_visits;
-        }
+        let around = (root.visits > MIN_ROOT_VISITS).then(|| mean_score(root, mover)).flatten();
+        let found = M::bits(&node.state).zip(M::bits(&root.state)).and_then(|(here, root)| guide.priors(here, root));
+        let (priors, weight) = match found {
+            Some((balance, weight)) => {
+                let state = node.state.clone();
+                let mut joint: Vec<M::Move> = (0..self.roles).map(|r| node.role_move(r, 0)).collect();
+                let moves: Vec<M::Move> = (0..count).map(|i| node.role_move(mover, i)).collect();
+                let mut priors = Vec::with_capacity(count);
+                for mv in moves {
+                    joint[mover] = mv;
+                    let next = self.machine.next_state(&state, &joint)?;
+                    let value = M::bits(&next).map_or(0.5, |bits| balance.value(bits, mover));
+                    let value = match around {
+                        Some(mean) if value > 0.5 => mean + (1.0 - mean) * (value - 0.5) * 2.0,
+                        Some(mean) => mean - mean * (0.5 - value) * 2.0,
+                        None => value,
+                    };
+                    priors.push((value * 100.0).round() as u8);
+                }
+                (priors, weight * self.config.prior_visits)
+            }
+            // A node without priors is marked as seeded all the same, with no weight.
+            None => (vec![50; count], 0.0),
+        };
         let node = self.pool.get_mut(at).expect("on the path");
-        // A node without priors is marked as seeded all the same, with no weight.
-        node.prior_weight = if priors.len() == count { weight as f32 } else { 0.0 };
-        priors.resize(count, 50);
+        node.prior_weight = weight as f32;
         node.priors = priors;
         Ok(())
     }
