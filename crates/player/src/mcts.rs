@@ -100,6 +100,12 @@ pub struct MctsOptions {
 /// Playing", IEEE TCIAIG 2012).
 const MAST_GREEDY: f64 = 0.6;
 
+/// Joint moves after which a guided playout stops and is scored by the roles' piece balance,
+/// where the game has pieces: long enough for the exchanges a move starts to play out, short
+/// enough that the material is still the leaf's. Measured in Breakthrough self-play
+/// (BENCHMARKS.md).
+const CUTOFF: u32 = 10;
+
 impl Default for MctsOptions {
     fn default() -> MctsOptions {
         MctsOptions {
@@ -111,7 +117,7 @@ impl Default for MctsOptions {
             factors: true,
             mast: true,
             pieces: true,
-            search: MctsConfig { mast: MAST_GREEDY, ..MctsConfig::default() },
+            search: MctsConfig { mast: MAST_GREEDY, cutoff: CUTOFF, ..MctsConfig::default() },
         }
     }
 }
@@ -136,7 +142,7 @@ const SWITCHES: [(&str, Flag); 8] = [
 type Setter = fn(&mut MctsConfig, f64) -> Result<(), &'static str>;
 
 /// The search settings a `NAME=VALUE` switch sets (`mcts:batch=8`), each with its setter.
-const SETTINGS: [(&str, Setter); 8] = [
+const SETTINGS: [(&str, Setter); 10] = [
     ("batch", |c, v| whole(v, 1, 64).map(|x| c.batch = x)),
     ("threads", |c, v| whole(v, 1, 256).map(|x| c.threads = x)),
     ("exploration", |c, v| non_negative(v).map(|x| c.exploration = x)),
@@ -145,6 +151,8 @@ const SETTINGS: [(&str, Setter); 8] = [
     ("local-weight", |c, v| non_negative(v).map(|x| c.local_weight = x)),
     ("mast", |c, v| chance(v).map(|x| c.mast = x)),
     ("rave", |c, v| non_negative(v).map(|x| c.rave = x)),
+    ("prior", |c, v| non_negative(v).map(|x| c.prior_visits = x)),
+    ("cutoff", |c, v| whole(v, 0, 100_000).map(|x| c.cutoff = x as u32)),
 ];
 
 /// `v` as a whole number within `lo..=hi`.
@@ -422,7 +430,8 @@ impl<M: SearchMachine + 'static> Thinker<M> {
 /// they ask for priors, the roles' pieces that random games within another `budget` find.
 /// None if it would tell the search nothing.
 fn guide(info: &MatchInfo, deadline: Instant, options: &MctsOptions, budget: Duration) -> Prepared {
-    let (tactics, pieces) = (options.tactics, options.pieces && options.search.prior_visits > 0.0);
+    let wanted = options.search.prior_visits > 0.0 || options.search.cutoff > 0;
+    let (tactics, pieces) = (options.tactics, options.pieces && wanted);
     let Some(game) = info.game.net() else { return Prepared::default() };
     let config = analysis::AnalysisConfig { deadline: Some(deadline), ..analysis::AnalysisConfig::default() };
     let found = Analysis::run(&game.net, &info.game.desc, &config, &mut |_| {});

@@ -64,8 +64,14 @@ impl TacticsCost {
         let initial = m.initial_state();
         let half = budget / 2;
         let started = Instant::now();
-        let settings =
-            Settings { max_steps: 10_000, trace: false, guide: None, deadline: Some(started + half), mast: None };
+        let settings = Settings {
+            max_steps: 10_000,
+            trace: false,
+            guide: None,
+            deadline: Some(started + half),
+            mast: None,
+            cutoff: None,
+        };
         let mut look = Lookahead::default();
         let mut complete = 0u64;
         while complete < MAX_PLAYOUTS && !settings.out_of_time() {

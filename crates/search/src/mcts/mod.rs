@@ -21,7 +21,8 @@
 //! `MctsConfig::mast`, every move's mean score over the search steers the playouts' draws
 //! (`mast`), where [`MoveVariety`] says a move's name tells where it is played. Where the guide
 //! knows the roles' [`Pieces`], a mover's moves start from priors: the material each wins or
-//! loses since the root, counting as a few playouts (`select`).
+//! loses since the root, counting as a few playouts (`select`), and with `MctsConfig::cutoff`
+//! guided playouts stop early and are scored by that balance.
 //!
 //! The search runs on any [`SearchMachine`]: on a propnet as described, on the reasoner (for a
 //! game whose net cannot be built) with plain random playouts, one at a time, and no guide.
@@ -50,7 +51,7 @@ use self::mast::Mast;
 pub use self::mast::MastPolicy;
 pub use self::material::{Fit, Group, Material, Term};
 pub use self::pieces::{Balance, PieceSet, Pieces};
-pub use self::playout::{Guide, Lookahead, Outcome, Settings};
+pub use self::playout::{Cutoff, Guide, Lookahead, Outcome, Settings};
 use self::solver::compare;
 use self::tree::{Amaf, Edge, Kind, Node, NodeRef, Pool, Proof};
 use analysis::Factors;
@@ -105,6 +106,10 @@ pub struct MctsConfig {
     pub prior_visits: f64,
     /// Joint moves after which a playout is cut off.
     pub max_playout_steps: u32,
+    /// Joint moves after which a guided playout stops and scores the state it reached by the
+    /// roles' piece balance since the root, where the guide knows the pieces; 0 plays every
+    /// playout to the end.
+    pub cutoff: u32,
     /// What the local search's verdict adds to a move's value in selection (scores scaled to
     /// 0..=1): a forced win gains it, a forced loss loses it, so moves that all lose keep
     /// their order among themselves.
@@ -132,6 +137,7 @@ impl Default for MctsConfig {
             batch: 64,
             prior_visits: PRIOR_VISITS,
             max_playout_steps: 10_000,
+            cutoff: 0,
             local_weight: 1.0,
             mast: 0.0,
             rave: 0.0,

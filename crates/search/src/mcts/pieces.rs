@@ -1,6 +1,7 @@
 //! Pieces: per role, a counted group of base propositions (its pieces) whose count at the end
 //! of random games goes with the role's score, and the material balance they give a state
-//! relative to the current root — the tree's prior for moves that win or lose material.
+//! relative to the current root — the tree's prior for moves that win or lose material, and the
+//! score of a playout cut off early.
 //!
 //! In games such as Breakthrough a uniformly random playout says little about a capture: the
 //! first pawn to wander through decides it, whatever the material. The count of a role's pieces
@@ -232,7 +233,8 @@ fn sample(net: &Net, candidates: &[Group], wholes: &[usize], deadline: Instant, 
     let mut rng = SmallRng::seed_from_u64(seed);
     let roles = net.roles.len();
     let initial = m.initial_state();
-    let settings = Settings { max_steps: MAX_STEPS, trace: true, guide: None, deadline: Some(deadline), mast: None };
+    let settings =
+        Settings { max_steps: MAX_STEPS, trace: true, guide: None, deadline: Some(deadline), mast: None, cutoff: None };
     let mut out = Samples {
         games: Vec::new(),
         unchanged: vec![0; candidates.len()],
@@ -275,7 +277,7 @@ mod tests {
     #[test]
     fn breakthroughs_pieces_are_each_sides_pawns_and_a_capture_is_worth_having() {
         let (_, net) = testkit::bundled("breakthrough");
-        let pieces = Pieces::discover(&net, Instant::now() + Duration::from_secs(3), 1).expect("pieces found");
+        let pieces = Pieces::discover(&net, Instant::now() + Duration::from_secs(30), 1).expect("pieces found");
         let names: Vec<&str> = pieces.sets.iter().map(|s| s.group.name.as_str()).collect();
         assert_eq!(names, ["(cellholds ? ? white)", "(cellholds ? ? black)"], "{pieces:?}");
         let root = PropnetMachine::new(&net).initial_state();

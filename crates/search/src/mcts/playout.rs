@@ -175,6 +175,20 @@ pub struct Settings {
     pub deadline: Option<Instant>,
     /// The moves' mean scores, where playouts prefer the best (move-average sampling).
     pub mast: Option<MastPolicy>,
+    /// Where guided playouts stop early and score the state they reach by the guide's piece
+    /// balance.
+    pub cutoff: Option<Cutoff>,
+}
+
+/// An early end for guided playouts: after `steps` joint moves a playout stops, and each
+/// role's score is its value of the piece balance since `root` (propnet state words), on the
+/// 0..=100 scale.
+#[derive(Debug, Clone)]
+pub struct Cutoff {
+    /// Joint moves played from the leaf before the playout stops.
+    pub steps: u32,
+    /// The search's root, whose material the balance is taken against.
+    pub root: Arc<[u64]>,
 }
 
 impl Settings {
@@ -306,7 +320,8 @@ struct Rewind {
 /// highest score (a decisive move) and avoids one that ends the game below it. With tactics, a
 /// move after which the next mover has a decisive move is taken back and another tried in its
 /// place while there is one (anti-decisive), and only moves that have ended a game before are
-/// judged. A state whose scores the latches decide ends the playout.
+/// judged. A state whose scores the latches decide ends the playout; with a cutoff in `s` and
+/// the guide's pieces, so does the cutoff's step, scored by the piece balance since the root.
 pub(super) fn guided(
     m: &mut PropnetMachine,
     lookahead: &mut Lookahead,
@@ -328,6 +343,8 @@ pub(super) fn guided(
     let goals = &guide.goals;
     let roles = m.roles().len();
     let latches = !goals.is_empty();
+    // The root's material, once per playout, where the playout may stop early.
+    let cutoff = s.cutoff.as_ref().zip(guide.pieces.as_ref()).map(|(c, p)| (c.steps, p.balance(&c.root, &c.root)));
     let mut state = start.clone();
     let mut moves = Vec::new();
     let mut joint = vec![0u32; roles];
@@ -366,6 +383,10 @@ pub(super) fn guided(
         }
         if steps >= s.max_steps {
             return Ok(Some(Outcome { scores: scores(m, &state), complete: false, moves }));
+        }
+        if let Some((_, balance)) = cutoff.as_ref().filter(|(at, _)| steps >= *at) {
+            let scores = (0..roles).map(|r| (balance.value(state.words(), r) * 100.0).round() as u8).collect();
+            return Ok(Some(Outcome { scores, complete: false, moves }));
         }
         if steps & (CLOCK_EVERY - 1) == 0 && s.out_of_time() {
             return Ok(None);
@@ -590,7 +611,7 @@ mod tests {
         use rand::SeedableRng;
         let mut rng = SmallRng::seed_from_u64(3);
         let mut look = Lookahead::default();
-        let settings = Settings { max_steps: 100, trace: true, guide: None, deadline: None, mast: None };
+        let settings = Settings { max_steps: 100, trace: true, guide: None, deadline: None, mast: None, cutoff: None };
         let initial = m.initial_state();
         for _ in 0..200 {
             guided(m, &mut look, &initial, guide, &mut rng, &settings).expect("plays");

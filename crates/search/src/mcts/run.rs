@@ -2,9 +2,9 @@
 //! threads with machines of their own, and backed up as their results come in.
 
 use super::playout::{self, Outcome};
-use super::{Leaf, Mcts, SearchMachine, SearchStats, Selected, Settings, Worker, GUIDED_BATCH};
+use super::{Cutoff, Leaf, Mcts, SearchMachine, SearchStats, Selected, Settings, Worker, GUIDED_BATCH};
 use machine::MachineError;
-use std::sync::mpsc;
+use std::sync::{mpsc, Arc};
 use std::time::Instant;
 
 impl<M: SearchMachine> Mcts<M> {
@@ -22,6 +22,7 @@ impl<M: SearchMachine> Mcts<M> {
             guide: self.guide.clone().filter(|g| self.config.guided_playouts && g.steers_playouts()),
             deadline,
             mast: None,
+            cutoff: None,
         };
         let batch = match settings.guide {
             Some(_) => GUIDED_BATCH,
@@ -130,9 +131,12 @@ impl<M: SearchMachine> Mcts<M> {
         result
     }
 
-    /// The settings for the next batch: `settings` with the move averages as they are now.
+    /// The settings for the next batch: `settings` with the move averages as they are now, and
+    /// the playouts' early end taken against the current root where the search asks for one.
     fn batch_settings(&mut self, settings: &Settings) -> Settings {
-        Settings { mast: self.mast.as_mut().map(|m| m.policy()), ..settings.clone() }
+        let root = M::bits(&self.root_node().state).filter(|_| self.config.cutoff > 0 && settings.guide.is_some());
+        let cutoff = root.map(|words| Cutoff { steps: self.config.cutoff, root: Arc::from(words) });
+        Settings { mast: self.mast.as_mut().map(|m| m.policy()), cutoff, ..settings.clone() }
     }
 
     /// Selects up to `count` leaves, backing up the decided ones at once; returns the rest (the

@@ -11,11 +11,23 @@ fn net(name: &str) -> Net {
     testkit::bundled(name).1
 }
 
-/// The guide of `net`'s goal latches from its structural and exact latches.
-fn guide(net: &Net) -> Arc<Guide> {
+/// `net`'s goal latches from its structural and exact latches.
+fn goal_latches(net: &Net) -> GoalLatches {
     let mut latches = analysis::structural_latches(net);
     latches.extend(analysis::exact_latches(net, 16));
-    Arc::new(Guide::new(net, GoalLatches::new(net, &latches), false))
+    GoalLatches::new(net, &latches)
+}
+
+/// The guide of `net`'s goal latches.
+fn guide(net: &Net) -> Arc<Guide> {
+    Arc::new(Guide::new(net, goal_latches(net), false))
+}
+
+/// `net`'s guide of goal latches, with the tactics if asked, and the roles' pieces that random
+/// games find.
+fn piece_guide(net: &Net, tactics: bool) -> Guide {
+    let pieces = Pieces::discover(net, Instant::now() + Duration::from_secs(30), 1).expect("pieces");
+    Guide::new(net, goal_latches(net), tactics).with_pieces(pieces)
 }
 
 /// One thread, a fixed seed, the given pool size.
@@ -281,10 +293,7 @@ fn local_verdicts_steer_selection_and_a_local_win_is_played() {
 #[test]
 fn piece_priors_favour_a_capture_and_leave_quiet_moves_even() {
     let net = net("breakthrough");
-    let pieces = Pieces::discover(&net, Instant::now() + Duration::from_secs(3), 1).expect("pieces");
-    let mut latches = analysis::structural_latches(&net);
-    latches.extend(analysis::exact_latches(&net, 16));
-    let guide = Arc::new(Guide::new(&net, GoalLatches::new(&net, &latches), false).with_pieces(pieces));
+    let guide = Arc::new(piece_guide(&net, false));
     // White runs a pawn up the a-file to a6, where black's b7 pawn can take it.
     let moves = [
         ["(move 1 2 1 3)", "noop"],
@@ -314,4 +323,31 @@ fn piece_priors_favour_a_capture_and_leave_quiet_moves_even() {
     // The priors are only a start: the search still takes the capture most.
     let best = mcts.best_move(1).expect("a move");
     assert_eq!(m.format_move(&best), "(move 2 7 1 6)");
+}
+
+#[test]
+fn a_playout_cut_off_early_scores_the_material_won_since_the_root() {
+    let net = net("breakthrough");
+    let guide = piece_guide(&net, true);
+    let mut m = PropnetMachine::new(&net);
+    let root = m.initial_state();
+    // The leaf: white has taken black's a7 pawn, far from anything that could take back.
+    let gone = net.bases.iter().position(|b| b.name == "(cellholds 1 7 black)").expect("a base");
+    let mut leaf = root.clone();
+    leaf.set(gone, false);
+    let cutoff = Some(Cutoff { steps: 2, root: Arc::from(root.words()) });
+    let settings = Settings { max_steps: 10_000, trace: true, guide: None, deadline: None, mast: None, cutoff };
+    let mut rng = SmallRng::seed_from_u64(3);
+    let mut lookahead = Lookahead::default();
+    let outcome =
+        playout::guided(&mut m, &mut lookahead, &leaf, &guide, &mut rng, &settings).expect("plays").expect("in time");
+    assert_eq!(outcome.moves.len(), 2 * 2, "two joint moves, then the cutoff");
+    assert!(!outcome.complete, "an estimate, not an end");
+    assert!(
+        outcome.scores[0] > 55 && (99..=101).contains(&(u32::from(outcome.scores[0]) + u32::from(outcome.scores[1])))
+    );
+    // Without a cutoff the same playout runs to the end of the game.
+    let settings = Settings { cutoff: None, ..settings };
+    let outcome = playout::guided(&mut m, &mut lookahead, &leaf, &guide, &mut rng, &settings).expect("plays");
+    assert!(outcome.expect("in time").complete);
 }
