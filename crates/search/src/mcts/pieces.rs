@@ -79,11 +79,13 @@ pub struct Pieces {
 
 impl Pieces {
     /// Plays uniformly random games of `net` until `deadline` (at most [`MAX_GAMES`]) and keeps
-    /// every role's pieces if each role has some, as the module header describes.
+    /// every role's pieces if there are two roles or more and each has some, as the module header
+    /// describes.
     pub fn discover(net: &Net, deadline: Instant, seed: u64) -> Option<Pieces> {
         let roles = net.roles.len();
         let candidates = candidates(net);
-        if candidates.is_empty() {
+        // The balance is a difference between roles: a single role's is always even.
+        if candidates.is_empty() || roles < 2 {
             return None;
         }
         let kinds = kinds(&candidates);
