@@ -84,8 +84,8 @@ pub struct MctsOptions {
     pub forms: bool,
     /// Let the search leave aside the factors the analysis finds irrelevant.
     pub factors: bool,
-    /// Give the tree priors from the roles' pieces where random games find them (see
-    /// [`Pieces`]).
+    /// Look for the roles' pieces (see [`Pieces`]): where random games find them, they give the
+    /// tree its priors and score the playouts cut off after `search.cutoff` joint moves.
     pub pieces: bool,
     /// Steer playouts by move averages (`search.mast` is the greedy chance) where the game's
     /// moves say where they are played (see [`MoveVariety`]).
