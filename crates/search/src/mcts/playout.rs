@@ -151,6 +151,11 @@ impl Guide {
         Some((p.balance(previous, root), p.weight(root)))
     }
 
+    /// Whether the guide knows the roles' pieces: the tree's priors and the cutoff's score.
+    pub fn has_pieces(&self) -> bool {
+        self.pieces.is_some()
+    }
+
     /// Whether playouts run guided (one at a time, looking ahead) rather than bit-sliced.
     pub fn steers_playouts(&self) -> bool {
         !self.goals.is_empty() || self.tactics

@@ -134,7 +134,8 @@ impl<M: SearchMachine> Mcts<M> {
     /// The settings for the next batch: `settings` with the move averages as they are now, and
     /// the playouts' early end taken against the current root where the search asks for one.
     fn batch_settings(&mut self, settings: &Settings) -> Settings {
-        let root = M::bits(&self.root_node().state).filter(|_| self.config.cutoff > 0 && settings.guide.is_some());
+        let cut = self.config.cutoff > 0 && settings.guide.as_ref().is_some_and(|g| g.has_pieces());
+        let root = M::bits(&self.root_node().state).filter(|_| cut);
         let cutoff = root.map(|words| Cutoff { steps: self.config.cutoff, root: Arc::from(words) });
         Settings { mast: self.mast.as_mut().map(|m| m.policy()), cutoff, ..settings.clone() }
     }

@@ -16,6 +16,8 @@ impl<M: SearchMachine> Mcts<M> {
         let mut at = self.root;
         let mut fresh = false;
         let mut choice = Vec::with_capacity(self.roles);
+        // Only the roles' pieces give priors: elsewhere nodes are never seeded.
+        let priors = self.config.prior_visits > 0.0 && self.guide.as_ref().is_some_and(|g| g.has_pieces());
         loop {
             let node = self.pool.get_mut(at).expect("a node on the path was visited this tick");
             node.last_visit = now;
@@ -30,7 +32,7 @@ impl<M: SearchMachine> Mcts<M> {
                 leaf.state = Some(node.state.clone());
                 return Ok(Selected::Playout(leaf));
             }
-            if matches!(node.kind, Kind::Mover(_)) && node.priors.is_empty() && self.config.prior_visits > 0.0 {
+            if priors && matches!(node.kind, Kind::Mover(_)) && node.priors.is_empty() {
                 self.seed_priors(at)?;
             }
             let node = self.pool.get(at).expect("just visited");
