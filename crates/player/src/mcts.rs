@@ -142,7 +142,7 @@ const SWITCHES: [(&str, Flag); 8] = [
 type Setter = fn(&mut MctsConfig, f64) -> Result<(), &'static str>;
 
 /// The search settings a `NAME=VALUE` switch sets (`mcts:batch=8`), each with its setter.
-const SETTINGS: [(&str, Setter); 10] = [
+const SETTINGS: [(&str, Setter); 11] = [
     ("batch", |c, v| whole(v, 1, 64).map(|x| c.batch = x)),
     ("threads", |c, v| whole(v, 1, 256).map(|x| c.threads = x)),
     ("exploration", |c, v| non_negative(v).map(|x| c.exploration = x)),
@@ -153,6 +153,7 @@ const SETTINGS: [(&str, Setter); 10] = [
     ("rave", |c, v| non_negative(v).map(|x| c.rave = x)),
     ("prior", |c, v| non_negative(v).map(|x| c.prior_visits = x)),
     ("cutoff", |c, v| whole(v, 0, 100_000).map(|x| c.cutoff = x as u32)),
+    ("minimax", |c, v| chance(v).map(|x| c.minimax = x)),
 ];
 
 /// `v` as a whole number within `lo..=hi`.
@@ -430,7 +431,8 @@ impl<M: SearchMachine + 'static> Thinker<M> {
 /// they ask for priors, the roles' pieces that random games within another `budget` find.
 /// None if it would tell the search nothing.
 fn guide(info: &MatchInfo, deadline: Instant, options: &MctsOptions, budget: Duration) -> Prepared {
-    let wanted = options.search.prior_visits > 0.0 || options.search.cutoff > 0;
+    let s = &options.search;
+    let wanted = s.prior_visits > 0.0 || s.cutoff > 0 || s.minimax > 0.0;
     let (tactics, pieces) = (options.tactics, options.pieces && wanted);
     let Some(game) = info.game.net() else { return Prepared::default() };
     let config = analysis::AnalysisConfig { deadline: Some(deadline), ..analysis::AnalysisConfig::default() };

@@ -1,7 +1,9 @@
 //! Criterion benchmark: MCTS iterations per second from the initial state, one thread, with
 //! and without the analysis, the playouts' tactics, move averages (MAST) steering them and the
-//! roles' pieces as the tree's priors (where random games find them), and guided playouts cut
-//! off after [`CUTOFF`] joint moves and scored by those pieces (criterion's "elements/s" are iterations/s). Each sample searches a fresh tree.
+//! roles' pieces as the tree's priors (where random games find them), guided playouts cut off
+//! after [`CUTOFF`] joint moves and scored by those pieces, and the pieces' balance backed up by
+//! implicit minimax (criterion's "elements/s" are iterations/s). Each sample searches a fresh
+//! tree.
 //! `cargo bench -p search --bench mcts`.
 
 use analysis::{Analysis, AnalysisConfig};
@@ -30,6 +32,9 @@ const MAST: f64 = 0.6;
 /// Joint moves after which the cutoff variant's guided playouts stop (the player's setting).
 const CUTOFF: u32 = 10;
 
+/// The implicit minimax weight of the last variant (the weight tried in play, `mcts:minimax=0.4`).
+const MINIMAX: f64 = 0.4;
+
 fn iterations(c: &mut Criterion) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/games");
     for &(game, count) in GAMES {
@@ -53,23 +58,24 @@ fn iterations(c: &mut Criterion) {
             Some(Some(Arc::new(Guide::new(&net, analysis.goals.clone(), tactics).with_pieces(pieces))))
         };
         let mut variants = vec![
-            ("plain", None, 0.0, 0),
-            ("analysis", guide(false), 0.0, 0),
-            ("tactics", guide(true), 0.0, 0),
-            ("plain+mast", None, MAST, 0),
-            ("tactics+mast", guide(true), MAST, 0),
+            ("plain", None, 0.0, 0, 0.0),
+            ("analysis", guide(false), 0.0, 0, 0.0),
+            ("tactics", guide(true), 0.0, 0, 0.0),
+            ("plain+mast", None, MAST, 0, 0.0),
+            ("tactics+mast", guide(true), MAST, 0, 0.0),
         ];
         if let (Some(analysis), Some(tactics)) = (with_pieces(false), with_pieces(true)) {
-            variants.push(("analysis+pieces", analysis, 0.0, 0));
-            variants.push(("tactics+mast+pieces", tactics.clone(), MAST, 0));
-            variants.push(("tactics+mast+pieces+cutoff", tactics, MAST, CUTOFF));
+            variants.push(("analysis+pieces", analysis, 0.0, 0, 0.0));
+            variants.push(("tactics+mast+pieces", tactics.clone(), MAST, 0, 0.0));
+            variants.push(("tactics+mast+pieces+cutoff", tactics.clone(), MAST, CUTOFF, 0.0));
+            variants.push(("tactics+mast+pieces+cutoff+minimax", tactics, MAST, CUTOFF, MINIMAX));
         }
-        for (name, guide, mast, cutoff) in variants {
+        for (name, guide, mast, cutoff, minimax) in variants {
             group.bench_function(BenchmarkId::new(name, count), |b| {
                 let mut seed = 0;
                 b.iter(|| {
                     seed += 1;
-                    let config = MctsConfig { threads: 1, seed, mast, cutoff, ..MctsConfig::default() };
+                    let config = MctsConfig { threads: 1, seed, mast, cutoff, minimax, ..MctsConfig::default() };
                     let mut mcts = Mcts::new(Arc::clone(&program), guide.clone(), config).expect("starts");
                     mcts.search_iterations(count).expect("searches")
                 })

@@ -21,8 +21,10 @@
 //! `MctsConfig::mast`, every move's mean score over the search steers the playouts' draws
 //! (`mast`), where [`MoveVariety`] says a move's name tells where it is played. Where the guide
 //! knows the roles' [`Pieces`], a mover's moves start from priors: the material each wins or
-//! loses since the root, counting as a few playouts (`select`), and with `MctsConfig::cutoff`
-//! guided playouts stop early and are scored by that balance.
+//! loses since the root, counting as a few playouts (`select`), with `MctsConfig::cutoff`
+//! guided playouts stop early and are scored by that balance, and with `MctsConfig::minimax`
+//! the balance after each move is backed up the tree by implicit minimax and blended into
+//! selection.
 //!
 //! The search runs on any [`SearchMachine`]: on a propnet as described, on the reasoner (for a
 //! game whose net cannot be built) with plain random playouts, one at a time, and no guide.
@@ -117,6 +119,12 @@ pub struct MctsConfig {
     /// The chance that a playout plays a role's legal move of best mean score over the search
     /// so far (move-average sampling, `mast`) rather than a random one; 0 turns it off.
     pub mast: f64,
+    /// How far a move's mean score in selection is taken towards the minimax value of the
+    /// roles' piece balance below it (0..=1, implicit minimax backups), where the guide knows
+    /// the pieces: the balance after each move of a node is known as soon as selection first
+    /// comes through it, and the best of them for the mover is backed up the tree, so a
+    /// material loss two or three moves deep shows at once; 0 leaves it out.
+    pub minimax: f64,
     /// RAVE's equivalence parameter: how many visits of a node its moves' all-moves-as-first
     /// statistics weigh as much as their own (the weight is √(k / (3n + k)) at n visits); 0
     /// keeps no such statistics.
@@ -140,6 +148,7 @@ impl Default for MctsConfig {
             cutoff: 0,
             local_weight: 1.0,
             mast: 0.0,
+            minimax: 0.0,
             rave: 0.0,
         }
     }
@@ -250,6 +259,10 @@ pub struct Mcts<M: SearchMachine = PropnetMachine> {
     /// With RAVE, the moves (as a bitset of move indices) played at and below the node being
     /// backed up in the iteration being backed up.
     played: Vec<u64>,
+    /// With implicit minimax, the state (propnet words: the initial one) every piece balance
+    /// of the minimax values is measured from, so that values found before and after the root
+    /// moved compare.
+    anchor: Option<Box<[u64]>>,
 }
 
 impl<M: SearchMachine> std::fmt::Debug for Mcts<M> {
@@ -295,8 +308,11 @@ impl<M: SearchMachine> Mcts<M> {
         let bits = M::bits(&initial).is_some();
         let mast =
             (config.mast > 0.0 && machine.move_count() > 0).then(|| Mast::new(machine.move_count(), config.mast));
+        let guide = guide.filter(|g| bits && !g.is_empty());
+        let minimax = config.minimax > 0.0 && guide.as_ref().is_some_and(|g| g.has_pieces());
+        let anchor = M::bits(&initial).filter(|_| minimax).map(Box::from);
         let mut mcts = Mcts {
-            guide: guide.filter(|g| bits && !g.is_empty()),
+            guide,
             pool: Pool::new(config.max_nodes, config.max_bytes),
             rng: SmallRng::seed_from_u64(config.seed),
             config,
@@ -312,6 +328,7 @@ impl<M: SearchMachine> Mcts<M> {
             plan: None,
             mast,
             played: Vec::new(),
+            anchor,
         };
         mcts.root = mcts.node_for(initial)?;
         Ok(mcts)
@@ -597,6 +614,14 @@ impl<M: SearchMachine> Mcts<M> {
             [m] => Kind::Mover(m),
             _ => Kind::Simultaneous,
         };
+        // Room for what selection fills in later, so that the pool counts its bytes.
+        if let (Kind::Mover(m), true) = (node.kind, self.seeds_priors()) {
+            node.priors.reserve_exact(node.move_count(m));
+            if self.anchor.is_some() {
+                node.evals.reserve_exact(node.move_count(m) * self.roles);
+                node.minimax.reserve_exact(self.roles);
+            }
+        }
         Ok(node)
     }
 }

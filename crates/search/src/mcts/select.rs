@@ -1,7 +1,7 @@
 //! Selection and backup: the descent that picks every role's move by UCB at each node and
 //! expands the first new joint move, and the statistics added (or taken back) along its path.
 
-use super::tree::{Amaf, Kind, Node, NodeRef, Pool};
+use super::tree::{Amaf, Kind, Node, NodeRef, Pool, Proof};
 use super::{Best, Leaf, Mcts, MctsConfig, Plan, SearchMachine, Selected, MAX_PATH};
 use machine::MachineError;
 use rand::rngs::SmallRng;
@@ -16,8 +16,7 @@ impl<M: SearchMachine> Mcts<M> {
         let mut at = self.root;
         let mut fresh = false;
         let mut choice = Vec::with_capacity(self.roles);
-        // Only the roles' pieces give priors: elsewhere nodes are never seeded.
-        let priors = self.config.prior_visits > 0.0 && self.guide.as_ref().is_some_and(|g| g.has_pieces());
+        let priors = self.seeds_priors();
         loop {
             let node = self.pool.get_mut(at).expect("a node on the path was visited this tick");
             node.last_visit = now;
@@ -85,10 +84,20 @@ impl<M: SearchMachine> Mcts<M> {
         }
     }
 
+    /// Whether selection fills in a mover's priors (and, with implicit minimax, every role's
+    /// balance after each of its moves) when it first comes through a node: only the roles'
+    /// pieces give them, so elsewhere nodes are never seeded.
+    pub(super) fn seeds_priors(&self) -> bool {
+        let wanted = self.config.prior_visits > 0.0 || self.anchor.is_some();
+        wanted && self.guide.as_ref().is_some_and(|g| g.has_pieces())
+    }
+
     /// Fills in the priors of the moves at `at`, where one role alone moves: the guide's prior
     /// of the state after each, for the mover, taken towards the root's mean score as far as
     /// it is from even (once the root has enough visits to have one): the root's mean is a
     /// better start for a move than the prior alone, and the prior says which way to move it.
+    /// With implicit minimax, also every role's balance after each move, measured from the
+    /// anchor, and the node's minimax values from them.
     fn seed_priors(&mut self, at: NodeRef) -> Result<(), MachineError> {
         let Some(guide) = self.guide.clone() else { return Ok(()) };
         let root = self.root_node();
@@ -97,16 +106,21 @@ impl<M: SearchMachine> Mcts<M> {
         let count = node.move_count(mover);
         let around = (root.visits > MIN_ROOT_VISITS).then(|| mean_score(root, mover)).flatten();
         let found = M::bits(&node.state).zip(M::bits(&root.state)).and_then(|(here, root)| guide.priors(here, root));
-        let (priors, weight) = match found {
+        let fixed = self.anchor.as_deref().and_then(|a| guide.priors(a, a)).map(|(b, _)| b);
+        let (mut priors, mut evals) = (Vec::with_capacity(count), Vec::new());
+        let weight = match found {
             Some((balance, weight)) => {
                 let state = node.state.clone();
                 let mut joint: Vec<M::Move> = (0..self.roles).map(|r| node.role_move(r, 0)).collect();
                 let moves: Vec<M::Move> = (0..count).map(|i| node.role_move(mover, i)).collect();
-                let mut priors = Vec::with_capacity(count);
                 for mv in moves {
                     joint[mover] = mv;
                     let next = self.machine.next_state(&state, &joint)?;
-                    let value = M::bits(&next).map_or(0.5, |bits| balance.value(bits, mover));
+                    let bits = M::bits(&next);
+                    if let Some(fixed) = &fixed {
+                        evals.extend((0..self.roles).map(|r| bits.map_or(0.5, |b| fixed.value(b, r)) as f32));
+                    }
+                    let value = bits.map_or(0.5, |bits| balance.value(bits, mover));
                     let value = match around {
                         Some(mean) if value > 0.5 => mean + (1.0 - mean) * (value - 0.5) * 2.0,
                         Some(mean) => mean - mean * (0.5 - value) * 2.0,
@@ -114,15 +128,40 @@ impl<M: SearchMachine> Mcts<M> {
                     };
                     priors.push((value * 100.0).round() as u8);
                 }
-                (priors, weight * self.config.prior_visits)
+                weight * self.config.prior_visits
             }
             // A node without priors is marked as seeded all the same, with no weight.
-            None => (vec![50; count], 0.0),
+            None => {
+                priors.resize(count, 50);
+                0.0
+            }
         };
         let node = self.pool.get_mut(at).expect("on the path");
         node.prior_weight = weight as f32;
         node.priors = priors;
+        if !evals.is_empty() {
+            node.evals = evals;
+            self.refresh_minimax(at);
+        }
         Ok(())
+    }
+
+    /// Recomputes the minimax values of `at`, where one role alone moves and the balance after
+    /// each move is known: the values after the move best for the mover, each move's taken from
+    /// [`minimax_row`].
+    fn refresh_minimax(&mut self, at: NodeRef) {
+        let roles = self.roles;
+        let Some(node) = self.pool.get(at) else { return };
+        let Kind::Mover(mover) = node.kind else { return };
+        if node.evals.is_empty() {
+            return;
+        }
+        let rows = (0..node.move_count(mover)).map(|i| minimax_row(&self.pool, node, i, roles));
+        let Some(best) = rows.max_by(|a, b| a.get(mover).total_cmp(&b.get(mover))) else { return };
+        let values: Vec<f32> = (0..roles).map(|r| best.get(r) as f32).collect();
+        let node = self.pool.get_mut(at).expect("just read");
+        node.minimax.clear();
+        node.minimax.extend_from_slice(&values);
     }
 
     /// Propagates proofs up from a proven leaf, then adds `scores` to the statistics along
@@ -152,6 +191,9 @@ impl<M: SearchMachine> Mcts<M> {
                 if floor[m] > scores[m] {
                     scores.clone_from(floor);
                 }
+            }
+            if self.anchor.is_some() {
+                self.refresh_minimax(at);
             }
         }
     }
@@ -224,6 +266,14 @@ fn choose<M: SearchMachine>(
                 }
                 None => mean,
             };
+            // Implicit minimax: the balance backed up from below, beside the playouts' mean.
+            let mean = match alone && !node.evals.is_empty() {
+                true => {
+                    let minimax = minimax_row(pool, node, i, node.starts.len() - 1).get(role);
+                    (1.0 - config.minimax) * mean + config.minimax * 100.0 * minimax
+                }
+                false => mean,
+            };
             let local = node.local.get(i).filter(|_| alone).map_or(0.0, |&v| f64::from(v) * config.local_weight);
             let gain = match (node.heuristic.get(role), child.and_then(|c| c.heuristic.get(role))) {
                 (Some(&here), Some(&there)) => (f64::from(there) - f64::from(here)) / 100.0,
@@ -245,6 +295,40 @@ fn choose<M: SearchMachine>(
         }
     }
     untried.get().or(best.map(|b| b.0)).or(proven.map(|p| p.0)).unwrap_or(0)
+}
+
+/// What implicit minimax knows of the state after a move: its proven scores, or every role's
+/// balance (0..1).
+pub(super) enum Row<'a> {
+    Proven(&'a Proof),
+    Balance(&'a [f32]),
+}
+
+impl Row<'_> {
+    /// `role`'s value, 0..=1.
+    pub fn get(&self, role: usize) -> f64 {
+        match self {
+            Row::Proven(p) => f64::from(p.scores[role]) / 100.0,
+            Row::Balance(values) => f64::from(values[role]),
+        }
+    }
+}
+
+/// What implicit minimax knows after move `i` of the mover at `node` (whose `evals` are
+/// filled in; `roles` roles): the proof of the node it leads to, else that node's minimax
+/// values, else the balance the move reached when `node` was seeded.
+pub(super) fn minimax_row<'a, M: SearchMachine>(
+    pool: &'a Pool<M>,
+    node: &'a Node<M>,
+    i: usize,
+    roles: usize,
+) -> Row<'a> {
+    let child = node.child(i as u64).and_then(|c| pool.get(c));
+    match child {
+        Some(c) if c.proof.is_some() => Row::Proven(c.proof.as_ref().expect("just checked")),
+        Some(c) if c.minimax.len() == roles => Row::Balance(&c.minimax),
+        _ => Row::Balance(&node.evals[i * roles..(i + 1) * roles]),
+    }
 }
 
 /// The root needs this many visits before its mean score is a better start for a prior than

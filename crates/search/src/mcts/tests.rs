@@ -47,10 +47,15 @@ fn position(net: &Net, moves: &[[&str; 2]]) -> (PropnetMachine, PropnetState) {
     (m, state)
 }
 
-/// A machine for `net` and an MCTS moved (by `advance`) to the state after `moves`.
-fn search_from(net: &Net, moves: &[[&str; 2]], config: MctsConfig) -> (PropnetMachine, Mcts) {
+/// A machine for `net` and an MCTS with `guide` moved (by `advance`) to the state after `moves`.
+fn search_from(
+    net: &Net,
+    moves: &[[&str; 2]],
+    guide: Option<Arc<Guide>>,
+    config: MctsConfig,
+) -> (PropnetMachine, Mcts) {
     let (m, state) = position(net, moves);
-    let mut mcts = Mcts::new(Arc::new(Program::new(net)), None, config).expect("starts");
+    let mut mcts = Mcts::new(Arc::new(Program::new(net)), guide, config).expect("starts");
     for step in moves {
         let joint: Vec<u32> = step.iter().enumerate().map(|(r, mv)| m.find_move(r, mv).expect("a move")).collect();
         mcts.advance(&joint).expect("legal");
@@ -64,7 +69,7 @@ fn tictactoe_takes_the_immediate_win_and_proves_it() {
     let net = net("tictactoe");
     // x has (1 1) and (1 2), o has (2 1) and (2 2): both threaten, x is to move.
     let moves = [["(mark 1 1)", "noop"], ["noop", "(mark 2 1)"], ["(mark 1 2)", "noop"], ["noop", "(mark 2 2)"]];
-    let (m, mut mcts) = search_from(&net, &moves, config(10_000));
+    let (m, mut mcts) = search_from(&net, &moves, None, config(10_000));
     let stats = mcts.search_iterations(2_000).expect("searches");
     assert_eq!(mcts.best_move(0), m.find_move(0, "(mark 1 3)"));
     assert_eq!(stats.proven, Some(vec![100, 0]));
@@ -96,7 +101,7 @@ fn tictactoe_blocks_the_immediate_loss() {
     let net = net("tictactoe");
     // x threatens (1 3); o has nothing of its own.
     let moves = [["(mark 1 1)", "noop"], ["noop", "(mark 2 2)"], ["(mark 1 2)", "noop"]];
-    let (m, mut mcts) = search_from(&net, &moves, config(100_000));
+    let (m, mut mcts) = search_from(&net, &moves, None, config(100_000));
     mcts.search_iterations(20_000).expect("searches");
     assert_eq!(mcts.best_move(1), m.find_move(1, "(mark 1 3)"));
     assert_eq!(mcts.best_move(0), m.find_move(0, "noop"));
@@ -255,7 +260,7 @@ fn worker_threads_return_legal_moves() {
 #[test]
 fn advancing_keeps_the_subtree_statistics() {
     let net = net("tictactoe");
-    let (m, mut mcts) = search_from(&net, &[], config(100_000));
+    let (m, mut mcts) = search_from(&net, &[], None, config(100_000));
     mcts.search_iterations(3_000).expect("searches");
     let best = mcts.best_move(0).expect("a move");
     let visits = mcts.move_stats(0).iter().find(|s| s.mv == best).map(|s| s.visits).expect("listed");
@@ -290,26 +295,25 @@ fn local_verdicts_steer_selection_and_a_local_win_is_played() {
     assert!(!mcts.mark_local(&PropnetState::from_bases(net.bases.len(), []), &[(favourite, true)]));
 }
 
+/// Breakthrough: white runs its a-pawn up to a5 while black shuffles on the h-file; black's b7
+/// pawn guards a6.
+const A_PAWN_ON_A5: [[&str; 2]; 6] = [
+    ["(move 1 2 1 3)", "noop"],
+    ["noop", "(move 8 7 8 6)"],
+    ["(move 1 3 1 4)", "noop"],
+    ["noop", "(move 8 6 8 5)"],
+    ["(move 1 4 1 5)", "noop"],
+    ["noop", "(move 8 8 8 7)"],
+];
+
 #[test]
 fn piece_priors_favour_a_capture_and_leave_quiet_moves_even() {
     let net = net("breakthrough");
     let guide = Arc::new(piece_guide(&net, false));
     // White runs a pawn up the a-file to a6, where black's b7 pawn can take it.
-    let moves = [
-        ["(move 1 2 1 3)", "noop"],
-        ["noop", "(move 8 7 8 6)"],
-        ["(move 1 3 1 4)", "noop"],
-        ["noop", "(move 8 6 8 5)"],
-        ["(move 1 4 1 5)", "noop"],
-        ["noop", "(move 8 8 8 7)"],
-        ["(move 1 5 1 6)", "noop"],
-    ];
-    let (m, _) = position(&net, &moves);
-    let mut mcts = Mcts::new(Arc::new(Program::new(&net)), Some(guide), config(100_000)).expect("starts");
-    for step in moves {
-        let joint: Vec<u32> = step.iter().enumerate().map(|(r, mv)| m.find_move(r, mv).expect("a move")).collect();
-        mcts.advance(&joint).expect("legal");
-    }
+    let mut moves = A_PAWN_ON_A5.to_vec();
+    moves.push(["(move 1 5 1 6)", "noop"]);
+    let (m, mut mcts) = search_from(&net, &moves, Some(guide), config(100_000));
     mcts.search_iterations(500).expect("searches");
     let root = mcts.root_node();
     assert_eq!(root.kind, Kind::Mover(1));
@@ -350,4 +354,29 @@ fn a_playout_cut_off_early_scores_the_material_won_since_the_root() {
     let settings = Settings { cutoff: None, ..settings };
     let outcome = playout::guided(&mut m, &mut lookahead, &leaf, &guide, &mut rng, &settings).expect("plays");
     assert!(outcome.expect("in time").complete);
+}
+
+#[test]
+fn implicit_minimax_sees_a_pawn_lost_two_plies_deep() {
+    let net = net("breakthrough");
+    let guide = Arc::new(piece_guide(&net, false));
+    // White's a-pawn stands on a5; stepping on to a6 lets black's b7 pawn take it for nothing.
+    let search = |minimax: f64| {
+        let config = MctsConfig { minimax, ..config(100_000) };
+        let (m, mut mcts) = search_from(&net, &A_PAWN_ON_A5, Some(guide.clone()), config);
+        mcts.search_iterations(3_000).expect("searches");
+        (m, mcts)
+    };
+    let (m, mcts) = search(0.5);
+    let root = mcts.root_node();
+    assert_eq!(root.kind, Kind::Mover(0));
+    let hang = m.find_move(0, "(move 1 5 1 6)").expect("a move");
+    let i = (0..root.move_count(0)).find(|&i| root.role_move(0, i) == hang).expect("legal");
+    let row = select::minimax_row(&mcts.pool, root, i, 2);
+    assert!(row.get(0) < 0.45 && row.get(1) > 0.55, "after a6: {} {}", row.get(0), row.get(1));
+    assert!(root.minimax[0] >= 0.5, "white keeps its material: {:?}", root.minimax);
+    assert_ne!(mcts.best_move(0), Some(hang));
+    // Without the weight nothing is backed up.
+    let (_, mcts) = search(0.0);
+    assert!(mcts.root_node().evals.is_empty() && mcts.root_node().minimax.is_empty());
 }

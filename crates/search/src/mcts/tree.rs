@@ -106,6 +106,13 @@ pub(super) struct Node<M: SearchMachine> {
     pub priors: Vec<u8>,
     /// How many playouts each of `priors` counts as.
     pub prior_weight: f32,
+    /// Where one role alone moves and the search backs up the piece balance (implicit
+    /// minimax): per move of the mover, every role's balance in the state after it (0..1, the
+    /// roles of the first move, then of the second, and so on), filled in with the priors.
+    pub evals: Vec<f32>,
+    /// Every role's minimax value of the piece balance over the node's expanded subtree
+    /// (0..1), once `evals` is filled in (empty otherwise).
+    pub minimax: Vec<f32>,
     /// Per role, the confirmed latch heuristics' value (0..=100, 50 at no lead), when there are
     /// any (empty otherwise): what the progressive bias toward a child compares with its own.
     pub heuristic: Vec<u8>,
@@ -136,6 +143,8 @@ impl<M: SearchMachine> Node<M> {
             range: Vec::new(),
             priors: Vec::new(),
             prior_weight: 0.0,
+            evals: Vec::new(),
+            minimax: Vec::new(),
             heuristic: Vec::new(),
             proof: None,
             local: Vec::new(),
@@ -146,7 +155,8 @@ impl<M: SearchMachine> Node<M> {
     /// An estimate of the bytes the node takes in the pool: the node, its state twice (the
     /// table keeps a copy as its key), its moves and statistics, a table entry, an allowance
     /// for the one child entry an average node gets in its parent (a vector that grows by
-    /// doubling), and the allocator's overhead on each of its nine allocations (ten with RAVE).
+    /// doubling), and the allocator's overhead on each of its nine allocations (ten with RAVE,
+    /// two more with the minimax values).
     fn footprint(&self) -> usize {
         use std::mem::size_of;
         let state = M::state_bytes(&self.state);
@@ -158,11 +168,13 @@ impl<M: SearchMachine> Node<M> {
             + self.amaf.capacity() * size_of::<Amaf>()
             + self.range.capacity() * size_of::<(u8, u8)>()
             + self.priors.capacity()
+            + (self.evals.capacity() + self.minimax.capacity()) * size_of::<f32>()
             + self.heuristic.capacity()
             + self.local.capacity()
             + size_of::<(M::State, u32)>()
             + 2 * size_of::<(u64, NodeRef)>()
-            + (9 + usize::from(self.amaf.capacity() > 0)) * ALLOCATION_OVERHEAD
+            + (9 + usize::from(self.amaf.capacity() > 0) + 2 * usize::from(self.evals.capacity() > 0))
+                * ALLOCATION_OVERHEAD
     }
 
     /// How many legal moves `role` has.
