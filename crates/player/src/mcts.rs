@@ -85,7 +85,8 @@ pub struct MctsOptions {
     /// Let the search leave aside the factors the analysis finds irrelevant.
     pub factors: bool,
     /// Look for the roles' pieces (see [`Pieces`]): where random games find them, they give the
-    /// tree its priors and score the playouts cut off after `search.cutoff` joint moves.
+    /// tree its priors, score the playouts cut off after `search.cutoff` joint moves and, with
+    /// `search.minimax`, give the balance the tree backs up.
     pub pieces: bool,
     /// Steer playouts by move averages (`search.mast` is the greedy chance) where the game's
     /// moves say where they are played (see [`MoveVariety`]).
@@ -428,8 +429,8 @@ impl<M: SearchMachine + 'static> Thinker<M> {
 /// The search's guide for `info`'s game: the analysis' goal latches, and the goal forms and
 /// factors where `options` use them, searched for until `deadline`; if `options` ask for
 /// tactics and measuring them for `budget` shows that they pay, the playouts' tactics; and, if
-/// they ask for priors, the roles' pieces that random games within another `budget` find.
-/// None if it would tell the search nothing.
+/// they ask for priors, cut-off playouts or minimax backups, the roles' pieces that random games
+/// within another `budget` find. None if it would tell the search nothing.
 fn guide(info: &MatchInfo, deadline: Instant, options: &MctsOptions, budget: Duration) -> Prepared {
     let s = &options.search;
     let wanted = s.prior_visits > 0.0 || s.cutoff > 0 || s.minimax > 0.0;

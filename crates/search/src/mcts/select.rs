@@ -267,12 +267,11 @@ fn choose<M: SearchMachine>(
                 None => mean,
             };
             // Implicit minimax: the balance backed up from below, beside the playouts' mean.
-            let mean = match alone && !node.evals.is_empty() {
-                true => {
-                    let minimax = minimax_row(pool, node, i, node.starts.len() - 1).get(role);
-                    (1.0 - config.minimax) * mean + config.minimax * 100.0 * minimax
-                }
-                false => mean,
+            let mean = if alone && !node.evals.is_empty() {
+                let minimax = minimax_row(pool, node, i, node.starts.len() - 1).get(role);
+                (1.0 - config.minimax) * mean + config.minimax * 100.0 * minimax
+            } else {
+                mean
             };
             let local = node.local.get(i).filter(|_| alone).map_or(0.0, |&v| f64::from(v) * config.local_weight);
             let gain = match (node.heuristic.get(role), child.and_then(|c| c.heuristic.get(role))) {
@@ -325,7 +324,7 @@ pub(super) fn minimax_row<'a, M: SearchMachine>(
 ) -> Row<'a> {
     let child = node.child(i as u64).and_then(|c| pool.get(c));
     match child {
-        Some(c) if c.proof.is_some() => Row::Proven(c.proof.as_ref().expect("just checked")),
+        Some(Node { proof: Some(p), .. }) => Row::Proven(p),
         Some(c) if c.minimax.len() == roles => Row::Balance(&c.minimax),
         _ => Row::Balance(&node.evals[i * roles..(i + 1) * roles]),
     }
