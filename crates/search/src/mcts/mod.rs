@@ -263,6 +263,9 @@ pub struct Mcts<M: SearchMachine = PropnetMachine> {
     /// of the minimax values is measured from, so that values found before and after the root
     /// moved compare.
     anchor: Option<Box<[u64]>>,
+    /// Scratch for the minimax values being copied into a node (kept to spare the backup an
+    /// allocation per node of the path).
+    row: Vec<f32>,
 }
 
 impl<M: SearchMachine> std::fmt::Debug for Mcts<M> {
@@ -329,6 +332,7 @@ impl<M: SearchMachine> Mcts<M> {
             mast,
             played: Vec::new(),
             anchor,
+            row: Vec::new(),
         };
         mcts.root = mcts.node_for(initial)?;
         Ok(mcts)

@@ -158,10 +158,11 @@ impl<M: SearchMachine> Mcts<M> {
         }
         let rows = (0..node.move_count(mover)).map(|i| minimax_row(&self.pool, node, i, roles));
         let Some(best) = rows.max_by(|a, b| a.get(mover).total_cmp(&b.get(mover))) else { return };
-        let values: Vec<f32> = (0..roles).map(|r| best.get(r) as f32).collect();
+        self.row.clear();
+        self.row.extend((0..roles).map(|r| best.get(r) as f32));
         let node = self.pool.get_mut(at).expect("just read");
         node.minimax.clear();
-        node.minimax.extend_from_slice(&values);
+        node.minimax.extend_from_slice(&self.row);
     }
 
     /// Propagates proofs up from a proven leaf, then adds `scores` to the statistics along
