@@ -10,19 +10,18 @@ use analysis::Locality;
 use machine::StateMachine;
 use propnet::{Net, Program, PropnetMachine, PropnetState};
 use search::mcts::Mcts;
-use search::LocalSearch;
+use search::{LocalResult, LocalSearch};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-/// How long the local search may spend on one position for one role before it turns to the
-/// next (a new request stops it sooner).
-const PER_SEARCH: Duration = Duration::from_secs(2);
-
 /// How often the targets are looked at again while the root stays the same.
 const RETARGET: Duration = Duration::from_secs(2);
+
+/// How long one iteration may run when nothing newer stops it.
+const PER_ITERATION: Duration = Duration::from_secs(30);
 
 /// The deepest iteration, in the searching role's own moves.
 const MAX_DEPTH: u32 = 24;
@@ -41,6 +40,18 @@ struct Found {
     marks: Vec<(u32, bool)>,
 }
 
+/// One search the thread runs: a target, a role, and what its iterations proved so far.
+struct Job {
+    target: Target,
+    role: usize,
+    /// The target's place in the latest request (the root's first).
+    rank: u32,
+    result: LocalResult,
+    /// How many of `result.decided` have been sent.
+    sent: usize,
+    done: bool,
+}
+
 /// The thinking thread's end of the local search.
 pub(crate) struct LocalWorker {
     requests: Option<Sender<Vec<Target>>>,
@@ -50,6 +61,8 @@ pub(crate) struct LocalWorker {
     machine: PropnetMachine,
     targets: Vec<Target>,
     targeted: Instant,
+    /// Results for targeted states whose tree node did not exist yet when they came.
+    pending: Vec<Found>,
 }
 
 impl LocalWorker {
@@ -72,15 +85,18 @@ impl LocalWorker {
             machine: PropnetMachine::from_program(program),
             targets: Vec::new(),
             targeted: Instant::now(),
+            pending: Vec::new(),
         })
     }
 
     /// Marks the tree with the results that arrived, and sends new targets when the root moved
     /// on or the likeliest next move changed. `last` is the joint move that led to the root.
     pub fn between(&mut self, mcts: &mut Mcts<PropnetMachine>, last: Option<&[u32]>) {
-        while let Ok(found) = self.results.try_recv() {
-            mcts.mark_local(&found.state, &found.marks);
-        }
+        let arrived: Vec<Found> = self.results.try_iter().collect();
+        let targets = &self.targets;
+        self.pending.retain(|f| targets.iter().any(|t| t.state == f.state));
+        self.pending.extend(arrived);
+        self.pending.retain(|found| !mcts.mark_local(&found.state, &found.marks));
         let root = mcts.root_state().clone();
         let moved = self.targets.first().is_none_or(|t| t.state != root);
         if !moved && self.targeted.elapsed() < RETARGET {
@@ -104,8 +120,12 @@ impl LocalWorker {
             return;
         }
         self.targets = targets.clone();
-        // Set before sending: the thread clears it once it has the new targets.
-        self.cancel.store(true, Ordering::Relaxed);
+        // A new root makes the iteration under way moot; a new likeliest move only adds a
+        // target, so the thread takes it up when its iteration ends. Set before sending: the
+        // thread clears it once it has the new targets.
+        if moved {
+            self.cancel.store(true, Ordering::Relaxed);
+        }
         if let Some(requests) = &self.requests {
             let _ = requests.send(targets);
         }
@@ -122,41 +142,74 @@ impl Drop for LocalWorker {
     }
 }
 
-/// The thread: searches the latest targets for each role until new ones come or the channel
-/// closes.
+/// The thread: deepens the searches of the latest targets, both roles at each, shallowest
+/// first (the root's a step ahead of the rest), until new targets come or the channel closes.
+/// A search whose state is targeted again resumes where it stopped.
 fn serve(search: &mut LocalSearch, inbox: &Receiver<Vec<Target>>, outbox: &Sender<Found>, cancel: &AtomicBool) {
-    let Ok(mut targets) = inbox.recv() else { return };
+    let mut jobs: Vec<Job> = Vec::new();
+    let mut newest = match inbox.recv() {
+        Ok(targets) => Some(targets),
+        Err(_) => return,
+    };
     loop {
         loop {
             match inbox.try_recv() {
-                Ok(newer) => targets = newer,
+                Ok(targets) => newest = Some(targets),
                 Err(TryRecvError::Empty) => break,
                 Err(TryRecvError::Disconnected) => return,
             }
         }
-        cancel.store(false, Ordering::Relaxed);
-        'targets: for target in &targets {
-            for role in 0..2 {
-                let deadline = Instant::now() + PER_SEARCH;
-                let Ok(result) = search.search(&target.state, role, target.seed, MAX_DEPTH, deadline) else { continue };
-                if !result.decided.is_empty() {
-                    let marks = result.decided.iter().map(|&(mv, _)| (mv, result.to_move)).collect();
-                    if outbox.send(Found { state: target.state.clone(), marks }).is_err() {
-                        return;
-                    }
-                }
-                if cancel.load(Ordering::Relaxed) {
-                    break 'targets;
-                }
+        if let Some(targets) = newest.take() {
+            cancel.store(false, Ordering::Relaxed);
+            jobs = retarget(search, jobs, targets);
+        }
+        let next = jobs.iter_mut().filter(|j| !j.done).min_by_key(|j| (j.result.depth + j.rank, j.rank, j.role));
+        let Some(job) = next else {
+            // Everything searched as deep as it goes: wait for the next targets.
+            match inbox.recv() {
+                Ok(targets) => newest = Some(targets),
+                Err(_) => return,
+            }
+            continue;
+        };
+        let deadline = Instant::now() + PER_ITERATION;
+        match search.deepen(&job.target.state, job.role, job.target.seed, &mut job.result, deadline) {
+            Ok(finished) => {
+                job.done = job.result.win.is_some() || job.result.depth >= MAX_DEPTH;
+                // Stopped by the deadline rather than by new targets: deeper is out of reach.
+                job.done |= !finished && !cancel.load(Ordering::Relaxed);
+            }
+            Err(_) => job.done = true,
+        }
+        if job.result.decided.len() > job.sent {
+            let to_move = job.result.to_move;
+            let marks = job.result.decided[job.sent..].iter().map(|&(mv, _)| (mv, to_move)).collect();
+            job.sent = job.result.decided.len();
+            if outbox.send(Found { state: job.target.state.clone(), marks }).is_err() {
+                return;
             }
         }
-        if cancel.load(Ordering::Relaxed) {
-            continue;
-        }
-        // Everything searched as deep as it went: wait for the next targets.
-        match inbox.recv() {
-            Ok(newer) => targets = newer,
-            Err(_) => return,
+    }
+}
+
+/// The searches for `targets`: those of `jobs` whose state is still targeted, the rest begun
+/// afresh.
+fn retarget(search: &mut LocalSearch, mut jobs: Vec<Job>, targets: Vec<Target>) -> Vec<Job> {
+    let mut kept = Vec::new();
+    for (rank, target) in targets.into_iter().enumerate() {
+        for role in 0..2 {
+            let rank = rank as u32;
+            if let Some(at) = jobs.iter().position(|j| j.role == role && j.target.state == target.state) {
+                let mut job = jobs.swap_remove(at);
+                job.rank = rank;
+                kept.push(job);
+                continue;
+            }
+            match search.begin(&target.state, role) {
+                Ok(Some(result)) => kept.push(Job { target: target.clone(), role, rank, result, sent: 0, done: false }),
+                Ok(None) | Err(_) => {}
+            }
         }
     }
+    kept
 }

@@ -47,7 +47,7 @@ pub struct LocalResult {
     pub tenuki: Option<u32>,
     /// Positions visited.
     pub nodes: u64,
-    /// Seconds from the start at which each iteration finished (depth 1 first).
+    /// Seconds of searching after which each iteration finished (depth 1 first).
     pub finished: Vec<f64>,
     /// Whether the role was to move in the state searched.
     pub to_move: bool,
@@ -128,40 +128,64 @@ impl LocalSearch {
         max_depth: u32,
         deadline: Instant,
     ) -> Result<LocalResult, MachineError> {
-        let mut result = LocalResult::default();
-        if self.net.roles.len() != 2 || self.locality.conditions.is_empty() || self.machine.is_terminal(state)? {
-            return Ok(result);
-        }
-        let opponent = 1 - role;
-        let ours = self.machine.legal_moves(state, role)?;
-        let theirs = self.machine.legal_moves(state, opponent)?;
-        let our_turn = match (ours.len(), theirs.len()) {
-            (_, 1) => true,
-            (1, _) => false,
-            _ => return Ok(result),
-        };
-        result.to_move = our_turn;
-        let root_moves = if our_turn { ours } else { theirs };
-        let start = Instant::now();
-        for n in 1..=max_depth {
-            let mut plan = self.plan(state, role, seed, n, deadline);
-            let undecided: Vec<u32> =
-                root_moves.iter().copied().filter(|m| !result.decided.iter().any(|(d, _)| d == m)).collect();
-            let outcome = self.root(&mut plan, state, our_turn, n, &undecided, &mut result);
-            result.nodes += plan.nodes;
-            match outcome {
-                Ok(()) => {
-                    result.depth = n;
-                    result.finished.push(start.elapsed().as_secs_f64());
-                }
-                Err(Stop::Time) => break,
-                Err(Stop::Machine(e)) => return Err(e),
-            }
-            if result.win.is_some() {
+        let Some(mut result) = self.begin(state, role)? else { return Ok(LocalResult::default()) };
+        while result.depth < max_depth && result.win.is_none() {
+            if !self.deepen(state, role, seed, &mut result, deadline)? {
                 break;
             }
         }
         Ok(result)
+    }
+
+    /// The empty result a search for `role` from `state` starts from, or `None` where the
+    /// search can prove nothing (not two roles, no conditions, the game over, or not one
+    /// role alone to move).
+    pub fn begin(&mut self, state: &PropnetState, role: usize) -> Result<Option<LocalResult>, MachineError> {
+        if self.net.roles.len() != 2 || self.locality.conditions.is_empty() || self.machine.is_terminal(state)? {
+            return Ok(None);
+        }
+        let ours = self.machine.legal_moves(state, role)?.len();
+        let theirs = self.machine.legal_moves(state, 1 - role)?.len();
+        let to_move = match (ours, theirs) {
+            (_, 1) => true,
+            (1, _) => false,
+            _ => return Ok(None),
+        };
+        Ok(Some(LocalResult { to_move, ..LocalResult::default() }))
+    }
+
+    /// Runs the next iteration (one more own move) of the search `result` holds, begun by
+    /// [`LocalSearch::begin`] for `role` at `state`; false when the deadline or the cancel
+    /// flag stopped it first.
+    pub fn deepen(
+        &mut self,
+        state: &PropnetState,
+        role: usize,
+        seed: Option<u32>,
+        result: &mut LocalResult,
+        deadline: Instant,
+    ) -> Result<bool, MachineError> {
+        let start = Instant::now();
+        let our_turn = result.to_move;
+        let root_moves = self.machine.legal_moves(state, if our_turn { role } else { 1 - role })?;
+        let n = result.depth + 1;
+        let mut plan = self.plan(state, role, seed, n, deadline);
+        let undecided: Vec<u32> =
+            root_moves.iter().copied().filter(|m| !result.decided.iter().any(|(d, _)| d == m)).collect();
+        // A stopped iteration keeps what it proved (every finding is sound on its own); the
+        // next call repeats it for the moves still undecided.
+        let outcome = self.root(&mut plan, state, our_turn, n, &undecided, result);
+        result.nodes += plan.nodes;
+        match outcome {
+            Ok(()) => {
+                let spent = result.finished.last().copied().unwrap_or(0.0) + start.elapsed().as_secs_f64();
+                result.depth = n;
+                result.finished.push(spent);
+                Ok(true)
+            }
+            Err(Stop::Time) => Ok(false),
+            Err(Stop::Machine(e)) => Err(e),
+        }
     }
 
     /// One iteration at the root: every root move not yet decided, and the tenuki.

@@ -104,3 +104,37 @@ fn a_pawn_with_a_free_run_wins_in_three_whatever_the_defender_plays() {
     assert!(forced_win(&mut m, &state, 0, 3, None));
     assert!(!forced_win(&mut m, &state, 0, 2, None));
 }
+
+#[test]
+fn a_search_resumed_by_deepening_proves_what_one_run_proves() {
+    let net = Arc::new(testkit::bundled("breakthrough").1);
+    let locality = Arc::new(Locality::analyse(&net, None).expect("no deadline"));
+    let program = Arc::new(Program::new(&net));
+    let mut search = LocalSearch::new(Arc::clone(&net), program, locality);
+    let state = state_of(
+        &net,
+        &[
+            "(control black)",
+            "(cellholds 3 5 white)",
+            "(cellholds 1 1 white)",
+            "(cellholds 8 7 black)",
+            "(cellholds 7 7 black)",
+        ],
+    );
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let whole = search.search(&state, 0, None, 4, deadline).unwrap();
+    let mut resumed = search.search(&state, 0, None, 2, deadline).unwrap();
+    assert_eq!((resumed.depth, resumed.win), (2, None));
+    while resumed.win.is_none() {
+        assert!(search.deepen(&state, 0, None, &mut resumed, deadline).unwrap());
+    }
+    assert_eq!((resumed.depth, resumed.win, resumed.tenuki), (whole.depth, whole.win, whole.tenuki));
+    let sorted = |r: &LocalResult| {
+        let mut d = r.decided.clone();
+        d.sort_unstable();
+        d
+    };
+    assert_eq!(sorted(&resumed), sorted(&whole));
+    assert_eq!(resumed.finished.len(), 3);
+    assert!(search.begin(&state, 0).unwrap().is_some_and(|r| !r.to_move));
+}
