@@ -101,6 +101,10 @@ struct Plan {
     /// Each of the role's moves' distance along its own moves to completing its best score.
     own_goal: Vec<u8>,
     table: FxHashMap<(PropnetState, u32, bool), bool>,
+    /// Per own-moves-left k, the role's move that last won and the opponent's reply that last
+    /// escaped there: tried first at the next node with k left (the killer heuristic), since
+    /// in a local fight the same move tends to decide its siblings too.
+    killers: Vec<[Option<u32>; 2]>,
     nodes: u64,
     deadline: Instant,
 }
@@ -275,10 +279,12 @@ impl LocalSearch {
                 let mut candidates: Vec<u32> =
                     ours.into_iter().filter(|&m| plan.region[left as usize][m as usize]).collect();
                 candidates.sort_by_key(|&m| plan.own_goal[m as usize]);
+                killer_first(&mut candidates, plan.killers[left as usize][0]);
                 let mut won = false;
                 for mv in candidates {
                     let next = self.machine.next_state(state, &joint(plan.role, mv, theirs[0]))?;
                     if self.wins(plan, &next, left - 1, displaced, plan.role)? {
+                        plan.killers[left as usize][0] = Some(mv);
                         won = true;
                         break;
                     }
@@ -288,6 +294,7 @@ impl LocalSearch {
             (1, _) if mover != plan.opponent => {
                 let mut replies: Vec<u32> = theirs.iter().copied().filter(|&m| self.relevant(plan, m, left)).collect();
                 replies.sort_by_key(|&m| (plan.to_goal[m as usize], plan.to_region[left as usize][m as usize]));
+                killer_first(&mut replies, plan.killers[left as usize][1]);
                 // One irrelevant reply stands for them all; below an earlier tenuki the real
                 // game may have one even when this state has none, and then nothing is proved.
                 let mut won = match theirs.iter().find(|&&m| !self.relevant(plan, m, left)) {
@@ -303,6 +310,9 @@ impl LocalSearch {
                     }
                     let next = self.machine.next_state(state, &joint(plan.opponent, mv, ours[0]))?;
                     won = self.wins(plan, &next, left, displaced, plan.opponent)?;
+                    if !won {
+                        plan.killers[left as usize][1] = Some(mv);
+                    }
                 }
                 won
             }
@@ -390,9 +400,17 @@ impl LocalSearch {
             to_goal,
             own_goal,
             table: FxHashMap::default(),
+            killers: vec![[None; 2]; n as usize + 1],
             nodes: 0,
             deadline,
         }
+    }
+}
+
+/// Moves `killer` to the front of `moves` if it is there, keeping the others' order.
+fn killer_first(moves: &mut [u32], killer: Option<u32>) {
+    if let Some(at) = killer.and_then(|k| moves.iter().position(|&m| m == k)) {
+        moves[..=at].rotate_right(1);
     }
 }
 
