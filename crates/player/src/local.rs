@@ -12,7 +12,7 @@ use propnet::{Net, Program, PropnetMachine, PropnetState};
 use search::mcts::Mcts;
 use search::{LocalResult, LocalSearch};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, TryRecvError};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -66,8 +66,14 @@ pub(crate) struct LocalWorker {
 }
 
 impl LocalWorker {
-    /// Starts the local search's thread for the game of `net`.
-    pub fn spawn(net: Arc<Net>, program: Arc<Program>, locality: Arc<Locality>) -> std::io::Result<LocalWorker> {
+    /// Starts the local search's thread for the game of `net`, searching at most `share` of
+    /// the time.
+    pub fn spawn(
+        net: Arc<Net>,
+        program: Arc<Program>,
+        locality: Arc<Locality>,
+        share: f64,
+    ) -> std::io::Result<LocalWorker> {
         let (requests, inbox) = mpsc::channel::<Vec<Target>>();
         let (outbox, results) = mpsc::channel();
         let cancel = Arc::new(AtomicBool::new(false));
@@ -75,7 +81,7 @@ impl LocalWorker {
         search.set_cancel(Arc::clone(&cancel));
         let flag = Arc::clone(&cancel);
         let thread = std::thread::Builder::new().name("local search".to_owned()).spawn(move || {
-            serve(&mut search, &inbox, &outbox, &flag);
+            serve(&mut search, &inbox, &outbox, &flag, share);
         })?;
         Ok(LocalWorker {
             requests: Some(requests),
@@ -144,8 +150,15 @@ impl Drop for LocalWorker {
 
 /// The thread: deepens the searches of the latest targets, both roles at each, shallowest
 /// first (the root's a step ahead of the rest), until new targets come or the channel closes.
-/// A search whose state is targeted again resumes where it stopped.
-fn serve(search: &mut LocalSearch, inbox: &Receiver<Vec<Target>>, outbox: &Sender<Found>, cancel: &AtomicBool) {
+/// A search whose state is targeted again resumes where it stopped. After each iteration it
+/// pauses long enough to search at most `share` of the time, or until new targets come.
+fn serve(
+    search: &mut LocalSearch,
+    inbox: &Receiver<Vec<Target>>,
+    outbox: &Sender<Found>,
+    cancel: &AtomicBool,
+    share: f64,
+) {
     let mut jobs: Vec<Job> = Vec::new();
     let mut newest = match inbox.recv() {
         Ok(targets) => Some(targets),
@@ -172,7 +185,8 @@ fn serve(search: &mut LocalSearch, inbox: &Receiver<Vec<Target>>, outbox: &Sende
             }
             continue;
         };
-        let deadline = Instant::now() + PER_ITERATION;
+        let started = Instant::now();
+        let deadline = started + PER_ITERATION;
         match search.deepen(&job.target.state, job.role, job.target.seed, &mut job.result, deadline) {
             Ok(finished) => {
                 job.done = job.result.win.is_some() || job.result.depth >= MAX_DEPTH;
@@ -187,6 +201,13 @@ fn serve(search: &mut LocalSearch, inbox: &Receiver<Vec<Target>>, outbox: &Sende
             job.sent = job.result.decided.len();
             if outbox.send(Found { state: job.target.state.clone(), marks }).is_err() {
                 return;
+            }
+        }
+        if share < 1.0 {
+            match inbox.recv_timeout(started.elapsed().mul_f64(1.0 / share - 1.0)) {
+                Ok(targets) => newest = Some(targets),
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => return,
             }
         }
     }
@@ -205,9 +226,9 @@ fn retarget(search: &mut LocalSearch, mut jobs: Vec<Job>, targets: Vec<Target>) 
                 kept.push(job);
                 continue;
             }
-            match search.begin(&target.state, role) {
-                Ok(Some(result)) => kept.push(Job { target: target.clone(), role, rank, result, sent: 0, done: false }),
-                Ok(None) | Err(_) => {}
+            // A search that can prove nothing at the state (or cannot read it) is left out.
+            if let Ok(Some(result)) = search.begin(&target.state, role) {
+                kept.push(Job { target: target.clone(), role, rank, result, sent: 0, done: false });
             }
         }
     }

@@ -79,6 +79,9 @@ pub struct MctsOptions {
     /// Run the local forced-win search beside the tree where the analysis finds the game's
     /// moves local enough (see [`crate::local`]).
     pub local: bool,
+    /// At most this share of the time the local search's thread may search (it pauses for
+    /// the rest), since it takes the time from the tree where they share a core.
+    pub local_share: f64,
     /// Hand the search the goal forms the analysis confirms: goal emulation, virtual terminals
     /// and latch heuristics.
     pub forms: bool,
@@ -114,6 +117,7 @@ impl Default for MctsOptions {
             ponder: true,
             tactics: true,
             local: true,
+            local_share: 1.0,
             forms: true,
             factors: true,
             mast: true,
@@ -139,22 +143,23 @@ const SWITCHES: [(&str, Flag); 8] = [
     ("pieces", |o| &mut o.pieces),
 ];
 
-/// Sets one numeric setting of the search, or says why the value cannot be used.
-type Setter = fn(&mut MctsConfig, f64) -> Result<(), &'static str>;
+/// Sets one numeric setting of the player or its search, or says why the value cannot be used.
+type Setter = fn(&mut MctsOptions, f64) -> Result<(), &'static str>;
 
 /// The search settings a `NAME=VALUE` switch sets (`mcts:batch=8`), each with its setter.
-const SETTINGS: [(&str, Setter); 11] = [
-    ("batch", |c, v| whole(v, 1, 64).map(|x| c.batch = x)),
-    ("threads", |c, v| whole(v, 1, 256).map(|x| c.threads = x)),
-    ("exploration", |c, v| non_negative(v).map(|x| c.exploration = x)),
-    ("latch-bias", |c, v| non_negative(v).map(|x| c.latch_bias = x)),
-    ("heuristic-bias", |c, v| non_negative(v).map(|x| c.heuristic_bias = x)),
-    ("local-weight", |c, v| non_negative(v).map(|x| c.local_weight = x)),
-    ("mast", |c, v| chance(v).map(|x| c.mast = x)),
-    ("rave", |c, v| non_negative(v).map(|x| c.rave = x)),
-    ("prior", |c, v| non_negative(v).map(|x| c.prior_visits = x)),
-    ("cutoff", |c, v| whole(v, 0, 100_000).map(|x| c.cutoff = x as u32)),
-    ("minimax", |c, v| chance(v).map(|x| c.minimax = x)),
+const SETTINGS: [(&str, Setter); 12] = [
+    ("batch", |o, v| whole(v, 1, 64).map(|x| o.search.batch = x)),
+    ("threads", |o, v| whole(v, 1, 256).map(|x| o.search.threads = x)),
+    ("exploration", |o, v| non_negative(v).map(|x| o.search.exploration = x)),
+    ("latch-bias", |o, v| non_negative(v).map(|x| o.search.latch_bias = x)),
+    ("heuristic-bias", |o, v| non_negative(v).map(|x| o.search.heuristic_bias = x)),
+    ("local-weight", |o, v| non_negative(v).map(|x| o.search.local_weight = x)),
+    ("local-share", |o, v| share(v).map(|x| o.local_share = x)),
+    ("mast", |o, v| chance(v).map(|x| o.search.mast = x)),
+    ("rave", |o, v| non_negative(v).map(|x| o.search.rave = x)),
+    ("prior", |o, v| non_negative(v).map(|x| o.search.prior_visits = x)),
+    ("cutoff", |o, v| whole(v, 0, 100_000).map(|x| o.search.cutoff = x as u32)),
+    ("minimax", |o, v| chance(v).map(|x| o.search.minimax = x)),
 ];
 
 /// `v` as a whole number within `lo..=hi`.
@@ -166,6 +171,11 @@ fn whole(v: f64, lo: usize, hi: usize) -> Result<usize, &'static str> {
 /// `v` if it is a finite number of at least 0.
 fn non_negative(v: f64) -> Result<f64, &'static str> {
     (v.is_finite() && v >= 0.0).then_some(v).ok_or("must be a number of at least 0")
+}
+
+/// `v` if it is a share of something that must not vanish, over 0 and at most 1.
+fn share(v: f64) -> Result<f64, &'static str> {
+    (v > 0.0 && v <= 1.0).then_some(v).ok_or("must be a number over 0 and at most 1")
 }
 
 /// `v` if it is a chance, 0..=1.
@@ -212,7 +222,7 @@ impl MctsOptions {
                     return Err(PlayerError::Switch(switch.to_owned()));
                 };
                 let v: f64 = value.parse().map_err(|_| PlayerError::Setting(switch.to_owned(), "not a number"))?;
-                set(&mut self.search, v).map_err(|why| PlayerError::Setting(switch.to_owned(), why))?;
+                set(&mut self, v).map_err(|why| PlayerError::Setting(switch.to_owned(), why))?;
                 continue;
             }
             let name = switch.strip_prefix("no-");
@@ -564,8 +574,13 @@ impl Player for MctsPlayer {
                 };
                 let mut thinker = Thinker::new(mcts, role, ponder, settled, idle);
                 if let Some(locality) = prepared.locality.filter(|_| self.options.local) {
-                    let worker = LocalWorker::spawn(Arc::clone(&net.net), Arc::clone(&net.program), locality)
-                        .map_err(|source| PlayerError::Thread { what: "local search", source })?;
+                    let worker = LocalWorker::spawn(
+                        Arc::clone(&net.net),
+                        Arc::clone(&net.program),
+                        locality,
+                        self.options.local_share,
+                    )
+                    .map_err(|source| PlayerError::Thread { what: "local search", source })?;
                     thinker.helper = Some(Box::new(worker));
                 }
                 thinker.spawn(name, inbox)?
