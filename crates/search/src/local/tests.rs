@@ -78,24 +78,28 @@ fn every_reported_win_is_a_forced_win_on_small_boards() {
     assert_eq!(missed, 0, "wins in one move the search missed");
 }
 
-#[test]
-fn a_pawn_with_a_free_run_wins_in_three_whatever_the_defender_plays() {
+/// A Breakthrough searcher, its program, and a position where white's pawn on c5 has a free
+/// run to the eighth rank with black to move; black's pawns are far from white's home rank and
+/// from the pawn.
+fn free_run() -> (LocalSearch, Arc<Program>, PropnetState) {
     let net = Arc::new(testkit::bundled("breakthrough").1);
     let locality = Arc::new(Locality::analyse(&net, None).expect("no deadline"));
     let program = Arc::new(Program::new(&net));
-    let mut search = LocalSearch::new(Arc::clone(&net), Arc::clone(&program), locality);
-    // White's pawn on c5 has a free run to the eighth rank; black's pawns are far from white's
-    // home rank and from the pawn.
-    let state = state_of(
-        &net,
-        &[
-            "(control black)",
-            "(cellholds 3 5 white)",
-            "(cellholds 1 1 white)",
-            "(cellholds 8 7 black)",
-            "(cellholds 7 7 black)",
-        ],
-    );
+    let search = LocalSearch::new(Arc::clone(&net), Arc::clone(&program), locality);
+    let bases = [
+        "(control black)",
+        "(cellholds 3 5 white)",
+        "(cellholds 1 1 white)",
+        "(cellholds 8 7 black)",
+        "(cellholds 7 7 black)",
+    ];
+    let state = state_of(&net, &bases);
+    (search, program, state)
+}
+
+#[test]
+fn a_pawn_with_a_free_run_wins_in_three_whatever_the_defender_plays() {
+    let (mut search, program, state) = free_run();
     let deadline = Instant::now() + Duration::from_secs(10);
     let found = search.search(&state, 0, None, 4, deadline).unwrap();
     assert_eq!(found.win, Some(3), "{found:?}");
@@ -107,20 +111,7 @@ fn a_pawn_with_a_free_run_wins_in_three_whatever_the_defender_plays() {
 
 #[test]
 fn a_search_resumed_by_deepening_proves_what_one_run_proves() {
-    let net = Arc::new(testkit::bundled("breakthrough").1);
-    let locality = Arc::new(Locality::analyse(&net, None).expect("no deadline"));
-    let program = Arc::new(Program::new(&net));
-    let mut search = LocalSearch::new(Arc::clone(&net), program, locality);
-    let state = state_of(
-        &net,
-        &[
-            "(control black)",
-            "(cellholds 3 5 white)",
-            "(cellholds 1 1 white)",
-            "(cellholds 8 7 black)",
-            "(cellholds 7 7 black)",
-        ],
-    );
+    let (mut search, _, state) = free_run();
     let deadline = Instant::now() + Duration::from_secs(10);
     let whole = search.search(&state, 0, None, 4, deadline).unwrap();
     let mut resumed = search.search(&state, 0, None, 2, deadline).unwrap();
