@@ -98,11 +98,9 @@ impl LocalWorker {
     /// Marks the tree with the results that arrived, and sends new targets when the root moved
     /// on or the likeliest next move changed. `last` is the joint move that led to the root.
     pub fn between(&mut self, mcts: &mut Mcts<PropnetMachine>, last: Option<&[u32]>) {
-        let arrived: Vec<Found> = self.results.try_iter().collect();
+        self.pending.extend(self.results.try_iter());
         let targets = &self.targets;
-        self.pending.retain(|f| targets.iter().any(|t| t.state == f.state));
-        self.pending.extend(arrived);
-        self.pending.retain(|found| !mcts.mark_local(&found.state, &found.marks));
+        self.pending.retain(|f| !mcts.mark_local(&f.state, &f.marks) && targets.iter().any(|t| t.state == f.state));
         let root = mcts.root_state().clone();
         let moved = self.targets.first().is_none_or(|t| t.state != root);
         if !moved && self.targeted.elapsed() < RETARGET {
