@@ -27,6 +27,7 @@ macro_rules! bundled {
 /// Every bundled game, by name.
 pub const ALL: &[Bundled] = bundled![
     "tictactoe",
+    "dualtictactoe",
     "connectfour",
     "buttonsandlights",
     "multiplebuttonsandlights",

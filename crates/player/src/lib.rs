@@ -328,8 +328,9 @@ mod tests {
 
     #[test]
     fn mcts_switches_turn_parts_off_and_unknown_ones_are_refused() {
-        let options = MctsOptions::default().adjusted("no-forms:no-local:batch=8:exploration=0.4:mast=0.6").unwrap();
-        assert!(!options.forms && !options.local);
+        let options =
+            MctsOptions::default().adjusted("no-forms:no-local:no-factored:batch=8:exploration=0.4:mast=0.6").unwrap();
+        assert!(!options.forms && !options.local && !options.factored);
         assert!(options.analysis && options.tactics && options.factors && options.ponder);
         assert_eq!((options.search.batch, options.search.exploration, options.search.mast), (8, 0.4, 0.6));
         let options = MctsOptions::default().adjusted("cutoff=0:prior=12:minimax=0.4:local-share=0.25").unwrap();

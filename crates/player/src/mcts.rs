@@ -8,7 +8,9 @@
 //! be late. Single-player games keep the best complete line found, and the puzzle solver is
 //! called in when the playouts have not found the game's best score by the time the start clock
 //! is partly used. Where the analysis finds the moves local enough, the local forced-win search
-//! runs on a thread beside the tree and marks the moves it proves to win or lose. A game
+//! runs on a thread beside the tree and marks the moves it proves to win or lose. Where the
+//! analysis splits a game of several roles into sub-games that each can end it, each is
+//! searched in a tree of its own (`search::factored`). A game
 //! without a propnet is searched on the reasoner, without the analysis
 //! (which reads the net), the puzzle solver or worker threads. Moves cross between the player
 //! and its thread as KIF text, since the reasoner's moves mean something only to the machine
@@ -17,9 +19,10 @@
 use crate::local::LocalWorker;
 use crate::{MatchInfo, Player, PlayerError, Track};
 use analysis::{Analysis, Locality};
-use machine::MachineError;
+use machine::{MachineError, StateMachine};
 use propnet::PropnetMachine;
 use reasoner::Reasoner;
+use search::factored::Factored;
 use search::mcts::{Guide, Mcts, MctsConfig, MoveVariety, Pieces, Plan, SearchMachine, TacticsCost};
 use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
 use std::sync::Arc;
@@ -87,6 +90,9 @@ pub struct MctsOptions {
     pub forms: bool,
     /// Let the search leave aside the factors the analysis finds irrelevant.
     pub factors: bool,
+    /// In a game of several roles where several factors can each end or score the game,
+    /// search each in a tree of its own (see [`Factored`]).
+    pub factored: bool,
     /// Look for the roles' pieces (see [`Pieces`]): where random games find them, they give the
     /// tree its priors, score the playouts cut off after `search.cutoff` joint moves and, with
     /// `search.minimax`, give the balance the tree backs up.
@@ -120,6 +126,7 @@ impl Default for MctsOptions {
             local_share: 1.0,
             forms: true,
             factors: true,
+            factored: true,
             mast: true,
             pieces: true,
             search: MctsConfig { mast: MAST_GREEDY, cutoff: CUTOFF, ..MctsConfig::default() },
@@ -132,13 +139,14 @@ type Flag = fn(&mut MctsOptions) -> &mut bool;
 
 /// The parts of the `mcts` player that a `no-` switch in its spec turns off (`mcts:no-forms`),
 /// each with the option it clears.
-const SWITCHES: [(&str, Flag); 8] = [
+const SWITCHES: [(&str, Flag); 9] = [
     ("analysis", |o| &mut o.analysis),
     ("ponder", |o| &mut o.ponder),
     ("tactics", |o| &mut o.tactics),
     ("local", |o| &mut o.local),
     ("forms", |o| &mut o.forms),
     ("factors", |o| &mut o.factors),
+    ("factored", |o| &mut o.factored),
     ("mast", |o| &mut o.mast),
     ("pieces", |o| &mut o.pieces),
 ];
@@ -313,9 +321,91 @@ impl Drop for Session {
     }
 }
 
+/// What the thinking thread searches: one tree over the whole game, or one per factor.
+trait Tree: Send + 'static {
+    /// A move as the search knows it.
+    type Move: Clone + Send;
+
+    /// Searches until `until` (or until nothing is left to find).
+    fn search(&mut self, until: Instant) -> Result<(), MachineError>;
+
+    /// The legal move of `role` at the root that prints as `name`.
+    fn root_move(&mut self, role: usize, name: &str) -> Option<Self::Move>;
+
+    /// Moves the root along the joint move the game took.
+    fn advance(&mut self, joint: &[Self::Move]) -> Result<(), MachineError>;
+
+    /// How many legal moves `role` has at the root.
+    fn choices(&mut self, role: usize) -> usize;
+
+    /// The move to play for `role`, printed; `None` if it has no legal move.
+    fn best(&mut self, role: usize) -> Result<Option<String>, MachineError>;
+
+    /// Whether more search cannot change the answer: the root is proven, or (where `settled`)
+    /// the single-player plan held is followed without searching.
+    fn finished(&self, settled: bool) -> bool;
+}
+
+impl<M: SearchMachine + 'static> Tree for Mcts<M> {
+    type Move = M::Move;
+
+    fn search(&mut self, until: Instant) -> Result<(), MachineError> {
+        Mcts::search(self, until).map(drop)
+    }
+
+    fn root_move(&mut self, role: usize, name: &str) -> Option<M::Move> {
+        Mcts::root_move(self, role, name)
+    }
+
+    fn advance(&mut self, joint: &[M::Move]) -> Result<(), MachineError> {
+        Mcts::advance(self, joint)
+    }
+
+    fn choices(&mut self, role: usize) -> usize {
+        self.move_stats(role).len()
+    }
+
+    fn best(&mut self, role: usize) -> Result<Option<String>, MachineError> {
+        Ok(self.best_move(role).map(|mv| self.machine().format_move(&mv)))
+    }
+
+    fn finished(&self, settled: bool) -> bool {
+        (settled && self.plan().is_some_and(|p| !p.moves.is_empty())) || self.stats().proven.is_some()
+    }
+}
+
+impl Tree for Factored {
+    type Move = u32;
+
+    fn search(&mut self, until: Instant) -> Result<(), MachineError> {
+        Factored::search(self, until)
+    }
+
+    fn root_move(&mut self, role: usize, name: &str) -> Option<u32> {
+        let legal = self.legal_moves(role).ok()?;
+        self.machine().move_named(&legal, name)
+    }
+
+    fn advance(&mut self, joint: &[u32]) -> Result<(), MachineError> {
+        Factored::advance(self, joint)
+    }
+
+    fn choices(&mut self, role: usize) -> usize {
+        self.legal_moves(role).map_or(0, |l| l.len())
+    }
+
+    fn best(&mut self, role: usize) -> Result<Option<String>, MachineError> {
+        Ok(self.best_move(role)?.map(|mv| self.machine().format_move(&mv)))
+    }
+
+    fn finished(&self, _settled: bool) -> bool {
+        self.proven()
+    }
+}
+
 /// The thinking thread's state: the search and what it needs to answer.
-struct Thinker<M: SearchMachine> {
-    mcts: Mcts<M>,
+struct Thinker<T: Tree> {
+    tree: T,
     role: usize,
     ponder: bool,
     /// The single-player plan the search holds is proven optimal: follow it without searching.
@@ -325,39 +415,39 @@ struct Thinker<M: SearchMachine> {
     /// Told once the search has nothing left to do, so the start need not wait out its clock.
     idle: Option<Sender<()>>,
     /// Work done between slices of search (the local search's requests and results).
-    helper: Option<Box<dyn Helper<M>>>,
+    helper: Option<Box<dyn Helper<T>>>,
     /// The joint move that led to the root.
-    last: Option<Vec<M::Move>>,
+    last: Option<Vec<T::Move>>,
 }
 
 /// Work the thinking thread does between slices of tree search.
-trait Helper<M: SearchMachine>: Send {
+trait Helper<T: Tree>: Send {
     /// Reads and updates the tree; `last` is the joint move that led to its root.
-    fn between(&mut self, mcts: &mut Mcts<M>, last: Option<&[M::Move]>);
+    fn between(&mut self, tree: &mut T, last: Option<&[T::Move]>);
 }
 
-impl Helper<PropnetMachine> for LocalWorker {
+impl Helper<Mcts<PropnetMachine>> for LocalWorker {
     fn between(&mut self, mcts: &mut Mcts<PropnetMachine>, last: Option<&[u32]>) {
         LocalWorker::between(self, mcts, last);
     }
 }
 
-impl<M: SearchMachine + 'static> Thinker<M> {
-    /// A thinker for `role` searching with `mcts`.
-    fn new(mcts: Mcts<M>, role: usize, ponder: bool, settled: bool, idle: Sender<()>) -> Thinker<M> {
-        Thinker { mcts, role, ponder, settled, stalled: false, idle: Some(idle), helper: None, last: None }
+impl<T: Tree> Thinker<T> {
+    /// A thinker for `role` searching `tree`.
+    fn new(tree: T, role: usize, ponder: bool, settled: bool, idle: Sender<()>) -> Thinker<T> {
+        Thinker { tree, role, ponder, settled, stalled: false, idle: Some(idle), helper: None, last: None }
     }
 
     /// Searches until `until`, in slices with the helper's work between them if there is one.
     fn search(&mut self, until: Instant) -> Result<(), MachineError> {
-        let Some(mut helper) = self.helper.take() else { return self.mcts.search(until).map(drop) };
+        let Some(mut helper) = self.helper.take() else { return self.tree.search(until) };
         let searched = loop {
-            helper.between(&mut self.mcts, self.last.as_deref());
+            helper.between(&mut self.tree, self.last.as_deref());
             let now = Instant::now();
             if now >= until {
                 break Ok(());
             }
-            if let Err(e) = self.mcts.search(until.min(now + HELPER_SLICE)) {
+            if let Err(e) = self.tree.search(until.min(now + HELPER_SLICE)) {
                 break Err(e);
             }
             if !self.worth_searching() {
@@ -378,8 +468,7 @@ impl<M: SearchMachine + 'static> Thinker<M> {
 
     /// Whether a search could still change the answer.
     fn worth_searching(&self) -> bool {
-        let settled = self.settled && self.mcts.plan().is_some_and(|p| !p.moves.is_empty());
-        !settled && !self.stalled && self.mcts.stats().proven.is_none()
+        !self.stalled && !self.tree.finished(self.settled)
     }
 
     /// Serves move requests until the channel closes, searching in slices between them; ends
@@ -418,21 +507,18 @@ impl<M: SearchMachine + 'static> Thinker<M> {
     /// the move is forced or already decided.
     fn answer(&mut self, joints: &[Vec<String>], until: Instant) -> Result<String, PlayerError> {
         for joint in joints {
-            let moves = joint
-                .iter()
-                .enumerate()
-                .map(|(r, name)| self.mcts.root_move(r, name).ok_or_else(|| PlayerError::BadMove(name.clone())));
-            let moves = moves.collect::<Result<Vec<_>, _>>()?;
-            self.mcts.advance(&moves)?;
+            let mut moves = Vec::with_capacity(joint.len());
+            for (r, name) in joint.iter().enumerate() {
+                moves.push(self.tree.root_move(r, name).ok_or_else(|| PlayerError::BadMove(name.clone()))?);
+            }
+            self.tree.advance(&moves)?;
             self.last = Some(moves);
         }
         self.stalled = false;
-        let choices = self.mcts.move_stats(self.role).len();
-        if choices > 1 && self.worth_searching() {
+        if self.tree.choices(self.role) > 1 && self.worth_searching() {
             self.search(until)?;
         }
-        let best = self.mcts.best_move(self.role).ok_or(PlayerError::NoLegalMove)?;
-        Ok(self.mcts.machine().format_move(&best))
+        self.tree.best(self.role)?.ok_or(PlayerError::NoLegalMove)
     }
 }
 
@@ -564,9 +650,17 @@ impl Player for MctsPlayer {
                     }
                 }
                 let guide = prepared.guide;
+                let config = self.options.search_for(&net.program, MoveVariety::TRIAL.min(share(0.05) - now));
+                let several = info.game.roles().len() > 1 && self.options.factored;
+                let factors = guide.as_deref().and_then(Guide::factors).filter(|_| several);
+                if let Some(factored) = factors.map(|f| Factored::new(Arc::clone(&net.program), f, &config)) {
+                    if let Some(factored) = factored? {
+                        let thread = Thinker::new(factored, role, ponder, false, idle).spawn(name, inbox)?;
+                        return self.begin(follower, commands, thread, done, end);
+                    }
+                }
                 let mut m = PropnetMachine::from_program(Arc::clone(&net.program));
                 m.set_goal_oracle(guide.as_ref().and_then(|g| g.goal_oracle(&net.program)));
-                let config = self.options.search_for(&net.program, MoveVariety::TRIAL.min(share(0.05) - now));
                 let mut mcts = Mcts::on(m, guide.clone(), config)?;
                 let settled = match info.game.roles().len() {
                     1 => prepare_puzzle(&mut mcts, &net.net, guide.as_deref(), end)?,
@@ -590,13 +684,7 @@ impl Player for MctsPlayer {
                 Thinker::new(mcts, role, ponder, false, idle).spawn(name, inbox)?
             }
         };
-        self.session = Some(Session { follower, commands: Some(commands), thread: Some(thread) });
-        // The start clock is free thinking time: the thread searches from the initial state
-        // until it runs out or the game is solved.
-        if ponder {
-            let _ = done.recv_timeout(end.saturating_duration_since(Instant::now()));
-        }
-        Ok(())
+        self.begin(follower, commands, thread, done, end)
     }
 
     fn play(&mut self, last: Option<&[String]>, deadline: Instant) -> Result<String, PlayerError> {
@@ -627,6 +715,24 @@ impl Player for MctsPlayer {
 }
 
 impl MctsPlayer {
+    /// Opens the session whose search runs on `thread`, served through `commands`; where the
+    /// player ponders, the start clock is free thinking time, so this waits until `end` or
+    /// until the thread says (through `done`) that it has nothing left to search.
+    fn begin(
+        &mut self,
+        follower: Box<dyn Track>,
+        commands: Sender<Command>,
+        thread: JoinHandle<()>,
+        done: Receiver<()>,
+        end: Instant,
+    ) -> Result<(), PlayerError> {
+        self.session = Some(Session { follower, commands: Some(commands), thread: Some(thread) });
+        if self.options.ponder {
+            let _ = done.recv_timeout(end.saturating_duration_since(Instant::now()));
+        }
+        Ok(())
+    }
+
     /// Waits for an analysis the last start gave up on, so none outlives its match for long.
     fn join_late_analysis(&mut self) {
         if let Some(Analyst(thread)) = self.late_analysis.take() {

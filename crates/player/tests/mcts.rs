@@ -1,5 +1,5 @@
-//! The MCTS players in matches: against random play on ticTacToe and (with the local search)
-//! Breakthrough-small, on time and legal under short clocks in turn-taking, simultaneous and
+//! The MCTS players in matches: against random play on ticTacToe, (with the local search)
+//! Breakthrough-small and (with a tree per factor) Dual Tic-Tac-Toe, on time and legal under short clocks in turn-taking, simultaneous and
 //! three-player corpus games, solving a sliding puzzle, and staying usable after a joint move
 //! it cannot read.
 
@@ -72,6 +72,21 @@ fn mcts_with_its_local_search_is_on_time_and_beats_random_play_at_breakthrough()
     let options = SeriesOptions { games: 2, clocks: clocks(1000, 150), seed: 3 };
     let series = run_series(&game, &mut players, options, &mut |_| {}).expect("plays");
     assert_eq!(series.standings[0].wins, Some(2), "{:?}", series.standings[0]);
+    let faults: Vec<_> = series.matches.iter().flat_map(|m| &m.faults).collect();
+    assert!(faults.is_empty(), "{faults:?}");
+}
+
+#[test]
+fn mcts_searching_each_board_in_a_tree_of_its_own_is_on_time_and_never_loses_to_random_play() {
+    // The analysis splits Dual Tic-Tac-Toe into its two boards, each able to end the game, so
+    // the player searches a tree per board.
+    let game = bundled("dualtictactoe");
+    let mut players = vec![create("mcts", 1).unwrap(), create("random", 2).unwrap()];
+    let options = SeriesOptions { games: 6, clocks: clocks(1000, 150), seed: 4 };
+    let series = run_series(&game, &mut players, options, &mut |_| {}).expect("plays");
+    let mcts = &series.standings[0];
+    assert_eq!(mcts.losses, Some(0), "{mcts:?}");
+    assert!(mcts.wins.unwrap() >= 4, "random play loses most games: {mcts:?}");
     let faults: Vec<_> = series.matches.iter().flat_map(|m| &m.faults).collect();
     assert!(faults.is_empty(), "{faults:?}");
 }

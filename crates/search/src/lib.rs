@@ -3,7 +3,8 @@
 //! (`puzzle`, `bound`), the exhaustive solver with chapter 12's dead-state removal
 //! (`exhaustive`), kept as the reference the heuristic search is measured against, and
 //! depth-limited adversarial search for play under a clock (`adversarial`), Monte Carlo tree
-//! search for any game ([`mcts`]), and the local forced-win search of games whose moves act
+//! search for any game ([`mcts`]), with a tree per factor where several sub-games each decide the
+//! game ([`factored`]), and the local forced-win search of games whose moves act
 //! locally ([`local`]).
 
 #![warn(missing_docs)]
@@ -11,6 +12,7 @@
 pub mod adversarial;
 mod bound;
 mod exhaustive;
+pub mod factored;
 pub mod local;
 pub mod mcts;
 mod puzzle;

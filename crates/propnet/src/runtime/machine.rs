@@ -38,6 +38,11 @@ impl PropnetState {
         PropnetState(words.into())
     }
 
+    /// The state whose bitset is `words` (bit i of word i / 64 is base proposition i).
+    pub fn from_words(words: Box<[u64]>) -> PropnetState {
+        PropnetState(words)
+    }
+
     /// Lane `lane`'s state in bit-sliced `words` (bit `lane` of word i is base proposition i),
     /// for a net with `count` base propositions.
     pub fn from_lane(words: &[u64], count: usize, lane: usize) -> PropnetState {

@@ -53,6 +53,7 @@ use self::mast::Mast;
 pub use self::mast::MastPolicy;
 pub use self::material::{Fit, Group, Material, Term};
 pub use self::pieces::{Balance, PieceSet, Pieces};
+pub(crate) use self::playout::random as random_playout;
 pub use self::playout::{Cutoff, Guide, Lookahead, Outcome, Settings};
 use self::solver::compare;
 use self::tree::{Amaf, Edge, Kind, Node, NodeRef, Pool, Proof};

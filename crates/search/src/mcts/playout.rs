@@ -239,7 +239,7 @@ pub(super) fn learn(set: &mut Vec<u64>, mv: u32) {
 }
 
 /// One uniformly random playout from `start` on any machine; `None` if the deadline passed.
-pub(super) fn random<M: StateMachine>(
+pub(crate) fn random<M: StateMachine>(
     m: &mut M,
     start: &M::State,
     rng: &mut SmallRng,
