@@ -30,6 +30,7 @@ fn every_bundled_game_is_valid_and_playable() {
         names,
         [
             "tictactoe",
+            "dualtictactoe",
             "connectfour",
             "buttonsandlights",
             "multiplebuttonsandlights",

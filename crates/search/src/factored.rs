@@ -322,8 +322,31 @@ impl Factored {
         Ok(())
     }
 
-    /// The move to play for `role`: in the factor where its best move gains most over staying
-    /// out, that move; a pass where no factor gains and the role has one. `None` when the role
+    /// The first of `candidates` (moves of `role`) that ends the game at once with the role's
+    /// highest goal value, where every other role has a single move.
+    fn winning(&mut self, role: usize, candidates: &[u32]) -> Result<Option<u32>, MachineError> {
+        let roles = self.machine.roles().len();
+        let mut joint = Vec::with_capacity(roles);
+        for r in 0..roles {
+            match self.legal_moves(r)?.as_slice() {
+                _ if r == role => joint.push(0),
+                [only] => joint.push(*only),
+                _ => return Ok(None),
+            }
+        }
+        let top = self.machine.goal_range(role).map_or(100, |(_, hi)| hi);
+        for &mv in candidates {
+            joint[role] = mv;
+            let next = self.machine.next_state(&self.state, &joint)?;
+            if self.machine.is_terminal(&next)? && self.machine.goal_values(&next, role)? == [top] {
+                return Ok(Some(mv));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The move to play for `role`: a factor's best move if it wins the game at once; else, in
+    /// the factor where its best move gains most over staying out, that move; a pass where no factor gains and the role has one. `None` when the role
     /// has no legal move.
     pub fn best_move(&mut self, role: usize) -> Result<Option<u32>, MachineError> {
         let legal = self.legal_moves(role)?;
@@ -332,6 +355,7 @@ impl Factored {
         }
         let value = |s: &MoveStats<u32>| s.proven.map(f64::from).or(s.mean);
         let mut best: Option<(f64, u32)> = None;
+        let mut picks = Vec::with_capacity(self.trees.len());
         for tree in &self.trees {
             let view = tree.machine();
             let stats = tree.move_stats(role);
@@ -339,19 +363,28 @@ impl Factored {
             if own.is_empty() {
                 continue;
             }
-            let stay = stats.iter().filter(|s| !view.owns(s.mv)).filter_map(value).reduce(f64::max);
+            let stays: Vec<&MoveStats<u32>> = stats.iter().filter(|s| !view.owns(s.mv)).collect();
+            let stay = stays.iter().copied().filter_map(value).reduce(f64::max);
             let pick = tree.best_move(role).filter(|&m| view.owns(m));
             let pick = pick.or_else(|| own.iter().max_by_key(|s| s.visits).map(|s| s.mv));
             let Some(pick) = pick else { continue };
             let picked = stats.iter().find(|s| s.mv == pick).and_then(value);
+            // A role that cannot stay out of the factor must play there; a move or a stay
+            // not yet valued gains nothing known.
             let gain = match (picked, stay) {
-                (_, None) => f64::INFINITY,
+                _ if stays.is_empty() => f64::INFINITY,
                 (Some(v), Some(s)) => v - s,
-                (None, Some(_)) => 0.0,
+                _ => 0.0,
             };
+            picks.push(pick);
             if best.is_none_or(|(g, _)| gain > g) {
                 best = Some((gain, pick));
             }
+        }
+        // Gains compare what each factor's tree sees with the others frozen; a move that ends
+        // the game with the role's best score needs no comparing.
+        if let Some(win) = self.winning(role, &picks)? {
+            return Ok(Some(win));
         }
         let pass = legal.iter().copied().find(|&m| self.trees[0].machine().pass[m as usize]);
         Ok(match (best, pass) {
