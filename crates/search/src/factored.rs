@@ -328,8 +328,11 @@ impl Factored {
         let roles = self.machine.roles().len();
         let mut joint = Vec::with_capacity(roles);
         for r in 0..roles {
+            if r == role {
+                joint.push(0);
+                continue;
+            }
             match self.legal_moves(r)?.as_slice() {
-                _ if r == role => joint.push(0),
                 [only] => joint.push(*only),
                 _ => return Ok(None),
             }
