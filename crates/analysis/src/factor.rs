@@ -22,6 +22,15 @@
 //! any state every one of them does to the game what a pass would. Where, besides, their
 //! legality reads only control (so playing one never closes another), search needs one of them
 //! at most ([`Factors::relevant_moves`]).
+//!
+//! Where no exact split exists, [`Factors::neighbourhoods`] looks for the approximate one the
+//! blog describes: sub-games joined only through a few *shared* bases, such as a score tally
+//! that play on either of two boards adds to. Each relation of the changeable bases small
+//! enough to be such a link is tried in turn (smallest first): set aside like control, does
+//! the rest split into neighbourhoods that each can score or end the game, none smaller than
+//! the link? Play in one neighbourhood then changes no base of another, but may change the
+//! shared bases the other reads or is scored by, so searching one as if it were a factor is an
+//! approximation, never a claim the analysis makes about the game.
 
 use crate::locality::dnf::Expander;
 use crate::locality::{self, Locality};
@@ -33,6 +42,14 @@ use std::time::Instant;
 /// Roles with more goal values than this join them all: trying each one as the complement of
 /// the others costs a pass over every condition per value.
 const MAX_GOAL_TRIALS: usize = 16;
+
+/// A relation is tried as the link between neighbourhoods only if it holds at most this share
+/// of the changeable bases: a link is a small part of the game.
+const MAX_LINK_SHARE: f64 = 0.25;
+
+/// A neighbourhood must hold at least this share of the changeable bases outside the link (and
+/// no fewer than the link itself): a split that chips off a few cells is not one.
+const MIN_NEIGHBOURHOOD_SHARE: f64 = 0.125;
 
 /// One independent sub-game.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -69,6 +86,9 @@ impl Factor {
 pub struct Factors {
     /// Base propositions no move can change: control logic, set aside.
     pub control: Vec<u32>,
+    /// Base propositions set aside as the link between approximate neighbourhoods, which moves
+    /// of several of them can change or read; empty for an exact split.
+    pub shared: Vec<u32>,
     /// The factors, largest first (by moves, then bases).
     pub factors: Vec<Factor>,
     /// Moves that change and read only control: passes, in no factor.
@@ -82,17 +102,76 @@ impl Factors {
     /// Splits `net` into factors, or `None` if `deadline` passes first.
     pub fn discover(net: &Net, deadline: Option<Instant>) -> Option<Factors> {
         let e = locality::effects(net, deadline)?;
-        Some(Factors::from_effects(net, &e.footprint, &e.reads, &e.changeable))
+        Some(Factors::from_effects(net, &e.footprint, &e.reads, &e.changeable, &[]))
+    }
+
+    /// Splits `net` exactly and, where that leaves fewer than two factors that matter, into
+    /// neighbourhoods if it can ([`Factors::neighbourhoods`]); `None` if `deadline` passes first.
+    pub fn discover_all(net: &Net, deadline: Option<Instant>) -> Option<(Factors, Option<Factors>)> {
+        let e = locality::effects(net, deadline)?;
+        let exact = Factors::from_effects(net, &e.footprint, &e.reads, &e.changeable, &[]);
+        let near = Factors::approximate(net, &exact, &e.footprint, &e.reads, &e.changeable);
+        Some((exact, near))
     }
 
     /// Splits `net` with the moves' effects its locality already holds.
     pub fn of(net: &Net, l: &Locality) -> Factors {
-        Factors::from_effects(net, &l.footprint, &l.reads, &l.changeable)
+        Factors::from_effects(net, &l.footprint, &l.reads, &l.changeable, &[])
     }
 
-    /// Splits `net` given each move's footprint and reads and which bases moves can change.
-    fn from_effects(net: &Net, footprint: &[Vec<u32>], reads: &[Vec<u32>], changeable: &[bool]) -> Factors {
+    /// The approximate split of `net` (see the module header), where its exact split has fewer
+    /// than two factors that matter and setting aside one small relation of changeable bases
+    /// leaves two neighbourhoods or more that do; `None` otherwise.
+    pub fn neighbourhoods(net: &Net, l: &Locality) -> Option<Factors> {
+        Factors::approximate(net, &Factors::of(net, l), &l.footprint, &l.reads, &l.changeable)
+    }
+
+    /// The neighbourhoods of `net` given its `exact` split and its moves' effects.
+    fn approximate(
+        net: &Net,
+        exact: &Factors,
+        footprint: &[Vec<u32>],
+        reads: &[Vec<u32>],
+        movable: &[bool],
+    ) -> Option<Factors> {
+        if exact.relevant().len() >= 2 {
+            return None;
+        }
+        let changeable = movable.iter().filter(|&&c| c).count();
+        let mut relations: std::collections::BTreeMap<&str, Vec<u32>> = std::collections::BTreeMap::new();
+        for b in (0..net.bases.len()).filter(|&b| movable[b]) {
+            let name = propnet::net::name_parts(&net.bases[b].name).first().copied().unwrap_or_default();
+            relations.entry(name).or_default().push(b as u32);
+        }
+        let mut links: Vec<Vec<u32>> = relations.into_values().collect();
+        links.retain(|bases| (bases.len() as f64) <= MAX_LINK_SHARE * changeable as f64);
+        links.sort_by_key(Vec::len);
+        links.into_iter().find_map(|link| {
+            let f = Factors::from_effects(net, footprint, reads, movable, &link);
+            let smallest = (MIN_NEIGHBOURHOOD_SHARE * (changeable - link.len()) as f64).max(link.len() as f64);
+            let relevant = f.relevant();
+            let sizeable = relevant.iter().all(|&x| f.factors[x as usize].bases.len() as f64 >= smallest);
+            // A move touching only the link would stand in no neighbourhood: not this split.
+            let linked_only = (0..net.moves.len())
+                .any(|j| f.factor_of[j].is_none() && footprint[j].iter().chain(&reads[j]).any(|b| link.contains(b)));
+            (relevant.len() >= 2 && sizeable && !linked_only).then_some(f)
+        })
+    }
+
+    /// Splits `net` given each move's footprint and reads and which bases moves can change,
+    /// with the bases in `shared` set aside as a link (empty for the exact split).
+    fn from_effects(
+        net: &Net,
+        footprint: &[Vec<u32>],
+        reads: &[Vec<u32>],
+        movable: &[bool],
+        shared: &[u32],
+    ) -> Factors {
         let (nb, nm) = (net.bases.len(), net.moves.len());
+        let link: Vec<bool> = (0..nb as u32).map(|b| shared.contains(&b)).collect();
+        // Only changeable bases outside the link join factors; the link's bases, like control,
+        // are seen by every factor.
+        let changeable: &[bool] = &movable.iter().zip(&link).map(|(&c, &s)| c && !s).collect::<Vec<bool>>();
         // A move joins every base it touches. A base outside a move's footprint evolves under
         // that move as under its role's default moves, whatever they are (a decaying cell
         // fades whichever other cell is pressed), so it needs no joining.
@@ -172,11 +251,19 @@ impl Factors {
             factors[f as usize].bases.push(b);
             base_factor[b as usize] = Some(f);
         }
+        // A factor matters to a condition that reads its bases, or a linked base its moves
+        // may change.
         let reading = |roots: Vec<u32>| -> Vec<bool> {
             let mut out = vec![false; factors.len()];
             for b in net.bases_read(roots) {
                 if let Some(f) = base_factor[b] {
                     out[f as usize] = true;
+                } else if link[b] {
+                    for j in (0..nm).filter(|&j| footprint[j].contains(&(b as u32))) {
+                        if let Some(f) = factor_of[j] {
+                            out[f as usize] = true;
+                        }
+                    }
                 }
             }
             out
@@ -190,7 +277,7 @@ impl Factors {
             factor.open = factor
                 .moves
                 .iter()
-                .all(|&j| net.bases_read([net.moves[j as usize].legal]).into_iter().all(|b| !changeable[b]));
+                .all(|&j| net.bases_read([net.moves[j as usize].legal]).into_iter().all(|b| !movable[b]));
         }
         // Largest first, for reports; renumber the moves' factors to match.
         let mut order: Vec<usize> = (0..factors.len()).collect();
@@ -204,7 +291,8 @@ impl Factors {
         let factors: Vec<Factor> = order.iter().map(|&f| factors[f].clone()).collect();
         let factor_of: Vec<Option<u32>> = factor_of.iter().map(|f| f.map(|f| renumber[f as usize])).collect();
         Factors {
-            control: (0..nb as u32).filter(|&b| !changeable[b as usize]).collect(),
+            control: (0..nb as u32).filter(|&b| !movable[b as usize]).collect(),
+            shared: shared.to_vec(),
             passes: (0..nm as u32).filter(|&j| factor_of[j as usize].is_none()).collect(),
             factors,
             factor_of,
@@ -358,6 +446,36 @@ mod tests {
             assert_eq!(panels.len(), 1, "{:?}", names(&net, &x.moves));
         }
         assert!(f.useful() && !f.prunable());
+    }
+
+    #[test]
+    fn tally_tictactoe_splits_into_its_boards_joined_by_the_tally() {
+        let net = net("tallytictactoe");
+        let l = Locality::analyse(&net, None).expect("no deadline");
+        assert!(Factors::of(&net, &l).relevant().len() < 2, "the tally joins the boards exactly");
+        let f = Factors::neighbourhoods(&net, &l).expect("two neighbourhoods");
+        let shared: Vec<&str> = f.shared.iter().map(|&b| net.bases[b as usize].name.as_str()).collect();
+        assert_eq!(shared.len(), 6);
+        assert!(shared.iter().all(|b| b.starts_with("(tally")), "{shared:?}");
+        assert_eq!(f.factors.len(), 2);
+        for x in &f.factors {
+            assert!(x.relevant() && !x.terminal, "both can score, neither ends the game");
+            assert_eq!((x.bases.len(), x.moves.len()), (27, 18));
+            let mut boards: Vec<&str> = x.moves.iter().map(|&j| &net.moves[j as usize].name[6..10]).collect();
+            boards.dedup();
+            assert_eq!(boards.len(), 1, "{:?}", names(&net, &x.moves));
+        }
+        // The passes change nothing, the tally included.
+        assert_eq!(names(&net, &f.passes), ["noop", "noop"]);
+    }
+
+    #[test]
+    fn games_that_split_exactly_or_not_at_all_have_no_neighbourhoods() {
+        for game in ["dualtictactoe", "tictactoe", "connectfour", "breakthroughsmall"] {
+            let net = net(game);
+            let l = Locality::analyse(&net, None).expect("no deadline");
+            assert_eq!(Factors::neighbourhoods(&net, &l), None, "{game}");
+        }
     }
 
     #[test]

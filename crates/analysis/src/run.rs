@@ -91,6 +91,9 @@ pub struct Analysis {
     pub locality: Option<Locality>,
     /// The factors, if they were looked for and found in time.
     pub factors: Option<Factors>,
+    /// The approximate split into neighbourhoods joined by a few shared bases, where the game
+    /// has no exact split into several factors that matter and the moves' effects are known.
+    pub neighbourhoods: Option<Factors>,
     /// The forms of the goal calculation random games confirm, if they were looked for.
     pub goal_forms: Option<GoalForms>,
     /// How the proof method fared (its latches are in `latches`), if it ran.
@@ -162,15 +165,19 @@ impl Analysis {
                 runner.notes.push("locality: cut short by the deadline".to_owned());
             }
         }
-        let mut factors = None;
+        let (mut factors, mut neighbourhoods) = (None, None);
         if options.factors {
             match &locality {
-                Some(l) => factors = runner.phase("factors", || Factors::of(net, l)),
+                Some(l) => {
+                    factors = runner.phase("factors", || Factors::of(net, l));
+                    neighbourhoods = runner.phase("neighbourhoods", || Factors::neighbourhoods(net, l)).flatten();
+                }
                 // The moves' effects did not fit in the locality's share: they would not now.
                 None if options.locality => runner.notes.push("factors: no time to find the moves' effects".to_owned()),
                 None => {
                     let share = deadline.map(|d| Instant::now() + d.saturating_duration_since(Instant::now()) / 4);
-                    factors = runner.phase("factors", || Factors::discover(net, share)).flatten();
+                    let found = runner.phase("factors", || Factors::discover_all(net, share)).flatten();
+                    (factors, neighbourhoods) = found.map_or((None, None), |(f, n)| (Some(f), n));
                 }
             }
         }
@@ -225,6 +232,7 @@ impl Analysis {
             goals,
             locality,
             factors,
+            neighbourhoods,
             goal_forms,
             proof,
             phases: runner.phases,

@@ -4,9 +4,11 @@
 //! swapping a move of a factor search leaves aside for another (or a pass) changes nothing
 //! that matters: the other factors' bases, their legal moves, the end and the goals. The same
 //! check catches factors that have been tampered with. (That search finds the same optimum with
-//! factors left aside as without is the search crate's test.)
+//! factors left aside as without is the search crate's test.) Neighbourhoods, the approximate
+//! split, must pass the same checks with their shared bases set aside like control, except that
+//! those may change in any line.
 
-use analysis::Factors;
+use analysis::{Factors, Locality};
 use machine::StateMachine;
 use propnet::{Net, PropnetMachine, PropnetState};
 use rand::rngs::SmallRng;
@@ -46,7 +48,7 @@ fn violations(net: &Net, f: &Factors, budget: Duration, seed: u64) -> Vec<String
             let next = m.next_state(&s, &joint).expect("next");
             let played: Vec<Option<u32>> = joint.iter().map(|&j| f.factor_of[j as usize]).collect();
             for b in (0..net.bases.len()).filter(|&b| s.contains(b) != next.contains(b)) {
-                if factor_of_base[b].is_none() && !f.control.contains(&(b as u32)) {
+                if factor_of_base[b].is_none() && !f.control.contains(&(b as u32)) && !f.shared.contains(&(b as u32)) {
                     out.push(format!("{} is in no factor", name(b)));
                 }
             }
@@ -128,10 +130,10 @@ fn what_matters_differs(
 }
 
 #[test]
-fn factors_hold_in_random_play_of_every_corpus_game() {
+fn factors_and_neighbourhoods_hold_in_random_play_of_every_corpus_game() {
     let mut bad = Vec::new();
-    let mut split = Vec::new();
-    let mut games: Vec<(String, Net)> = ["multiplebuttonsandlights", "fadinglights"]
+    let (mut split, mut near) = (Vec::new(), Vec::new());
+    let mut games: Vec<(String, Net)> = ["multiplebuttonsandlights", "fadinglights", "tallytictactoe"]
         .into_iter()
         .map(|name| (name.to_owned(), testkit::bundled(name).1))
         .collect();
@@ -140,16 +142,39 @@ fn factors_hold_in_random_play_of_every_corpus_game() {
         games.extend(files.iter().filter_map(|f| Some((testkit::shared::stem(f), testkit::shared::compile(f)?))));
     }
     for (name, net) in &games {
-        let Some(f) = Factors::discover(net, Some(Instant::now() + Duration::from_secs(5))) else { continue };
+        let Some((f, approximate)) = Factors::discover_all(net, Some(Instant::now() + Duration::from_secs(5))) else {
+            continue;
+        };
         if f.factored() {
             split.push(format!("{name} {}", f.factors.len()));
         }
         for v in violations(net, &f, Duration::from_millis(150), 17) {
             bad.push(format!("{name}: {v}"));
         }
+        let Some(f) = approximate else { continue };
+        near.push(format!("{name} {} joined by {}", f.factors.len(), f.shared.len()));
+        for v in violations(net, &f, Duration::from_millis(300), 5) {
+            bad.push(format!("{name} (neighbourhoods): {v}"));
+        }
     }
-    eprintln!("factored: {split:?}");
+    eprintln!("factored: {split:?}; neighbourhoods: {near:?}");
+    assert!(near.iter().any(|g| g.starts_with("tallytictactoe 2")), "{near:?}");
     assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+#[test]
+fn tampered_neighbourhoods_are_caught() {
+    let net = testkit::bundled("tallytictactoe").1;
+    let l = Locality::analyse(&net, None).expect("no deadline");
+    let f = Factors::neighbourhoods(&net, &l).expect("two neighbourhoods");
+    assert!(violations(&net, &f, Duration::from_millis(300), 3).is_empty());
+    // Move a cell of one board into the other board's neighbourhood.
+    let base = net.bases.iter().position(|b| b.name == "(cell left 2 2 b)").expect("a cell") as u32;
+    let mut moved = f.clone();
+    let from = moved.factors.iter().position(|x| x.bases.contains(&base)).expect("a neighbourhood");
+    moved.factors[from].bases.retain(|&b| b != base);
+    moved.factors[1 - from].bases.push(base);
+    assert!(!violations(&net, &moved, Duration::from_millis(300), 3).is_empty());
 }
 
 #[test]

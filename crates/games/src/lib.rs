@@ -28,6 +28,7 @@ macro_rules! bundled {
 pub const ALL: &[Bundled] = bundled![
     "tictactoe",
     "dualtictactoe",
+    "tallytictactoe",
     "connectfour",
     "buttonsandlights",
     "multiplebuttonsandlights",

@@ -31,6 +31,7 @@ fn every_bundled_game_is_valid_and_playable() {
         [
             "tictactoe",
             "dualtictactoe",
+            "tallytictactoe",
             "connectfour",
             "buttonsandlights",
             "multiplebuttonsandlights",

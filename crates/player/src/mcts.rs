@@ -10,7 +10,8 @@
 //! is partly used. Where the analysis finds the moves local enough, the local forced-win search
 //! runs on a thread beside the tree and marks the moves it proves to win or lose. Where the
 //! analysis splits a game of several roles into sub-games that each can end it, each is
-//! searched in a tree of its own (`search::factored`). A game
+//! searched in a tree of its own (`search::factored`); so are neighbourhoods joined only by a
+//! few shared propositions, where the game has no exact split. A game
 //! without a propnet is searched on the reasoner, without the analysis
 //! (which reads the net), the puzzle solver or worker threads. Moves cross between the player
 //! and its thread as KIF text, since the reasoner's moves mean something only to the machine
@@ -18,7 +19,7 @@
 
 use crate::local::LocalWorker;
 use crate::{MatchInfo, Player, PlayerError, Track};
-use analysis::{Analysis, Locality};
+use analysis::{Analysis, Factors, Locality};
 use machine::{MachineError, StateMachine};
 use propnet::PropnetMachine;
 use reasoner::Reasoner;
@@ -90,8 +91,9 @@ pub struct MctsOptions {
     pub forms: bool,
     /// Let the search leave aside the factors the analysis finds irrelevant.
     pub factors: bool,
-    /// In a game of several roles where several factors can each end or score the game,
-    /// search each in a tree of its own (see [`Factored`]).
+    /// In a game of several roles where several factors (or, failing those, neighbourhoods
+    /// joined by a few shared propositions) can each end or score the game, search each in a
+    /// tree of its own (see [`Factored`]).
     pub factored: bool,
     /// Look for the roles' pieces (see [`Pieces`]): where random games find them, they give the
     /// tree its priors, score the playouts cut off after `search.cutoff` joint moves and, with
@@ -554,7 +556,8 @@ fn guide(info: &MatchInfo, deadline: Instant, options: &MctsOptions, budget: Dur
     if let Some(found) = pieces.then(|| Pieces::discover(&game.net, Instant::now() + budget, 0)).flatten() {
         guide = guide.with_pieces(found);
     }
-    Prepared { guide: Some(Arc::new(guide)).filter(|g| !g.is_empty()), locality }
+    let neighbourhoods = found.neighbourhoods;
+    Prepared { guide: Some(Arc::new(guide)).filter(|g| !g.is_empty()), locality, neighbourhoods }
 }
 
 /// What the analysis prepares for the search.
@@ -563,6 +566,8 @@ struct Prepared {
     guide: Option<Arc<Guide>>,
     /// The locality of moves, where the local search should run.
     locality: Option<Arc<Locality>>,
+    /// The game's approximate split, where it has one and no exact one.
+    neighbourhoods: Option<Factors>,
 }
 
 /// An analysis running on a thread of its own, so that the start can give up waiting for it.
@@ -657,9 +662,10 @@ impl Player for MctsPlayer {
                 let guide = prepared.guide;
                 let config = self.options.search_for(&net.program, MoveVariety::TRIAL.min(share(0.05) - now));
                 let several = info.game.roles().len() > 1 && self.options.factored;
-                let factors = guide.as_deref().and_then(Guide::factors).filter(|_| several);
-                if let Some(factored) = factors.map(|f| Factored::new(Arc::clone(&net.program), f, &config)) {
-                    if let Some(factored) = factored? {
+                let exact = guide.as_deref().and_then(Guide::factors);
+                let splits = exact.into_iter().chain(prepared.neighbourhoods.as_ref()).filter(|_| several);
+                for split in splits {
+                    if let Some(factored) = Factored::new(Arc::clone(&net.program), split, &config)? {
                         let thread = Thinker::new(factored, role, ponder, false, idle).spawn(name, inbox)?;
                         return self.begin(follower, commands, thread, done, end);
                     }

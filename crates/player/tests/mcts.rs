@@ -76,9 +76,12 @@ fn mcts_with_its_local_search_is_on_time_and_beats_random_play_at_breakthrough()
 #[test]
 fn mcts_searching_each_board_in_a_tree_of_its_own_is_on_time_and_never_loses_to_random_play() {
     // The analysis splits Dual Tic-Tac-Toe into its two boards, each able to end the game, so
-    // the player searches a tree per board.
-    let options = SeriesOptions { games: 6, clocks: clocks(1000, 150), seed: 4 };
-    never_loses_to_random(&bundled("dualtictactoe"), options, 4);
+    // the player searches a tree per board; Tally Tic-Tac-Toe's boards are neighbourhoods
+    // joined by the tally, searched the same way.
+    for game in ["dualtictactoe", "tallytictactoe"] {
+        let options = SeriesOptions { games: 6, clocks: clocks(1000, 150), seed: 4 };
+        never_loses_to_random(&bundled(game), options, 4);
+    }
 }
 
 #[test]

@@ -42,6 +42,9 @@ pub struct FactorView {
     pass: Arc<[bool]>,
     /// Bits of the bases that keep their values: those of the other factors.
     frozen: Arc<[u64]>,
+    /// Bits of the bases linking neighbourhoods (none for exact factors): they keep their values
+    /// too when a role plays elsewhere, since what the stand-in move does to them is arbitrary.
+    shared: Arc<[u64]>,
     /// The state the view starts from.
     start: PropnetState,
 }
@@ -51,13 +54,15 @@ impl FactorView {
     pub fn new(program: Arc<Program>, factors: &Factors, f: usize, start: PropnetState) -> FactorView {
         let own: Arc<[bool]> = factors.factor_of.iter().map(|&x| x == Some(f as u32)).collect();
         let pass: Arc<[bool]> = factors.factor_of.iter().map(Option::is_none).collect();
-        let mut frozen = vec![0u64; start.words().len()];
-        for (_, factor) in factors.factors.iter().enumerate().filter(|&(x, _)| x != f) {
-            for &b in &factor.bases {
-                frozen[b as usize / 64] |= 1 << (b % 64);
-            }
-        }
-        FactorView { inner: PropnetMachine::from_program(program), own, pass, frozen: frozen.into(), start }
+        let mask = |bases: &mut dyn Iterator<Item = &u32>| -> Arc<[u64]> {
+            let mut bits = vec![0u64; start.words().len()];
+            bases.for_each(|&b| bits[b as usize / 64] |= 1 << (b % 64));
+            bits.into()
+        };
+        let others = factors.factors.iter().enumerate().filter(|&(x, _)| x != f);
+        let frozen = mask(&mut others.flat_map(|(_, factor)| &factor.bases));
+        let shared = mask(&mut factors.shared.iter());
+        FactorView { inner: PropnetMachine::from_program(program), own, pass, frozen, shared, start }
     }
 
     /// The pseudo-move standing for play in another factor.
@@ -68,6 +73,13 @@ impl FactorView {
     /// Whether `mv` is one of this factor's own moves (not a pass, not elsewhere).
     pub fn owns(&self, mv: u32) -> bool {
         self.own.get(mv as usize).copied().unwrap_or(false)
+    }
+
+    /// Whether `state` of this view holds the same values as `real`, a state of the game, in
+    /// every base that is not frozen (its own, the control and any shared ones).
+    fn agrees(&self, state: &PropnetState, real: &PropnetState) -> bool {
+        let words = state.words().iter().zip(real.words()).zip(self.frozen.iter());
+        words.into_iter().all(|((&a, &b), &keep)| (a ^ b) & !keep == 0)
     }
 
     /// A real legal move of `role` in `state` that the elsewhere move stands for.
@@ -114,14 +126,20 @@ impl StateMachine for FactorView {
     fn next_state(&mut self, state: &PropnetState, moves: &[u32]) -> Result<PropnetState, MachineError> {
         let elsewhere = self.elsewhere();
         let mut joint = moves.to_vec();
+        let mut away = false;
         for (role, mv) in joint.iter_mut().enumerate() {
             if *mv == elsewhere {
                 *mv = self.stand_in(state, role)?;
+                away = true;
             }
         }
         let next = self.inner.next_state(state, &joint)?;
-        let words = next.words().iter().zip(state.words()).zip(self.frozen.iter());
-        Ok(PropnetState::from_words(words.map(|((&n, &s), &keep)| (n & !keep) | (s & keep)).collect()))
+        let words = next.words().iter().zip(state.words()).zip(self.frozen.iter().zip(self.shared.iter()));
+        let kept = |((&n, &s), (&frozen, &shared)): ((&u64, &u64), (&u64, &u64))| {
+            let keep = if away { frozen | shared } else { frozen };
+            (n & !keep) | (s & keep)
+        };
+        Ok(PropnetState::from_words(words.map(kept).collect()))
     }
 
     fn is_terminal(&mut self, state: &PropnetState) -> Result<bool, MachineError> {
@@ -153,6 +171,7 @@ impl SearchMachine for FactorView {
             own: Arc::clone(&self.own),
             pass: Arc::clone(&self.pass),
             frozen: Arc::clone(&self.frozen),
+            shared: Arc::clone(&self.shared),
             start: self.start.clone(),
         })
     }
@@ -311,9 +330,11 @@ impl Factored {
                     stay.unwrap_or(view.elsewhere())
                 })
                 .collect();
-            if tree.advance(&mapped).is_err() {
-                // The tree's frozen picture of the other factors no longer offers the move
-                // (play there closed it): start the tree afresh from the real state.
+            // The tree's frozen picture of the other factors may no longer offer the move (play
+            // there closed it), and in neighbourhoods play elsewhere may have changed a shared
+            // base the tree did not see change: then start the tree afresh from the real state.
+            let moved = tree.advance(&mapped).is_ok();
+            if !moved || !tree.machine().agrees(tree.root_state(), &next) {
                 let view = FactorView::new(Arc::clone(&self.program), &self.factors, f, next.clone());
                 *tree = Mcts::on(view, None, config.clone())?;
             }
@@ -413,10 +434,24 @@ mod tests {
         (net, program, factors)
     }
 
+    /// The bundled tally game's net, its program and its neighbourhoods (its two boards).
+    fn tally() -> (Net, Arc<Program>, Factors) {
+        let net = testkit::bundled("tallytictactoe").1;
+        let locality = analysis::Locality::analyse(&net, None).expect("no deadline");
+        let factors = Factors::neighbourhoods(&net, &locality).expect("two neighbourhoods");
+        let program = Arc::new(Program::new(&net));
+        (net, program, factors)
+    }
+
     /// A search of the two-board game moved to the state after `marks` (xplayer first,
     /// alternating; each `(board, row, column)`).
     fn after(marks: &[(&str, u32, u32)]) -> Factored {
-        let (_, program, factors) = dual();
+        after_in(dual(), marks)
+    }
+
+    /// A search of `game` (as [`dual`] or [`tally`] give it) moved along `marks` as [`after`].
+    fn after_in(game: (Net, Arc<Program>, Factors), marks: &[(&str, u32, u32)]) -> Factored {
+        let (_, program, factors) = game;
         let config = MctsConfig { threads: 1, seed: 3, max_nodes: 200_000, ..MctsConfig::default() };
         let mut search = Factored::new(program, &factors, &config).expect("starts").expect("two factors");
         for (i, (board, m, n)) in marks.iter().enumerate() {
@@ -509,16 +544,38 @@ mod tests {
 
     #[test]
     fn the_trees_follow_the_game_to_its_end() {
-        let (net, program, factors) = dual();
-        let config = MctsConfig { threads: 1, seed: 5, max_nodes: 100_000, ..MctsConfig::default() };
-        let mut search = Factored::new(program, &factors, &config).expect("starts").expect("two factors");
-        let mut real = PropnetMachine::new(&net);
-        let mut state = real.initial_state();
-        while !real.is_terminal(&state).expect("works") {
-            search.search_iterations(200).expect("searches");
-            let joint: Vec<u32> = (0..2).map(|r| search.best_move(r).expect("works").expect("a move")).collect();
-            state = real.next_state(&state, &joint).expect("the search plays legal moves");
-            search.advance(&joint).expect("every tree follows");
+        for (game, seed) in [(dual(), 5), (tally(), 6), (tally(), 7)] {
+            let (net, program, factors) = game;
+            let config = MctsConfig { threads: 1, seed, max_nodes: 100_000, ..MctsConfig::default() };
+            let mut search = Factored::new(program, &factors, &config).expect("starts").expect("two factors");
+            let mut real = PropnetMachine::new(&net);
+            let mut state = real.initial_state();
+            while !real.is_terminal(&state).expect("works") {
+                search.search_iterations(200).expect("searches");
+                let joint: Vec<u32> = (0..2).map(|r| search.best_move(r).expect("works").expect("a move")).collect();
+                state = real.next_state(&state, &joint).expect("the search plays legal moves");
+                search.advance(&joint).expect("every tree follows");
+                // Each tree's root holds the real values of its own bases, the control and the
+                // shared tally (a point scored on the other board rebuilds it).
+                for tree in &search.trees {
+                    assert!(tree.machine().agrees(tree.root_state(), &state));
+                }
+            }
         }
+    }
+
+    #[test]
+    fn in_neighbourhoods_it_takes_the_point_its_board_offers() {
+        // x holds two of the left board's top row with its third cell open; o has no threat.
+        let mut s = after_in(tally(), &[("left", 1, 1), ("right", 1, 1), ("left", 1, 2), ("right", 3, 2)]);
+        assert_eq!(choice(&mut s, 0, 3000), "(mark left 1 3)");
+    }
+
+    #[test]
+    fn in_neighbourhoods_it_blocks_the_point_the_opponent_threatens() {
+        // o holds two of the right board's diagonal. x, with nothing on the left board to
+        // threaten with, must block there (which also forks o on the right).
+        let mut s = after_in(tally(), &[("right", 1, 3), ("right", 1, 1), ("right", 3, 1), ("right", 2, 2)]);
+        assert_eq!(choice(&mut s, 0, 3000), "(mark right 3 3)");
     }
 }

@@ -192,7 +192,10 @@ pub(crate) fn footprints(net: &Net, deadline: Option<Instant>) -> Option<Footpri
                 };
                 classes.entry(none).or_default().extend(outside);
             }
-            let default = classes.values().max_by_key(|c| c.len()).map_or(usize::MAX, |c| c[0]);
+            // Among classes of one size, the one under which the base keeps its value is the
+            // natural default (a pass beside moves that each change a tally their own way).
+            let keeps = ORIG + base.node as Res;
+            let default = classes.iter().max_by_key(|&(&k, c)| (c.len(), k == keeps)).map_or(usize::MAX, |(_, c)| c[0]);
             defaults.push(default);
             for (&key, class) in classes.iter().filter(|(_, c)| !c.contains(&default)) {
                 let mut read = Vec::new();

@@ -1,5 +1,7 @@
 //! The factors section of `latchkey analyze`: the independent sub-games a game splits into once
-//! control logic is set aside, and which of them the terminal condition and the goals read.
+//! control logic is set aside, and which of them the terminal condition and the goals read; or,
+//! where there is no such split, the neighbourhoods joined only through a few shared
+//! propositions that the search treats as factors.
 
 use analysis::Factors;
 use propnet::Net;
@@ -10,6 +12,8 @@ use serde::Serialize;
 pub(super) struct FactorsEntry {
     /// Propositions no move changes (turn order, step counters), set aside.
     control: Vec<String>,
+    /// Propositions linking neighbourhoods (empty for independent sub-games).
+    shared: Vec<String>,
     /// Moves that change and read nothing but control, playable beside any factor.
     passes: Vec<String>,
     factors: Vec<FactorEntry>,
@@ -42,6 +46,7 @@ pub(super) fn factors_entry(net: &Net, f: &Factors) -> FactorsEntry {
     };
     FactorsEntry {
         control: f.control.iter().map(base).collect(),
+        shared: f.shared.iter().map(base).collect(),
         passes: f.passes.iter().map(mv).collect(),
         factors: f
             .factors
@@ -81,6 +86,26 @@ pub(super) fn print_factors(f: &FactorsEntry) {
         if f.control.is_empty() { String::new() } else { format!(", such as {}", some(&f.control, 2)) },
         if f.passes.is_empty() { "none".to_owned() } else { some(&f.passes, 4) },
     );
+    print_parts(f);
+    if f.pruned {
+        let pruned = f.factors.iter().filter(|x| x.pruned).count();
+        println!("  search leaves {pruned} irrelevant factors aside: one of their moves stands for all of them");
+    }
+}
+
+pub(super) fn print_neighbourhoods(f: &FactorsEntry) {
+    println!(
+        "\nneighbourhoods: {} sub-games joined only through {} shared propositions ({}); the search \
+         treats them as factors",
+        f.factors.len(),
+        f.shared.len(),
+        some(&f.shared, 3),
+    );
+    print_parts(f);
+}
+
+/// One line per factor or neighbourhood: its moves and propositions, and what reads it.
+fn print_parts(f: &FactorsEntry) {
     for (i, x) in f.factors.iter().enumerate() {
         let read = match (x.terminal, x.goals.is_empty()) {
             (true, false) => format!("terminal and goals of {} read it", x.goals.join(", ")),
@@ -101,9 +126,5 @@ pub(super) fn print_factors(f: &FactorsEntry) {
             x.propositions.len(),
             some(&x.propositions, 3)
         );
-    }
-    if f.pruned {
-        let pruned = f.factors.iter().filter(|x| x.pruned).count();
-        println!("  search leaves {pruned} irrelevant factors aside: one of their moves stands for all of them");
     }
 }

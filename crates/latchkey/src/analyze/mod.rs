@@ -10,7 +10,7 @@ mod goal_forms;
 use analysis::{Analysis, AnalysisConfig, Effect, Junction, LatchKind, Locality, Method, Prover, FAR, MAX_DISTANCE};
 use anyhow::{bail, Result};
 use clap::ValueEnum;
-use factors::{factors_entry, print_factors, FactorsEntry};
+use factors::{factors_entry, print_factors, print_neighbourhoods, FactorsEntry};
 use goal_forms::{goal_forms_entry, print_goal_forms, GoalFormsEntry};
 use indicatif::{ProgressBar, ProgressStyle};
 use propnet::{Net, PropnetState};
@@ -73,6 +73,10 @@ struct Report {
     locality: Option<LocalityEntry>,
     /// Absent when the analysis left no time to find them.
     factors: Option<FactorsEntry>,
+    /// Present only where the game has no exact split into several factors that matter but
+    /// splits into neighbourhoods joined by a few shared propositions.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    neighbourhoods: Option<FactorsEntry>,
     /// Absent when the analysis left no time to play the games that confirm them.
     goal_forms: Option<GoalFormsEntry>,
     /// Absent when the analysis left no time to measure them.
@@ -449,6 +453,7 @@ fn report(net: &Net, a: &Analysis, game: String) -> Report {
             .collect(),
         locality: a.locality.as_ref().map(|l| locality_entry(net, l)),
         factors: a.factors.as_ref().map(|f| factors_entry(net, f)),
+        neighbourhoods: a.neighbourhoods.as_ref().map(|f| factors_entry(net, f)),
         goal_forms: a.goal_forms.as_ref().map(|g| goal_forms_entry(net, g)),
         playout_tactics: None,
         move_averages: None,
@@ -591,6 +596,9 @@ fn print(r: &Report) {
     }
     if let Some(f) = &r.factors {
         print_factors(f);
+    }
+    if let Some(f) = &r.neighbourhoods {
+        print_neighbourhoods(f);
     }
     if let Some(g) = &r.goal_forms {
         print_goal_forms(g);
