@@ -110,7 +110,7 @@ impl Factors {
     pub fn discover_all(net: &Net, deadline: Option<Instant>) -> Option<(Factors, Option<Factors>)> {
         let e = locality::effects(net, deadline)?;
         let exact = Factors::from_effects(net, &e.footprint, &e.reads, &e.changeable, &[]);
-        let near = Factors::approximate(net, &exact, &e.footprint, &e.reads, &e.changeable);
+        let near = Factors::approximate(net, &exact, &e.footprint, &e.reads, &e.changeable, deadline);
         Some((exact, near))
     }
 
@@ -121,9 +121,10 @@ impl Factors {
 
     /// The approximate split of `net` (see the module header), where its exact split has fewer
     /// than two factors that matter and setting aside one small relation of changeable bases
-    /// leaves two neighbourhoods or more that do; `None` otherwise.
-    pub fn neighbourhoods(net: &Net, l: &Locality) -> Option<Factors> {
-        Factors::approximate(net, &Factors::of(net, l), &l.footprint, &l.reads, &l.changeable)
+    /// leaves two neighbourhoods or more that do; `None` otherwise, or if `deadline` passes
+    /// before a link is found.
+    pub fn neighbourhoods(net: &Net, l: &Locality, deadline: Option<Instant>) -> Option<Factors> {
+        Factors::approximate(net, &Factors::of(net, l), &l.footprint, &l.reads, &l.changeable, deadline)
     }
 
     /// The neighbourhoods of `net` given its `exact` split and its moves' effects.
@@ -133,6 +134,7 @@ impl Factors {
         footprint: &[Vec<u32>],
         reads: &[Vec<u32>],
         movable: &[bool],
+        deadline: Option<Instant>,
     ) -> Option<Factors> {
         if exact.relevant().len() >= 2 {
             return None;
@@ -146,14 +148,17 @@ impl Factors {
         let mut links: Vec<Vec<u32>> = relations.into_values().collect();
         links.retain(|bases| (bases.len() as f64) <= MAX_LINK_SHARE * changeable as f64);
         links.sort_by_key(Vec::len);
-        links.into_iter().find_map(|link| {
+        let in_time = |_: &Vec<u32>| deadline.is_none_or(|d| Instant::now() < d);
+        links.into_iter().take_while(in_time).find_map(|link| {
             let f = Factors::from_effects(net, footprint, reads, movable, &link);
             let smallest = (MIN_NEIGHBOURHOOD_SHARE * (changeable - link.len()) as f64).max(link.len() as f64);
             let relevant = f.relevant();
             let sizeable = relevant.iter().all(|&x| f.factors[x as usize].bases.len() as f64 >= smallest);
             // A move touching only the link would stand in no neighbourhood: not this split.
+            // The link's bases were taken in order, so it is sorted.
+            let linked = |b: &u32| link.binary_search(b).is_ok();
             let linked_only = (0..net.moves.len())
-                .any(|j| f.factor_of[j].is_none() && footprint[j].iter().chain(&reads[j]).any(|b| link.contains(b)));
+                .any(|j| f.factor_of[j].is_none() && footprint[j].iter().chain(&reads[j]).any(linked));
             (relevant.len() >= 2 && sizeable && !linked_only).then_some(f)
         })
     }
@@ -168,7 +173,8 @@ impl Factors {
         shared: &[u32],
     ) -> Factors {
         let (nb, nm) = (net.bases.len(), net.moves.len());
-        let link: Vec<bool> = (0..nb as u32).map(|b| shared.contains(&b)).collect();
+        let mut link = vec![false; nb];
+        shared.iter().for_each(|&b| link[b as usize] = true);
         // Only changeable bases outside the link join factors; the link's bases, like control,
         // are seen by every factor.
         let changeable: &[bool] = &movable.iter().zip(&link).map(|(&c, &s)| c && !s).collect::<Vec<bool>>();
@@ -255,15 +261,19 @@ impl Factors {
         // may change.
         let reading = |roots: Vec<u32>| -> Vec<bool> {
             let mut out = vec![false; factors.len()];
+            let mut linked = vec![false; nb];
             for b in net.bases_read(roots) {
                 if let Some(f) = base_factor[b] {
                     out[f as usize] = true;
-                } else if link[b] {
-                    for j in (0..nm).filter(|&j| footprint[j].contains(&(b as u32))) {
-                        if let Some(f) = factor_of[j] {
-                            out[f as usize] = true;
-                        }
-                    }
+                }
+                linked[b] = link[b];
+            }
+            if shared.is_empty() {
+                return out;
+            }
+            for (j, f) in factor_of.iter().enumerate() {
+                if let Some(f) = f.filter(|_| footprint[j].iter().any(|&b| linked[b as usize])) {
+                    out[f as usize] = true;
                 }
             }
             out
@@ -453,7 +463,7 @@ mod tests {
         let net = net("tallytictactoe");
         let l = Locality::analyse(&net, None).expect("no deadline");
         assert!(Factors::of(&net, &l).relevant().len() < 2, "the tally joins the boards exactly");
-        let f = Factors::neighbourhoods(&net, &l).expect("two neighbourhoods");
+        let f = Factors::neighbourhoods(&net, &l, None).expect("two neighbourhoods");
         let shared: Vec<&str> = f.shared.iter().map(|&b| net.bases[b as usize].name.as_str()).collect();
         assert_eq!(shared.len(), 6);
         assert!(shared.iter().all(|b| b.starts_with("(tally")), "{shared:?}");
@@ -474,7 +484,7 @@ mod tests {
         for game in ["dualtictactoe", "tictactoe", "connectfour", "breakthroughsmall"] {
             let net = net(game);
             let l = Locality::analyse(&net, None).expect("no deadline");
-            assert_eq!(Factors::neighbourhoods(&net, &l), None, "{game}");
+            assert_eq!(Factors::neighbourhoods(&net, &l, None), None, "{game}");
         }
     }
 

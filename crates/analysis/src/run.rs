@@ -170,7 +170,9 @@ impl Analysis {
             match &locality {
                 Some(l) => {
                     factors = runner.phase("factors", || Factors::of(net, l));
-                    neighbourhoods = runner.phase("neighbourhoods", || Factors::neighbourhoods(net, l)).flatten();
+                    let share = deadline.map(|d| Instant::now() + d.saturating_duration_since(Instant::now()) / 8);
+                    neighbourhoods =
+                        runner.phase("neighbourhoods", || Factors::neighbourhoods(net, l, share)).flatten();
                 }
                 // The moves' effects did not fit in the locality's share: they would not now.
                 None if options.locality => runner.notes.push("factors: no time to find the moves' effects".to_owned()),

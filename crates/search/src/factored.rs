@@ -438,7 +438,7 @@ mod tests {
     fn tally() -> (Net, Arc<Program>, Factors) {
         let net = testkit::bundled("tallytictactoe").1;
         let locality = analysis::Locality::analyse(&net, None).expect("no deadline");
-        let factors = Factors::neighbourhoods(&net, &locality).expect("two neighbourhoods");
+        let factors = Factors::neighbourhoods(&net, &locality, None).expect("two neighbourhoods");
         let program = Arc::new(Program::new(&net));
         (net, program, factors)
     }
