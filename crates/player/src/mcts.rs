@@ -556,7 +556,7 @@ fn guide(info: &MatchInfo, deadline: Instant, options: &MctsOptions, budget: Dur
     if let Some(found) = pieces.then(|| Pieces::discover(&game.net, Instant::now() + budget, 0)).flatten() {
         guide = guide.with_pieces(found);
     }
-    let neighbourhoods = found.neighbourhoods;
+    let neighbourhoods = found.neighbourhoods.filter(|_| options.factors);
     Prepared { guide: Some(Arc::new(guide)).filter(|g| !g.is_empty()), locality, neighbourhoods }
 }
 

@@ -15,6 +15,11 @@
 //! Independence makes each tree's picture exact for its factor as long as the others stand
 //! still; what it leaves out is the interplay of tempo between factors, which the elsewhere
 //! move approximates.
+//!
+//! Neighbourhoods (the analysis' approximate split) are searched the same way. Their shared
+//! bases, a score tally say, change with the tree's own play as in the game; play elsewhere
+//! changes them only in the real game, and a tree that no longer matches it there starts
+//! afresh from the real state.
 
 use crate::mcts::{Mcts, MctsConfig, MoveStats, Outcome, SearchMachine, SearchStats, Settings};
 use analysis::Factors;
