@@ -119,12 +119,12 @@ impl Factors {
         Factors::from_effects(net, &l.footprint, &l.reads, &l.changeable, &[])
     }
 
-    /// The approximate split of `net` (see the module header), where its exact split has fewer
-    /// than two factors that matter and setting aside one small relation of changeable bases
-    /// leaves two neighbourhoods or more that do; `None` otherwise, or if `deadline` passes
-    /// before a link is found.
-    pub fn neighbourhoods(net: &Net, l: &Locality, deadline: Option<Instant>) -> Option<Factors> {
-        Factors::approximate(net, &Factors::of(net, l), &l.footprint, &l.reads, &l.changeable, deadline)
+    /// The approximate split of `net` (see the module header), where this, its exact split
+    /// ([`Factors::of`] the same locality), has fewer than two factors that matter and setting
+    /// aside one small relation of changeable bases leaves two neighbourhoods or more that do;
+    /// `None` otherwise, or if `deadline` passes before a link is found.
+    pub fn neighbourhoods(&self, net: &Net, l: &Locality, deadline: Option<Instant>) -> Option<Factors> {
+        Factors::approximate(net, self, &l.footprint, &l.reads, &l.changeable, deadline)
     }
 
     /// The neighbourhoods of `net` given its `exact` split and its moves' effects.
@@ -463,7 +463,7 @@ mod tests {
         let net = net("tallytictactoe");
         let l = Locality::analyse(&net, None).expect("no deadline");
         assert!(Factors::of(&net, &l).relevant().len() < 2, "the tally joins the boards exactly");
-        let f = Factors::neighbourhoods(&net, &l, None).expect("two neighbourhoods");
+        let f = Factors::of(&net, &l).neighbourhoods(&net, &l, None).expect("two neighbourhoods");
         let shared: Vec<&str> = f.shared.iter().map(|&b| net.bases[b as usize].name.as_str()).collect();
         assert_eq!(shared.len(), 6);
         assert!(shared.iter().all(|b| b.starts_with("(tally")), "{shared:?}");
@@ -484,7 +484,7 @@ mod tests {
         for game in ["dualtictactoe", "tictactoe", "connectfour", "breakthroughsmall"] {
             let net = net(game);
             let l = Locality::analyse(&net, None).expect("no deadline");
-            assert_eq!(Factors::neighbourhoods(&net, &l, None), None, "{game}");
+            assert_eq!(Factors::of(&net, &l).neighbourhoods(&net, &l, None), None, "{game}");
         }
     }
 

@@ -127,6 +127,12 @@ impl Runner<'_> {
     }
 }
 
+/// The instant when one `parts`-th of the time left before `deadline` has passed (none without
+/// a deadline): a phase's share of what is left.
+fn part_of_rest(deadline: Option<Instant>, parts: u32) -> Option<Instant> {
+    deadline.map(|d| Instant::now() + d.saturating_duration_since(Instant::now()) / parts)
+}
+
 impl Analysis {
     /// Analyses `net`, built from `desc`, telling `progress` each phase as it starts.
     pub fn run(
@@ -159,7 +165,7 @@ impl Analysis {
         let mut locality = None;
         if options.locality {
             // A share of what is left: the proofs after it need time too.
-            let share = deadline.map(|d| Instant::now() + d.saturating_duration_since(Instant::now()) / 4);
+            let share = part_of_rest(deadline, 4);
             locality = runner.phase("locality", || Locality::analyse(net, share)).flatten();
             if locality.is_none() && runner.phases.last().is_some_and(|p| p.phase == "locality") {
                 runner.notes.push("locality: cut short by the deadline".to_owned());
@@ -170,14 +176,16 @@ impl Analysis {
             match &locality {
                 Some(l) => {
                     factors = runner.phase("factors", || Factors::of(net, l));
-                    let share = deadline.map(|d| Instant::now() + d.saturating_duration_since(Instant::now()) / 8);
-                    neighbourhoods =
-                        runner.phase("neighbourhoods", || Factors::neighbourhoods(net, l, share)).flatten();
+                    if let Some(exact) = &factors {
+                        let share = part_of_rest(deadline, 8);
+                        neighbourhoods =
+                            runner.phase("neighbourhoods", || exact.neighbourhoods(net, l, share)).flatten();
+                    }
                 }
                 // The moves' effects did not fit in the locality's share: they would not now.
                 None if options.locality => runner.notes.push("factors: no time to find the moves' effects".to_owned()),
                 None => {
-                    let share = deadline.map(|d| Instant::now() + d.saturating_duration_since(Instant::now()) / 4);
+                    let share = part_of_rest(deadline, 4);
                     let found = runner.phase("factors", || Factors::discover_all(net, share)).flatten();
                     (factors, neighbourhoods) = found.map_or((None, None), |(f, n)| (Some(f), n));
                 }

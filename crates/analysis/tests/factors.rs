@@ -166,7 +166,7 @@ fn factors_and_neighbourhoods_hold_in_random_play_of_every_corpus_game() {
 fn tampered_neighbourhoods_are_caught() {
     let net = testkit::bundled("tallytictactoe").1;
     let l = Locality::analyse(&net, None).expect("no deadline");
-    let f = Factors::neighbourhoods(&net, &l, None).expect("two neighbourhoods");
+    let f = Factors::of(&net, &l).neighbourhoods(&net, &l, None).expect("two neighbourhoods");
     assert!(violations(&net, &f, Duration::from_millis(300), 3).is_empty());
     // Move a cell of one board into the other board's neighbourhood.
     let base = net.bases.iter().position(|b| b.name == "(cell left 2 2 b)").expect("a cell") as u32;

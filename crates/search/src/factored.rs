@@ -59,14 +59,13 @@ impl FactorView {
     pub fn new(program: Arc<Program>, factors: &Factors, f: usize, start: PropnetState) -> FactorView {
         let own: Arc<[bool]> = factors.factor_of.iter().map(|&x| x == Some(f as u32)).collect();
         let pass: Arc<[bool]> = factors.factor_of.iter().map(Option::is_none).collect();
-        let mask = |bases: &mut dyn Iterator<Item = &u32>| -> Arc<[u64]> {
-            let mut bits = vec![0u64; start.words().len()];
-            bases.for_each(|&b| bits[b as usize / 64] |= 1 << (b % 64));
-            bits.into()
+        let count = start.words().len() * 64;
+        let mask = |bases: Vec<u32>| -> Arc<[u64]> {
+            PropnetState::from_bases(count, bases.into_iter().map(|b| b as usize)).words().into()
         };
         let others = factors.factors.iter().enumerate().filter(|&(x, _)| x != f);
-        let frozen = mask(&mut others.flat_map(|(_, factor)| &factor.bases));
-        let shared = mask(&mut factors.shared.iter());
+        let frozen = mask(others.flat_map(|(_, factor)| factor.bases.iter().copied()).collect());
+        let shared = mask(factors.shared.clone());
         FactorView { inner: PropnetMachine::from_program(program), own, pass, frozen, shared, start }
     }
 
@@ -443,7 +442,7 @@ mod tests {
     fn tally() -> (Net, Arc<Program>, Factors) {
         let net = testkit::bundled("tallytictactoe").1;
         let locality = analysis::Locality::analyse(&net, None).expect("no deadline");
-        let factors = Factors::neighbourhoods(&net, &locality, None).expect("two neighbourhoods");
+        let factors = Factors::of(&net, &locality).neighbourhoods(&net, &locality, None).expect("two neighbourhoods");
         let program = Arc::new(Program::new(&net));
         (net, program, factors)
     }
