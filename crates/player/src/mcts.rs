@@ -11,17 +11,20 @@
 //! runs on a thread beside the tree and marks the moves it proves to win or lose. Where the
 //! analysis splits a game of several roles into sub-games that each can end it, each is
 //! searched in a tree of its own (`search::factored`); so are neighbourhoods joined only by a
-//! few shared propositions, where the game has no exact split. A game
-//! without a propnet is searched on the reasoner, without the analysis
-//! (which reads the net), the puzzle solver or worker threads. Moves cross between the player
-//! and its thread as KIF text, since the reasoner's moves mean something only to the machine
-//! that made them.
+//! few shared propositions, where the game has no exact split. Where every joint move from the
+//! current state ends the game and several roles choose, the move is drawn from an equilibrium
+//! of the payoffs instead (`search::matrix`). A game without a propnet is searched on the
+//! reasoner, without the analysis (which reads the net), the puzzle solver or worker threads.
+//! Moves cross between the player and its thread as KIF text, since the reasoner's moves mean
+//! something only to the machine that made them.
 
 use crate::local::LocalWorker;
 use crate::{MatchInfo, Player, PlayerError, Track};
 use analysis::{Analysis, Factors, Locality};
 use machine::{MachineError, StateMachine};
 use propnet::PropnetMachine;
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
 use reasoner::Reasoner;
 use search::factored::Factored;
 use search::mcts::{Guide, Mcts, MctsConfig, MoveVariety, Pieces, Plan, SearchMachine, TacticsCost};
@@ -102,6 +105,10 @@ pub struct MctsOptions {
     /// Steer playouts by move averages (`search.mast` is the greedy chance) where the game's
     /// moves say where they are played (see [`MoveVariety`]).
     pub mast: bool,
+    /// Where every joint move from the current state ends the game and several roles choose
+    /// (a one-shot game, a last round), draw the move from an equilibrium of the payoffs
+    /// instead of taking the tree's most visited (see [`search::matrix`]).
+    pub matrix: bool,
     /// The search's own settings (threads, seed, pool size, exploration).
     pub search: MctsConfig,
 }
@@ -136,6 +143,7 @@ impl Default for MctsOptions {
             factored: true,
             mast: true,
             pieces: true,
+            matrix: true,
             search: MctsConfig { mast: MAST_GREEDY, cutoff: CUTOFF, ..MctsConfig::default() },
         }
     }
@@ -146,7 +154,7 @@ type Flag = fn(&mut MctsOptions) -> &mut bool;
 
 /// The parts of the `mcts` player that a `no-` switch in its spec turns off (`mcts:no-forms`),
 /// each with the option it clears.
-const SWITCHES: [(&str, Flag); 9] = [
+const SWITCHES: [(&str, Flag); 10] = [
     ("analysis", |o| &mut o.analysis),
     ("ponder", |o| &mut o.ponder),
     ("tactics", |o| &mut o.tactics),
@@ -156,6 +164,7 @@ const SWITCHES: [(&str, Flag); 9] = [
     ("factored", |o| &mut o.factored),
     ("mast", |o| &mut o.mast),
     ("pieces", |o| &mut o.pieces),
+    ("matrix", |o| &mut o.matrix),
 ];
 
 /// Sets one numeric setting of the player or its search, or says why the value cannot be used.
@@ -257,6 +266,8 @@ pub struct MctsPlayer {
     session: Option<Session>,
     /// An analysis the start stopped waiting for; joined before the next match and on drop.
     late_analysis: Option<Analyst>,
+    /// Seeds each match's equilibrium draws, so that matches of a series draw differently.
+    draws: SmallRng,
 }
 
 impl MctsPlayer {
@@ -268,8 +279,14 @@ impl MctsPlayer {
 
     /// The `mcts-plain` player: the same search without the analysis (plain random playouts).
     pub fn plain(seed: u64) -> MctsPlayer {
-        let options =
-            MctsOptions { analysis: false, tactics: false, local: false, mast: false, ..MctsOptions::seeded(seed) };
+        let options = MctsOptions {
+            analysis: false,
+            tactics: false,
+            local: false,
+            mast: false,
+            matrix: false,
+            ..MctsOptions::seeded(seed)
+        };
         MctsPlayer::with_options("mcts-plain", options)
     }
 
@@ -282,7 +299,8 @@ impl MctsPlayer {
 
     /// A player named `name` in reports that prepares and searches as `options` say.
     pub fn with_options(name: impl Into<String>, options: MctsOptions) -> MctsPlayer {
-        MctsPlayer { name: name.into(), options, session: None, late_analysis: None }
+        let draws = SmallRng::seed_from_u64(options.search.seed);
+        MctsPlayer { name: name.into(), options, session: None, late_analysis: None, draws }
     }
 }
 
@@ -351,6 +369,17 @@ trait Tree: Send + 'static {
     /// Whether more search cannot change the answer: the root is proven, or (where `settled`)
     /// the single-player plan held is followed without searching.
     fn finished(&self, settled: bool) -> bool;
+
+    /// A move for `role` drawn from an equilibrium of the root's payoffs, printed, where every
+    /// joint move from the root ends the game; worked out before `until`.
+    fn equilibrium_move(
+        &mut self,
+        _role: usize,
+        _until: Instant,
+        _rng: &mut SmallRng,
+    ) -> Result<Option<String>, MachineError> {
+        Ok(None)
+    }
 }
 
 impl<M: SearchMachine + 'static> Tree for Mcts<M> {
@@ -378,6 +407,18 @@ impl<M: SearchMachine + 'static> Tree for Mcts<M> {
 
     fn finished(&self, settled: bool) -> bool {
         (settled && self.plan().is_some_and(|p| !p.moves.is_empty())) || self.stats().proven.is_some()
+    }
+
+    fn equilibrium_move(
+        &mut self,
+        role: usize,
+        until: Instant,
+        rng: &mut SmallRng,
+    ) -> Result<Option<String>, MachineError> {
+        let Some(form) = self.root_normal_form(until)? else { return Ok(None) };
+        let strategies = form.equilibrium(until);
+        let mv = form.draw(role, &strategies[role], rng);
+        Ok(Some(self.machine().format_move(&mv)))
     }
 }
 
@@ -425,6 +466,9 @@ struct Thinker<T: Tree> {
     helper: Option<Box<dyn Helper<T>>>,
     /// The joint move that led to the root.
     last: Option<Vec<T::Move>>,
+    /// Where the player plays equilibria of states whose every joint move ends the game, the
+    /// random numbers its moves are drawn with.
+    equilibria: Option<SmallRng>,
 }
 
 /// Work the thinking thread does between slices of tree search.
@@ -442,7 +486,17 @@ impl Helper<Mcts<PropnetMachine>> for LocalWorker {
 impl<T: Tree> Thinker<T> {
     /// A thinker for `role` searching `tree`.
     fn new(tree: T, role: usize, ponder: bool, settled: bool, idle: Sender<()>) -> Thinker<T> {
-        Thinker { tree, role, ponder, settled, stalled: false, idle: Some(idle), helper: None, last: None }
+        Thinker {
+            tree,
+            role,
+            ponder,
+            settled,
+            stalled: false,
+            idle: Some(idle),
+            helper: None,
+            last: None,
+            equilibria: None,
+        }
     }
 
     /// Searches until `until`, in slices with the helper's work between them if there is one.
@@ -522,6 +576,11 @@ impl<T: Tree> Thinker<T> {
             self.last = Some(moves);
         }
         self.stalled = false;
+        if let Some(rng) = self.equilibria.as_mut().filter(|_| self.tree.choices(self.role) > 1) {
+            if let Some(mv) = self.tree.equilibrium_move(self.role, until, rng)? {
+                return Ok(mv);
+            }
+        }
         if self.tree.choices(self.role) > 1 && self.worth_searching() {
             self.search(until)?;
         }
@@ -678,6 +737,7 @@ impl Player for MctsPlayer {
                     _ => false,
                 };
                 let mut thinker = Thinker::new(mcts, role, ponder, settled, idle);
+                thinker.equilibria = self.equilibria();
                 if let Some(locality) = prepared.locality.filter(|_| self.options.local) {
                     let worker = LocalWorker::spawn(
                         Arc::clone(&net.net),
@@ -692,7 +752,9 @@ impl Player for MctsPlayer {
             }
             None => {
                 let mcts = Mcts::on(Reasoner::new(&info.game.desc), None, self.options.search.clone())?;
-                Thinker::new(mcts, role, ponder, false, idle).spawn(name, inbox)?
+                let mut thinker = Thinker::new(mcts, role, ponder, false, idle);
+                thinker.equilibria = self.equilibria();
+                thinker.spawn(name, inbox)?
             }
         };
         self.begin(follower, commands, thread, done, end)
@@ -742,6 +804,12 @@ impl MctsPlayer {
             let _ = done.recv_timeout(end.saturating_duration_since(Instant::now()));
         }
         Ok(())
+    }
+
+    /// The random numbers a thinker draws equilibrium moves with, where the options ask for them.
+    fn equilibria(&mut self) -> Option<SmallRng> {
+        let seed = self.draws.random();
+        self.options.matrix.then(|| SmallRng::seed_from_u64(seed))
     }
 
     /// Waits for an analysis the last start gave up on, so none outlives its match for long.

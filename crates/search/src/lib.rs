@@ -4,8 +4,9 @@
 //! (`exhaustive`), kept as the reference the heuristic search is measured against, and
 //! depth-limited adversarial search for play under a clock (`adversarial`), Monte Carlo tree
 //! search for any game ([`mcts`]), with a tree per factor where several sub-games each decide the
-//! game ([`factored`]), and the local forced-win search of games whose moves act
-//! locally ([`local`]).
+//! game ([`factored`]), the local forced-win search of games whose moves act locally
+//! ([`local`]), and the equilibrium of a state whose every joint move ends the game
+//! ([`matrix`]).
 
 #![warn(missing_docs)]
 
@@ -14,6 +15,7 @@ mod bound;
 mod exhaustive;
 pub mod factored;
 pub mod local;
+pub mod matrix;
 pub mod mcts;
 mod puzzle;
 
@@ -21,6 +23,7 @@ pub use adversarial::{Evaluator, GoalEvaluator, Model, SearchError, SearchResult
 pub use bound::{Bound, UNREACHABLE};
 pub use exhaustive::exhaustive;
 pub use local::{LocalResult, LocalSearch};
+pub use matrix::NormalForm;
 pub use mcts::Mcts;
 pub use puzzle::{solve, SolveConfig};
 

@@ -57,6 +57,7 @@ pub(crate) use self::playout::random as random_playout;
 pub use self::playout::{Cutoff, Guide, Lookahead, Outcome, Settings};
 use self::solver::compare;
 use self::tree::{Amaf, Edge, Kind, Node, NodeRef, Pool, Proof};
+use crate::matrix::{NormalForm, MAX_JOINT_MOVES};
 use analysis::Factors;
 use machine::MachineError;
 use propnet::{Program, PropnetMachine};
@@ -347,6 +348,14 @@ impl<M: SearchMachine> Mcts<M> {
     /// The state at the root: the current state of the game.
     pub fn root_state(&self) -> &M::State {
         &self.root_node().state
+    }
+
+    /// The root as a game in normal form, where at least two roles choose there and every joint
+    /// move from it ends the game (see [`crate::matrix`]); `None` otherwise or if reading it
+    /// would run past `deadline`.
+    pub fn root_normal_form(&mut self, deadline: Instant) -> Result<Option<NormalForm<M::Move>>, MachineError> {
+        let state = self.root_node().state.clone();
+        NormalForm::read(&mut self.machine, &state, MAX_JOINT_MOVES, deadline)
     }
 
     /// Records what a local search proved at the node for `state`, if the tree holds it and one
