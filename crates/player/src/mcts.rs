@@ -576,12 +576,13 @@ impl<T: Tree> Thinker<T> {
             self.last = Some(moves);
         }
         self.stalled = false;
-        if let Some(rng) = self.equilibria.as_mut().filter(|_| self.tree.choices(self.role) > 1) {
+        let choosing = self.tree.choices(self.role) > 1;
+        if let Some(rng) = self.equilibria.as_mut().filter(|_| choosing) {
             if let Some(mv) = self.tree.equilibrium_move(self.role, until, rng)? {
                 return Ok(mv);
             }
         }
-        if self.tree.choices(self.role) > 1 && self.worth_searching() {
+        if choosing && self.worth_searching() {
             self.search(until)?;
         }
         self.tree.best(self.role)?.ok_or(PlayerError::NoLegalMove)

@@ -55,7 +55,7 @@ impl<Mv: Clone> NormalForm<Mv> {
         let count = moves.iter().try_fold(1usize, |n, l| n.checked_mul(l.len()).filter(|&n| n <= limit));
         let Some(count) = count.filter(|&n| choosing >= 2 && n > 0) else { return Ok(None) };
         let mut scores = Vec::with_capacity(count * roles);
-        let mut index = vec![0usize; roles];
+        let mut at = vec![0usize; roles];
         let mut joint: Vec<Mv> = moves.iter().map(|l| l[0].clone()).collect();
         for k in 0..count {
             // A reasoner's next state can take a millisecond: look at the clock often enough
@@ -70,15 +70,9 @@ impl<Mv: Clone> NormalForm<Mv> {
             for r in 0..roles {
                 scores.push(m.goal(&next, r).map_or(0, |v| v.min(100) as u8));
             }
-            // The next joint move: the last role's index varies fastest.
-            for r in (0..roles).rev() {
-                index[r] += 1;
-                if index[r] < moves[r].len() {
-                    joint[r] = moves[r][index[r]].clone();
-                    break;
-                }
-                index[r] = 0;
-                joint[r] = moves[r][0].clone();
+            step(&mut at, |r| moves[r].len());
+            for ((mv, &i), l) in joint.iter_mut().zip(&at).zip(&moves) {
+                *mv = l[i].clone();
             }
         }
         Ok(Some(NormalForm { moves, scores }))
@@ -194,20 +188,19 @@ impl<Mv: Clone> NormalForm<Mv> {
         }
         let roles = self.roles();
         let mut at = vec![0usize; roles];
-        let mut index: Vec<usize> = alive.iter().map(|a| a[0]).collect();
+        let mut index = vec![0usize; roles];
         loop {
+            for (i, (&k, a)) in index.iter_mut().zip(at.iter().zip(alive)) {
+                *i = a[k];
+            }
             for r in 0..roles {
                 let weight: f64 = (0..roles).filter(|&j| j != r).map(|j| strategies[j][at[j]]).product();
                 if weight > 0.0 {
                     values[r][at[r]] += weight * self.score(&index, r);
                 }
             }
-            let Some(r) = (0..roles).rev().find(|&r| at[r] + 1 < alive[r].len()) else { return };
-            at[r] += 1;
-            index[r] = alive[r][at[r]];
-            for j in r + 1..roles {
-                at[j] = 0;
-                index[j] = alive[j][0];
+            if !step(&mut at, |r| alive[r].len()) {
+                return;
             }
         }
     }
@@ -244,20 +237,28 @@ fn matched(regrets: &[f64], strategy: &mut [f64]) {
 /// Every combination of the other roles' alive moves (role `skip`'s entry left 0), as move
 /// indices per role.
 fn profiles(alive: &[Vec<usize>], skip: usize) -> Vec<Vec<usize>> {
-    let mut out = vec![vec![0usize; alive.len()]];
-    for (r, moves) in alive.iter().enumerate().filter(|&(r, _)| r != skip) {
-        out = out
-            .into_iter()
-            .flat_map(|p| {
-                moves.iter().map(move |&mv| {
-                    let mut q = p.clone();
-                    q[r] = mv;
-                    q
-                })
-            })
-            .collect();
+    let mut out = Vec::new();
+    let mut at = vec![0usize; alive.len()];
+    loop {
+        out.push(at.iter().zip(alive).enumerate().map(|(r, (&k, a))| if r == skip { 0 } else { a[k] }).collect());
+        if !step(&mut at, |r| if r == skip { 1 } else { alive[r].len() }) {
+            return out;
+        }
     }
-    out
+}
+
+/// Moves the counter `at` to its next combination, position `r` running over `0..len(r)` and
+/// the last position fastest (the order joint moves are listed in); false once every
+/// combination has been passed, with `at` back at all zeros.
+fn step(at: &mut [usize], len: impl Fn(usize) -> usize) -> bool {
+    for r in (0..at.len()).rev() {
+        at[r] += 1;
+        if at[r] < len(r) {
+            return true;
+        }
+        at[r] = 0;
+    }
+    false
 }
 
 #[cfg(test)]
