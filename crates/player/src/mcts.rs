@@ -171,7 +171,7 @@ const SWITCHES: [(&str, Flag); 10] = [
 type Setter = fn(&mut MctsOptions, f64) -> Result<(), &'static str>;
 
 /// The search settings a `NAME=VALUE` switch sets (`mcts:batch=8`), each with its setter.
-const SETTINGS: [(&str, Setter); 12] = [
+const SETTINGS: [(&str, Setter); 13] = [
     ("batch", |o, v| whole(v, 1, 64).map(|x| o.search.batch = x)),
     ("threads", |o, v| whole(v, 1, 256).map(|x| o.search.threads = x)),
     ("exploration", |o, v| non_negative(v).map(|x| o.search.exploration = x)),
@@ -184,6 +184,7 @@ const SETTINGS: [(&str, Setter); 12] = [
     ("prior", |o, v| non_negative(v).map(|x| o.search.prior_visits = x)),
     ("cutoff", |o, v| whole(v, 0, 100_000).map(|x| o.search.cutoff = x as u32)),
     ("minimax", |o, v| chance(v).map(|x| o.search.minimax = x)),
+    ("regret", |o, v| chance(v).map(|x| o.search.regret = x)),
 ];
 
 /// `v` as a whole number within `lo..=hi`.
@@ -277,9 +278,10 @@ impl MctsPlayer {
         MctsPlayer::with_options("mcts", MctsOptions::seeded(seed))
     }
 
-    /// The `mcts-plain` player: the same search without the analysis (plain random playouts).
+    /// The `mcts-plain` player: the same search without the analysis (plain random playouts),
+    /// decoupled UCB at every node.
     pub fn plain(seed: u64) -> MctsPlayer {
-        let options = MctsOptions {
+        let mut options = MctsOptions {
             analysis: false,
             tactics: false,
             local: false,
@@ -287,6 +289,7 @@ impl MctsPlayer {
             matrix: false,
             ..MctsOptions::seeded(seed)
         };
+        options.search.regret = 0.0;
         MctsPlayer::with_options("mcts-plain", options)
     }
 

@@ -2,9 +2,11 @@
 //! simultaneous, zero-sum or not.
 //!
 //! Every node keeps, per role and legal move, that role's visit count and score sum; each role
-//! picks its own move by UCB on its own statistics (decoupled selection), so a turn-taking game is
-//! plain UCT (the roles not to move have one move). Nodes are shared by state in a bounded pool
-//! that trims the least recently visited ones when it is full (`tree`). Proven results
+//! picks its own move on its own statistics (decoupled selection): by UCB, so a turn-taking game is
+//! plain UCT (the roles not to move have one move), except where several roles choose at once,
+//! where with `MctsConfig::regret` each draws its move by regret matching (`select`). Nodes are
+//! shared by state in a bounded pool that trims the least recently visited ones when it is full
+//! (`tree`). Proven results
 //! propagate up (MCTS-solver): a terminal node is proven; so is a node whose mover has a proven
 //! move worth the most it can still achieve, or all of whose moves are proven (the best for the
 //! mover, the shortest win or the longest loss among equals); a simultaneous node only when all
@@ -131,6 +133,13 @@ pub struct MctsConfig {
     /// statistics weigh as much as their own (the weight is √(k / (3n + k)) at n visits); 0
     /// keeps no such statistics.
     pub rave: f64,
+    /// Where several roles choose at once: the share of uniformly random choice mixed into
+    /// regret matching, which then picks each role's move there (decoupled UCB does when 0).
+    /// UCB's choices are deterministic given the statistics, so in a symmetric game both roles
+    /// keep identical statistics and choose in lockstep, and the joint moves where they differ
+    /// are never sampled; regret matching draws from a mixed strategy that converges on an
+    /// equilibrium of the node's game.
+    pub regret: f64,
 }
 
 impl Default for MctsConfig {
@@ -152,6 +161,7 @@ impl Default for MctsConfig {
             mast: 0.0,
             minimax: 0.0,
             rave: 0.0,
+            regret: 0.1,
         }
     }
 }
@@ -207,6 +217,9 @@ struct Leaf<M: SearchMachine> {
     path: Vec<NodeRef>,
     /// Per node of `path`, every role's move index.
     choices: Vec<u32>,
+    /// Per entry of `choices`, the chance the move had of being drawn (1 where it was not
+    /// drawn at random: regret matching needs it to weigh the score).
+    chances: Vec<f32>,
     /// The node at the end, if it has one (the pool may have had no room).
     node: Option<NodeRef>,
     /// Where its playout starts.
@@ -217,7 +230,7 @@ struct Leaf<M: SearchMachine> {
 
 impl<M: SearchMachine> Default for Leaf<M> {
     fn default() -> Leaf<M> {
-        Leaf { path: Vec::new(), choices: Vec::new(), node: None, state: None, moves: Vec::new() }
+        Leaf { path: Vec::new(), choices: Vec::new(), chances: Vec::new(), node: None, state: None, moves: Vec::new() }
     }
 }
 
@@ -628,6 +641,9 @@ impl<M: SearchMachine> Mcts<M> {
             [m] => Kind::Mover(m),
             _ => Kind::Simultaneous,
         };
+        if node.kind == Kind::Simultaneous && self.config.regret > 0.0 {
+            node.regrets = vec![0.0; node.moves.len()];
+        }
         // Room for what selection fills in later, so that the pool counts its bytes.
         if let (Kind::Mover(m), true) = (node.kind, self.seeds_priors()) {
             node.priors.reserve_exact(node.move_count(m));

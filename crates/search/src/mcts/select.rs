@@ -1,10 +1,12 @@
-//! Selection and backup: the descent that picks every role's move by UCB at each node and
+//! Selection and backup: the descent that picks every role's move by UCB at each node (or,
+//! where several roles choose at once and the search asks for it, by regret matching) and
 //! expands the first new joint move, and the statistics added (or taken back) along its path.
 
 use super::tree::{Amaf, Kind, Node, NodeRef, Pool, Proof};
 use super::{Best, Leaf, Mcts, MctsConfig, Plan, SearchMachine, Selected, MAX_PATH};
 use machine::MachineError;
 use rand::rngs::SmallRng;
+use rand::Rng;
 
 impl<M: SearchMachine> Mcts<M> {
     /// Descends from the root choosing every role's move at each node, expands the first joint
@@ -37,7 +39,13 @@ impl<M: SearchMachine> Mcts<M> {
             let node = self.pool.get(at).expect("just visited");
             choice.clear();
             for r in 0..self.roles {
-                choice.push(choose(&self.pool, &mut self.rng, &self.config, node, r) as u32);
+                let (c, chance) = if node.regrets.is_empty() {
+                    (choose(&self.pool, &mut self.rng, &self.config, node, r), 1.0)
+                } else {
+                    match_regret(node, r, self.config.regret as f32, &mut self.rng)
+                };
+                choice.push(c as u32);
+                leaf.chances.push(chance);
             }
             let key = node.key(&choice);
             let next = node.child(key).filter(|&c| self.pool.get(c).is_some());
@@ -187,6 +195,9 @@ impl<M: SearchMachine> Mcts<M> {
             let Some(node) = self.pool.get_mut(at) else { continue };
             for (r, &c) in leaf.choices[k * roles..(k + 1) * roles].iter().enumerate() {
                 node.edges[node.starts[r] as usize + c as usize].sum += f64::from(scores[r]);
+                if !node.regrets.is_empty() {
+                    learn_regret(node, r, c as usize, leaf.chances[k * roles + r], scores[r]);
+                }
             }
             if let (Kind::Mover(m), Some(floor)) = (node.kind, &node.floor) {
                 if floor[m] > scores[m] {
@@ -295,6 +306,51 @@ fn choose<M: SearchMachine>(
         }
     }
     untried.get().or(best.map(|b| b.0)).or(proven.map(|p| p.0)).unwrap_or(0)
+}
+
+/// `role`'s move index at `node`, where several roles choose at once, drawn by regret
+/// matching: each move in proportion to its positive cumulative regret (all alike while none
+/// has any), mixed with a `gamma` share of uniform choice so that every move keeps being
+/// sampled; with the chance the drawn move had.
+fn match_regret<M: SearchMachine>(node: &Node<M>, role: usize, gamma: f32, rng: &mut SmallRng) -> (usize, f32) {
+    let count = node.move_count(role);
+    if count <= 1 {
+        return (0, 1.0);
+    }
+    let start = node.starts[role] as usize;
+    let regrets = &node.regrets[start..start + count];
+    let positive: f32 = regrets.iter().map(|r| r.max(0.0)).sum();
+    let uniform = 1.0 / count as f32;
+    let chance = |i: usize| {
+        let matched = if positive > 0.0 { regrets[i].max(0.0) / positive } else { uniform };
+        (1.0 - gamma) * matched + gamma * uniform
+    };
+    let mut draw: f32 = rng.random();
+    for i in 0..count - 1 {
+        let p = chance(i);
+        if draw < p {
+            return (i, p);
+        }
+        draw -= p;
+    }
+    (count - 1, chance(count - 1))
+}
+
+/// Adds to `role`'s regrets at `node` what one iteration taught, the move `chosen` (drawn with
+/// `chance`) having scored `score` (0..=100): the score each move would have had, estimated
+/// without bias by the drawn move's score divided by its chance and nothing for the others,
+/// less the score it had.
+fn learn_regret<M: SearchMachine>(node: &mut Node<M>, role: usize, chosen: usize, chance: f32, score: u8) {
+    let start = node.starts[role] as usize;
+    let count = node.move_count(role);
+    if count <= 1 {
+        return;
+    }
+    let score = f32::from(score) / 100.0;
+    for regret in &mut node.regrets[start..start + count] {
+        *regret -= score;
+    }
+    node.regrets[start + chosen] += score / chance.max(f32::EPSILON);
 }
 
 /// What implicit minimax knows of the state after a move: its proven scores, or every role's

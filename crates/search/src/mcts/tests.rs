@@ -380,3 +380,55 @@ fn implicit_minimax_sees_a_pawn_lost_two_plies_deep() {
     let (_, mcts) = search(0.0);
     assert!(mcts.root_node().evals.is_empty() && mcts.root_node().minimax.is_empty());
 }
+
+/// A one-shot game of two roles who each show one of two sides, scored by `scores`: the first
+/// role's score for (first, first), (first, second), (second, first), (second, second), then
+/// the second role's.
+fn one_shot(scores: [u8; 8]) -> Net {
+    let mut text = String::from(
+        "(role row) (role col) (init start)
+         (<= (legal ?r (show ?s)) (role ?r) (side ?s)) (side one) (side two)
+         (<= (next (shown ?r ?s)) (does ?r (show ?s)))
+         (<= terminal (true (shown row ?s)))",
+    );
+    let pairs = [("one", "one"), ("one", "two"), ("two", "one"), ("two", "two")];
+    for (k, role) in ["row", "col"].iter().enumerate() {
+        for (i, (a, b)) in pairs.iter().enumerate() {
+            let score = scores[4 * k + i];
+            text.push_str(&format!("(<= (goal {role} {score}) (true (shown row {a})) (true (shown col {b})))"));
+        }
+    }
+    testkit::compile(&testkit::load("one-shot", &text))
+}
+
+/// Each role's share of the root visits that went to its first move, after `iterations`.
+fn first_move_shares(net: &Net, regret: f64, iterations: u64) -> [f64; 2] {
+    let config = MctsConfig { regret, ..config(10_000) };
+    let mut mcts = Mcts::new(Arc::new(Program::new(net)), None, config).expect("starts");
+    mcts.search_iterations(iterations).expect("searches");
+    [0, 1].map(|r| {
+        let stats = mcts.move_stats(r);
+        stats[0].visits as f64 / stats.iter().map(|s| s.visits as f64).sum::<f64>()
+    })
+}
+
+#[test]
+fn regret_matching_finds_the_uneven_mix_of_a_zero_sum_game() {
+    // The row role wins 100 on (one, one) and 50 on (two, two): each role plays `one` a third
+    // of the time at equilibrium.
+    let net = one_shot([100, 0, 0, 50, 0, 100, 100, 50]);
+    let shares = first_move_shares(&net, 0.1, 30_000);
+    for share in shares {
+        assert!((0.25..0.42).contains(&share), "{shares:?}");
+    }
+}
+
+#[test]
+fn regret_matching_defects_in_the_prisoners_dilemma() {
+    // Cooperating (`one`) is strictly dominated by defecting (`two`) for both roles.
+    let net = one_shot([60, 0, 100, 20, 60, 100, 0, 20]);
+    let shares = first_move_shares(&net, 0.1, 10_000);
+    for share in shares {
+        assert!(share < 0.2, "{shares:?}");
+    }
+}

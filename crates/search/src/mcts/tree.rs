@@ -93,6 +93,9 @@ pub(super) struct Node<M: SearchMachine> {
     /// Per entry of `moves`, its all-moves-as-first statistics where the search keeps them
     /// (empty otherwise).
     pub amaf: Vec<Amaf>,
+    /// Where several roles choose at once and the search matches regrets there: per entry of
+    /// `moves`, the role's cumulative regret for not having played it (empty otherwise).
+    pub regrets: Vec<f32>,
     /// Expanded joint moves, sorted by key (the roles' move indices in mixed radix, role 0
     /// lowest), each with the node it leads to.
     pub children: Vec<(u64, NodeRef)>,
@@ -138,6 +141,7 @@ impl<M: SearchMachine> Node<M> {
             starts: Vec::new(),
             edges: Vec::new(),
             amaf: Vec::new(),
+            regrets: Vec::new(),
             children: Vec::new(),
             joint_count: None,
             range: Vec::new(),
@@ -155,8 +159,8 @@ impl<M: SearchMachine> Node<M> {
     /// An estimate of the bytes the node takes in the pool: the node, its state twice (the
     /// table keeps a copy as its key), its moves and statistics, a table entry, an allowance
     /// for the one child entry an average node gets in its parent (a vector that grows by
-    /// doubling), and the allocator's overhead on each of its nine allocations (ten with RAVE,
-    /// two more with the minimax values).
+    /// doubling), and the allocator's overhead on each of its nine allocations (one more with
+    /// RAVE, one with regrets, two with the minimax values).
     fn footprint(&self) -> usize {
         use std::mem::size_of;
         let state = M::state_bytes(&self.state);
@@ -166,6 +170,7 @@ impl<M: SearchMachine> Node<M> {
             + self.starts.capacity() * size_of::<u32>()
             + self.edges.capacity() * size_of::<Edge>()
             + self.amaf.capacity() * size_of::<Amaf>()
+            + self.regrets.capacity() * size_of::<f32>()
             + self.range.capacity() * size_of::<(u8, u8)>()
             + self.priors.capacity()
             + (self.evals.capacity() + self.minimax.capacity()) * size_of::<f32>()
@@ -173,7 +178,9 @@ impl<M: SearchMachine> Node<M> {
             + self.local.capacity()
             + size_of::<(M::State, u32)>()
             + 2 * size_of::<(u64, NodeRef)>()
-            + (9 + usize::from(self.amaf.capacity() > 0) + 2 * usize::from(self.evals.capacity() > 0))
+            + (9 + usize::from(self.amaf.capacity() > 0)
+                + usize::from(self.regrets.capacity() > 0)
+                + 2 * usize::from(self.evals.capacity() > 0))
                 * ALLOCATION_OVERHEAD
     }
 
