@@ -228,9 +228,20 @@ impl<Mv: Clone> NormalForm<Mv> {
 /// The regret-matching strategy for `regrets`: shares proportional to the positive regrets, or
 /// uniform where none is positive.
 fn matched(regrets: &[f64], strategy: &mut [f64]) {
-    let total: f64 = regrets.iter().map(|r| r.max(0.0)).sum();
-    for (p, r) in strategy.iter_mut().zip(regrets) {
-        *p = if total > 0.0 { r.max(0.0) / total } else { 1.0 / regrets.len() as f64 };
+    let positive: f64 = regrets.iter().map(|r| r.max(0.0)).sum();
+    for (p, &r) in strategy.iter_mut().zip(regrets) {
+        *p = matched_share(r, positive, regrets.len());
+    }
+}
+
+/// Regret matching's share for a move of cumulative regret `regret`, among `count` moves whose
+/// positive regrets add up to `positive`: in proportion to its positive regret, or uniform while
+/// none is positive.
+pub(crate) fn matched_share(regret: f64, positive: f64, count: usize) -> f64 {
+    if positive > 0.0 {
+        regret.max(0.0) / positive
+    } else {
+        1.0 / count as f64
     }
 }
 

@@ -4,6 +4,7 @@
 
 use super::tree::{Amaf, Kind, Node, NodeRef, Pool, Proof};
 use super::{Best, Leaf, Mcts, MctsConfig, Plan, SearchMachine, Selected, MAX_PATH};
+use crate::matrix::matched_share;
 use machine::MachineError;
 use rand::rngs::SmallRng;
 use rand::Rng;
@@ -319,12 +320,10 @@ fn match_regret<M: SearchMachine>(node: &Node<M>, role: usize, gamma: f32, rng: 
     }
     let start = node.starts[role] as usize;
     let regrets = &node.regrets[start..start + count];
-    let positive: f32 = regrets.iter().map(|r| r.max(0.0)).sum();
+    let positive: f64 = regrets.iter().map(|&r| f64::from(r.max(0.0))).sum();
     let uniform = 1.0 / count as f32;
-    let chance = |i: usize| {
-        let matched = if positive > 0.0 { regrets[i].max(0.0) / positive } else { uniform };
-        (1.0 - gamma) * matched + gamma * uniform
-    };
+    let chance =
+        |i: usize| (1.0 - gamma) * matched_share(f64::from(regrets[i]), positive, count) as f32 + gamma * uniform;
     let mut draw: f32 = rng.random();
     for i in 0..count - 1 {
         let p = chance(i);
