@@ -74,6 +74,14 @@ fn before(deadline: Instant, margin: Duration) -> Instant {
     deadline.checked_sub(margin).map_or_else(Instant::now, |t| t.max(Instant::now()))
 }
 
+/// The longest the material check on the tree's move may take when the move is chosen (see
+/// [`Mcts::checked_best_move`]), if it was not made when the move's search began.
+const CHECK_TIME: Duration = Duration::from_millis(40);
+
+/// The longest the work before a move's search (the material check: over 40 ms in
+/// Breakthrough) may take.
+const PREPARE_TIME: Duration = Duration::from_millis(300);
+
 /// How the player prepares and searches.
 #[derive(Debug, Clone)]
 pub struct MctsOptions {
@@ -144,7 +152,7 @@ impl Default for MctsOptions {
             mast: true,
             pieces: true,
             matrix: true,
-            search: MctsConfig { mast: MAST_GREEDY, cutoff: CUTOFF, ..MctsConfig::default() },
+            search: MctsConfig { mast: MAST_GREEDY, cutoff: CUTOFF, material_check: true, ..MctsConfig::default() },
         }
     }
 }
@@ -154,7 +162,7 @@ type Flag = fn(&mut MctsOptions) -> &mut bool;
 
 /// The parts of the `mcts` player that a `no-` switch in its spec turns off (`mcts:no-forms`),
 /// each with the option it clears.
-const SWITCHES: [(&str, Flag); 10] = [
+const SWITCHES: [(&str, Flag); 11] = [
     ("analysis", |o| &mut o.analysis),
     ("ponder", |o| &mut o.ponder),
     ("tactics", |o| &mut o.tactics),
@@ -165,6 +173,7 @@ const SWITCHES: [(&str, Flag); 10] = [
     ("mast", |o| &mut o.mast),
     ("pieces", |o| &mut o.pieces),
     ("matrix", |o| &mut o.matrix),
+    ("check", |o| &mut o.search.material_check),
 ];
 
 /// Sets one numeric setting of the player or its search, or says why the value cannot be used.
@@ -369,6 +378,12 @@ trait Tree: Send + 'static {
     /// The move to play for `role`, printed; `None` if it has no legal move.
     fn best(&mut self, role: usize) -> Result<Option<String>, MachineError>;
 
+    /// Work done at the start of a move that `best` then needs (the material check), before
+    /// `until`.
+    fn prepare(&mut self, _role: usize, _until: Instant) -> Result<(), MachineError> {
+        Ok(())
+    }
+
     /// Whether more search cannot change the answer: the root is proven, or (where `settled`)
     /// the single-player plan held is followed without searching.
     fn finished(&self, settled: bool) -> bool;
@@ -405,11 +420,19 @@ impl<M: SearchMachine + 'static> Tree for Mcts<M> {
     }
 
     fn best(&mut self, role: usize) -> Result<Option<String>, MachineError> {
-        Ok(self.best_move(role).map(|mv| self.machine().format_move(&mv)))
+        let mv = self.checked_best_move(role, Instant::now() + CHECK_TIME)?;
+        Ok(mv.map(|mv| self.machine().format_move(&mv)))
     }
 
     fn finished(&self, settled: bool) -> bool {
         (settled && self.plan().is_some_and(|p| !p.moves.is_empty())) || self.stats().proven.is_some()
+    }
+
+    fn prepare(&mut self, role: usize, until: Instant) -> Result<(), MachineError> {
+        if self.config().material_check {
+            self.material_check(role, until)?;
+        }
+        Ok(())
     }
 
     fn equilibrium_move(
@@ -586,6 +609,7 @@ impl<T: Tree> Thinker<T> {
             }
         }
         if choosing && self.worth_searching() {
+            self.tree.prepare(self.role, until.min(Instant::now() + PREPARE_TIME))?;
             self.search(until)?;
         }
         self.tree.best(self.role)?.ok_or(PlayerError::NoLegalMove)

@@ -26,7 +26,8 @@
 //! loses since the root, counting as a few playouts (`select`), with `MctsConfig::cutoff`
 //! guided playouts stop early and are scored by that balance, and with `MctsConfig::minimax`
 //! the balance after each move is backed up the tree by implicit minimax and blended into
-//! selection.
+//! selection. With `MctsConfig::material_check` the move played is checked against that balance
+//! three plies deep (`safety`).
 //!
 //! The search runs on any [`SearchMachine`]: on a propnet as described, on the reasoner (for a
 //! game whose net cannot be built) with plain random playouts, one at a time, and no guide.
@@ -42,6 +43,7 @@ mod material;
 mod pieces;
 mod playout;
 mod run;
+mod safety;
 mod select;
 mod solver;
 mod tree;
@@ -94,6 +96,9 @@ pub struct MctsConfig {
     pub max_bytes: usize,
     /// UCB's exploration constant, for scores scaled to 0..=1.
     pub exploration: f64,
+    /// Where the roles have pieces, play only moves that keep as much material three plies deep
+    /// as the best root move does (see [`Mcts::material_check`]), unless a proof says otherwise.
+    pub material_check: bool,
     /// Weight of the goal-latch hint in selection (a change of the achievable range, fading
     /// with visits).
     pub latch_bias: f64,
@@ -150,6 +155,7 @@ impl Default for MctsConfig {
             max_nodes: 4_000_000,
             max_bytes: 512 << 20,
             exploration: 0.7,
+            material_check: false,
             latch_bias: 0.5,
             heuristic_bias: 1.0,
             guided_playouts: true,
@@ -281,6 +287,8 @@ pub struct Mcts<M: SearchMachine = PropnetMachine> {
     /// Scratch for the minimax values being copied into a node (kept to spare the backup an
     /// allocation per node of the path).
     row: Vec<f32>,
+    /// The last material check: the root state it was made at, the role, its values.
+    checked: Option<(M::State, usize, Vec<f64>)>,
 }
 
 impl<M: SearchMachine> std::fmt::Debug for Mcts<M> {
@@ -348,6 +356,7 @@ impl<M: SearchMachine> Mcts<M> {
             played: Vec::new(),
             anchor,
             row: Vec::new(),
+            checked: None,
         };
         mcts.root = mcts.node_for(initial)?;
         Ok(mcts)
@@ -356,6 +365,11 @@ impl<M: SearchMachine> Mcts<M> {
     /// The machine the tree is built on (to print or find moves).
     pub fn machine(&self) -> &M {
         &self.machine
+    }
+
+    /// How the search runs.
+    pub fn config(&self) -> &MctsConfig {
+        &self.config
     }
 
     /// The state at the root: the current state of the game.
@@ -454,6 +468,25 @@ impl<M: SearchMachine> Mcts<M> {
     /// in a single-player game, the best plan's next move unless a move is proven to do better.
     /// `None` when the role has no legal move (the game is over).
     pub fn best_move(&self, role: usize) -> Option<M::Move> {
+        self.pick(role, None)
+    }
+
+    /// [`best_move`](Self::best_move), where the configuration asks for it and the roles have
+    /// pieces, among the open moves only those that keep as much material three plies deep as
+    /// the best of them (to within [`safety::SAFE_MARGIN`]); the check stops at `deadline`, and
+    /// the tree's pick stands if it has not finished.
+    pub fn checked_best_move(&mut self, role: usize, deadline: Instant) -> Result<Option<M::Move>, MachineError> {
+        let check = match self.config.material_check {
+            true => self.material_check(role, deadline)?,
+            false => None,
+        };
+        let count = if role < self.roles { self.root_node().move_count(role) } else { 0 };
+        Ok(self.pick(role, check.as_deref().filter(|c| c.len() == count)))
+    }
+
+    /// The move [`best_move`](Self::best_move) describes, the open moves limited by `check` (each
+    /// move's material three plies deep) where there is one.
+    fn pick(&self, role: usize, check: Option<&[f64]>) -> Option<M::Move> {
         let root = self.root_node();
         let count = if role < self.roles { root.move_count(role) } else { 0 };
         if count <= 1 {
@@ -482,7 +515,9 @@ impl<M: SearchMachine> Mcts<M> {
             }
         }
         let by_visits = |&i: &usize| (root.edge(role, i).visits, ordered(root.edge(role, i).mean()));
-        let open = (0..count).filter(|&i| proven[i].is_none()).max_by_key(by_visits);
+        let top = check.and_then(|c| (0..count).filter(|&i| proven[i].is_none()).map(|i| c[i]).max_by(f64::total_cmp));
+        let safe = |i: usize| check.zip(top).is_none_or(|(c, top)| c[i] >= top - safety::SAFE_MARGIN);
+        let open = (0..count).filter(|&i| proven[i].is_none() && safe(i)).max_by_key(by_visits);
         // The best proven move against the most visited open one: a proven loss never wins, and
         // the open move must beat the proven score on average.
         let pick = match (decided, open) {

@@ -432,3 +432,27 @@ fn regret_matching_defects_in_the_prisoners_dilemma() {
         assert!(share < 0.2, "{shares:?}");
     }
 }
+
+#[test]
+fn the_material_check_keeps_the_player_from_hanging_a_pawn() {
+    let net = net("breakthrough");
+    let guide = Arc::new(piece_guide(&net, false));
+    // White's a-pawn on a5: stepping on to a6 lets black's b7 pawn take it for nothing.
+    let config = MctsConfig { material_check: true, ..config(100_000) };
+    let (m, mut mcts) = search_from(&net, &A_PAWN_ON_A5, Some(guide), config);
+    mcts.search_iterations(200).expect("searches");
+    let far = Instant::now() + Duration::from_secs(60);
+    let values = mcts.material_check(0, far).expect("checks").expect("white alone moves, with pieces");
+    let stats = mcts.move_stats(0);
+    assert_eq!(values.len(), stats.len());
+    let value = |mv: u32| values[stats.iter().position(|s| s.mv == mv).expect("legal")];
+    let top = values.iter().copied().fold(f64::MIN, f64::max);
+    let hang = m.find_move(0, "(move 1 5 1 6)").expect("a move");
+    assert!((top - 0.5).abs() < 0.01, "white can keep its material: {top}");
+    assert!(value(hang) < top - 0.05, "a6 loses the pawn: {} against {top}", value(hang));
+    // Whatever the tree prefers, the player's move keeps the material.
+    let played = mcts.checked_best_move(0, far).expect("checks").expect("a move");
+    assert!(value(played) >= top - 0.03, "{} keeps {}", m.format_move(&played), value(played));
+    // The check is kept for the root: asked again, it answers at once with the same values.
+    assert_eq!(mcts.material_check(0, Instant::now()).expect("checks"), Some(values));
+}
