@@ -74,12 +74,8 @@ fn before(deadline: Instant, margin: Duration) -> Instant {
     deadline.checked_sub(margin).map_or_else(Instant::now, |t| t.max(Instant::now()))
 }
 
-/// The longest the material check on the tree's move may take when the move is chosen (see
-/// [`Mcts::checked_best_move`]), if it was not made when the move's search began.
-const CHECK_TIME: Duration = Duration::from_millis(40);
-
-/// The longest the work before a move's search (the material check: over 40 ms in
-/// Breakthrough) may take.
+/// The longest the work before a move's search (the material check, which the move's choice
+/// then uses: over 40 ms in Breakthrough) may take.
 const PREPARE_TIME: Duration = Duration::from_millis(300);
 
 /// How the player prepares and searches.
@@ -420,8 +416,7 @@ impl<M: SearchMachine + 'static> Tree for Mcts<M> {
     }
 
     fn best(&mut self, role: usize) -> Result<Option<String>, MachineError> {
-        let mv = self.checked_best_move(role, Instant::now() + CHECK_TIME)?;
-        Ok(mv.map(|mv| self.machine().format_move(&mv)))
+        Ok(self.checked_best_move(role).map(|mv| self.machine().format_move(&mv)))
     }
 
     fn finished(&self, settled: bool) -> bool {

@@ -471,17 +471,15 @@ impl<M: SearchMachine> Mcts<M> {
         self.pick(role, None)
     }
 
-    /// [`best_move`](Self::best_move), where the configuration asks for it and the roles have
-    /// pieces, among the open moves only those that keep as much material three plies deep as
-    /// the best of them (to within [`safety::SAFE_MARGIN`]); the check stops at `deadline`, and
-    /// the tree's pick stands if it has not finished.
-    pub fn checked_best_move(&mut self, role: usize, deadline: Instant) -> Result<Option<M::Move>, MachineError> {
-        let check = match self.config.material_check {
-            true => self.material_check(role, deadline)?,
-            false => None,
-        };
+    /// [`best_move`](Self::best_move), where the configuration asks for it and a
+    /// [`material_check`](Self::material_check) was made at this root, among the open moves
+    /// only those that keep as much material three plies deep as the best of them (to within
+    /// [`safety::SAFE_MARGIN`]). The check is not made here: choosing the move must not take
+    /// time from the margin kept for answering.
+    pub fn checked_best_move(&self, role: usize) -> Option<M::Move> {
         let count = if role < self.roles { self.root_node().move_count(role) } else { 0 };
-        Ok(self.pick(role, check.as_deref().filter(|c| c.len() == count)))
+        let check = self.checked(role).filter(|c| self.config.material_check && c.len() == count);
+        self.pick(role, check)
     }
 
     /// The move [`best_move`](Self::best_move) describes, the open moves limited by `check` (each

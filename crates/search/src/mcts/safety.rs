@@ -25,16 +25,21 @@ impl<M: SearchMachine> Mcts<M> {
     /// The values are kept for the root they were found at, so a check made before the
     /// search (at the move's start) costs nothing when the move is chosen.
     pub fn material_check(&mut self, role: usize, deadline: Instant) -> Result<Option<Vec<f64>>, MachineError> {
-        if let Some((state, r, values)) = &self.checked {
-            if *r == role && state == &self.root_node().state {
-                return Ok(Some(values.clone()));
-            }
+        if let Some(values) = self.checked(role) {
+            return Ok(Some(values.to_vec()));
         }
         let values = self.check(role, deadline)?;
         if let Some(v) = &values {
             self.checked = Some((self.root_node().state.clone(), role, v.clone()));
         }
         Ok(values)
+    }
+
+    /// The values of the last [`material_check`](Self::material_check) for `role`, if it was
+    /// made at the current root.
+    pub(super) fn checked(&self, role: usize) -> Option<&[f64]> {
+        let (state, r, values) = self.checked.as_ref()?;
+        (*r == role && state == &self.root_node().state).then_some(values.as_slice())
     }
 
     /// [`material_check`](Self::material_check) worked out afresh.
@@ -47,15 +52,11 @@ impl<M: SearchMachine> Mcts<M> {
         let state = root.state.clone();
         let Some(words) = M::bits(&state).map(<[u64]>::to_vec) else { return Ok(None) };
         let Some((balance, _)) = guide.priors(&words, &words) else { return Ok(None) };
-        let joints: Vec<Vec<M::Move>> = (0..root.move_count(role))
-            .map(|i| {
-                (0..self.roles)
-                    .map(|r| if r == role { root.role_move(role, i) } else { root.role_move(r, 0) })
-                    .collect()
-            })
-            .collect();
-        let mut values = Vec::with_capacity(joints.len());
-        for joint in joints {
+        let mut joint: Vec<M::Move> = (0..self.roles).map(|r| root.role_move(r, 0)).collect();
+        let moves: Vec<M::Move> = (0..root.move_count(role)).map(|i| root.role_move(role, i)).collect();
+        let mut values = Vec::with_capacity(moves.len());
+        for mv in moves {
+            joint[role] = mv;
             let next = self.machine.next_state(&state, &joint)?;
             match self.worth(&next, role, &balance, PLIES - 1, deadline)? {
                 Some(v) => values.push(v),
