@@ -75,8 +75,11 @@ fn before(deadline: Instant, margin: Duration) -> Instant {
 }
 
 /// The longest the work before a move's search (the material check, which the move's choice
-/// then uses: over 40 ms in Breakthrough) may take.
-const PREPARE_TIME: Duration = Duration::from_millis(300);
+/// then uses: 10 ms for three plies in Breakthrough, 20–500 ms for five) may take.
+const PREPARE_TIME: Duration = Duration::from_millis(600);
+
+/// The work before a move's search has at most one part in this many of the move's time.
+const PREPARE_SHARE: u32 = 5;
 
 /// How the player prepares and searches.
 #[derive(Debug, Clone)]
@@ -176,7 +179,7 @@ const SWITCHES: [(&str, Flag); 11] = [
 type Setter = fn(&mut MctsOptions, f64) -> Result<(), &'static str>;
 
 /// The search settings a `NAME=VALUE` switch sets (`mcts:batch=8`), each with its setter.
-const SETTINGS: [(&str, Setter); 13] = [
+const SETTINGS: [(&str, Setter); 14] = [
     ("batch", |o, v| whole(v, 1, 64).map(|x| o.search.batch = x)),
     ("threads", |o, v| whole(v, 1, 256).map(|x| o.search.threads = x)),
     ("exploration", |o, v| non_negative(v).map(|x| o.search.exploration = x)),
@@ -190,6 +193,7 @@ const SETTINGS: [(&str, Setter); 13] = [
     ("cutoff", |o, v| whole(v, 0, 100_000).map(|x| o.search.cutoff = x as u32)),
     ("minimax", |o, v| chance(v).map(|x| o.search.minimax = x)),
     ("regret", |o, v| chance(v).map(|x| o.search.regret = x)),
+    ("check-plies", |o, v| whole(v, 1, 15).map(|x| o.search.check_plies = x as u32)),
 ];
 
 /// `v` as a whole number within `lo..=hi`.
@@ -604,7 +608,9 @@ impl<T: Tree> Thinker<T> {
             }
         }
         if choosing && self.worth_searching() {
-            self.tree.prepare(self.role, until.min(Instant::now() + PREPARE_TIME))?;
+            let now = Instant::now();
+            let time = until.saturating_duration_since(now) / PREPARE_SHARE;
+            self.tree.prepare(self.role, now + time.min(PREPARE_TIME))?;
             self.search(until)?;
         }
         self.tree.best(self.role)?.ok_or(PlayerError::NoLegalMove)

@@ -27,7 +27,7 @@
 //! guided playouts stop early and are scored by that balance, and with `MctsConfig::minimax`
 //! the balance after each move is backed up the tree by implicit minimax and blended into
 //! selection. With `MctsConfig::material_check` the move played is checked against that balance
-//! three plies deep (`safety`).
+//! three to five plies deep, by alpha-beta (`safety`).
 //!
 //! The search runs on any [`SearchMachine`]: on a propnet as described, on the reasoner (for a
 //! game whose net cannot be built) with plain random playouts, one at a time, and no guide.
@@ -96,9 +96,12 @@ pub struct MctsConfig {
     pub max_bytes: usize,
     /// UCB's exploration constant, for scores scaled to 0..=1.
     pub exploration: f64,
-    /// Where the roles have pieces, play only moves that keep as much material three plies deep
-    /// as the best root move does (see [`Mcts::material_check`]), unless a proof says otherwise.
+    /// Where the roles have pieces, play only moves that keep as much material three to five
+    /// plies deep as the best root move does (see [`Mcts::material_check`]), unless a proof says otherwise.
     pub material_check: bool,
+    /// How deep the material check goes at most, in plies: it deepens two at a time from three
+    /// (or from this, if less) while its time lasts.
+    pub check_plies: u32,
     /// Weight of the goal-latch hint in selection (a change of the achievable range, fading
     /// with visits).
     pub latch_bias: f64,
@@ -156,6 +159,7 @@ impl Default for MctsConfig {
             max_bytes: 512 << 20,
             exploration: 0.7,
             material_check: false,
+            check_plies: safety::CHECK_PLIES,
             latch_bias: 0.5,
             heuristic_bias: 1.0,
             guided_playouts: true,
@@ -473,7 +477,7 @@ impl<M: SearchMachine> Mcts<M> {
 
     /// [`best_move`](Self::best_move), where the configuration asks for it and a
     /// [`material_check`](Self::material_check) was made at this root, among the open moves
-    /// only those that keep as much material three plies deep as the best of them (to within
+    /// only those that keep as much material a few plies deep as the best of them (to within
     /// [`safety::SAFE_MARGIN`]). The check is not made here: choosing the move must not take
     /// time from the margin kept for answering.
     pub fn checked_best_move(&self, role: usize) -> Option<M::Move> {
@@ -483,7 +487,7 @@ impl<M: SearchMachine> Mcts<M> {
     }
 
     /// The move [`best_move`](Self::best_move) describes, the open moves limited by `check` (each
-    /// move's material three plies deep) where there is one.
+    /// move's material a few plies deep) where there is one.
     fn pick(&self, role: usize, check: Option<&[f64]>) -> Option<M::Move> {
         let root = self.root_node();
         let count = if role < self.roles { root.move_count(role) } else { 0 };

@@ -1,9 +1,12 @@
 //! A material check on the move the tree picks, where the roles have pieces: each root move is
-//! valued three plies deep by the piece balance (the move, every reply, the mover's best answer
-//! to it; a game that ends on the way by its scores), and the player keeps to the moves that
-//! do best by that measure. A tree whose leaves are valued by noisy playouts can rate a move
-//! that leaves a piece to be taken for nothing within a point of its neighbours, and then play
-//! it on a handful of visits; three plies of exact material cannot miss it.
+//! valued a few plies deep by the piece balance (the move, every reply, the mover's best answer
+//! to it, and so on; a game that ends on the way by its scores), and the player keeps to the
+//! moves that do best by that measure. A tree whose leaves are valued by noisy playouts can rate
+//! a move that leaves a piece to be taken for nothing within a point of its neighbours, and then
+//! play it on a handful of visits; a few plies of exact material cannot miss it. The check
+//! deepens by alpha-beta from three plies to five (`MctsConfig::check_plies`) while its time
+//! lasts, since five plies also see a threat of two moves: a piece that reaches the last rank
+//! unless it is stopped at once.
 
 use super::pieces::Balance;
 use super::tree::Kind;
@@ -11,17 +14,25 @@ use super::{Mcts, SearchMachine};
 use machine::MachineError;
 use std::time::Instant;
 
-/// Plies of the check: the mover's move, the reply, the mover's answer.
-const PLIES: u32 = 3;
+/// Plies of the first, always completed, iteration: the mover's move, the reply, the answer.
+const FIRST_PLIES: u32 = 3;
+
+/// Plies of the deepest iteration unless configured otherwise (`MctsConfig::check_plies`;
+/// Breakthrough's midgame: 10 ms for three, 20–500 ms for five on one core). Odd, so that each
+/// iteration ends on the mover's own move and the balance at its horizon never counts a capture
+/// the mover could answer at once.
+pub(super) const CHECK_PLIES: u32 = 5;
 
 /// How far below the best check value a move may be and still count as safe: less than the
 /// value of one piece, more than the small weight the balance gives a recapture.
 pub(super) const SAFE_MARGIN: f64 = 0.03;
 
 impl<M: SearchMachine> Mcts<M> {
-    /// Every legal root move of `role`, valued [`PLIES`] plies deep by the piece balance since
-    /// the root (0..=1 for `role`; ended games by their scores), where `role` alone moves at the
-    /// root and the guide knows the pieces; `None` elsewhere, or if `deadline` passes first.
+    /// Every legal root move of `role`, valued [`FIRST_PLIES`] to `MctsConfig::check_plies`
+    /// plies deep by the piece balance since the root (0..=1 for `role`; ended games by their
+    /// scores; a move short of the best by more than [`SAFE_MARGIN`] may get an upper bound
+    /// instead), where `role` alone moves at the root and the guide knows the pieces; `None`
+    /// elsewhere, or if `deadline` passes before the first iteration ends.
     /// The values are kept for the root they were found at, so a check made before the
     /// search (at the move's start) costs nothing when the move is chosen.
     pub fn material_check(&mut self, role: usize, deadline: Instant) -> Result<Option<Vec<f64>>, MachineError> {
@@ -42,7 +53,12 @@ impl<M: SearchMachine> Mcts<M> {
         (*r == role && state == &self.root_node().state).then_some(values.as_slice())
     }
 
-    /// [`material_check`](Self::material_check) worked out afresh.
+    /// [`material_check`](Self::material_check) worked out afresh: iterative deepening, the
+    /// values of the deepest iteration finished before `deadline` (`None` if not even the first).
+    /// Each iteration tries the root moves best first by the one before, and searches each after
+    /// the first only for whether it comes within [`SAFE_MARGIN`] of the best so far: a move that
+    /// does gets its exact value, one that does not an upper bound below the safe range, which
+    /// is all the move's choice needs.
     fn check(&mut self, role: usize, deadline: Instant) -> Result<Option<Vec<f64>>, MachineError> {
         let Some(guide) = self.guide.clone().filter(|g| g.has_pieces()) else { return Ok(None) };
         let root = self.root_node();
@@ -54,26 +70,47 @@ impl<M: SearchMachine> Mcts<M> {
         let Some((balance, _)) = guide.priors(&words, &words) else { return Ok(None) };
         let mut joint: Vec<M::Move> = (0..self.roles).map(|r| root.role_move(r, 0)).collect();
         let moves: Vec<M::Move> = (0..root.move_count(role)).map(|i| root.role_move(role, i)).collect();
-        let mut values = Vec::with_capacity(moves.len());
-        for mv in moves {
+        let mut children = Vec::with_capacity(moves.len());
+        for &mv in &moves {
             joint[role] = mv;
-            let next = self.machine.next_state(&state, &joint)?;
-            match self.worth(&next, role, &balance, PLIES - 1, deadline)? {
-                Some(v) => values.push(v),
-                None => return Ok(None),
-            }
+            children.push(self.machine.next_state(&state, &joint)?);
         }
-        Ok(Some(values))
+        let mut found: Option<Vec<f64>> = None;
+        let last = self.config.check_plies.max(1);
+        let mut plies = FIRST_PLIES.min(last);
+        while plies <= last {
+            let mut order: Vec<usize> = (0..moves.len()).collect();
+            if let Some(values) = &found {
+                order.sort_by(|&a, &b| values[b].total_cmp(&values[a]));
+            }
+            let mut values = vec![0.0; moves.len()];
+            let mut best = f64::NEG_INFINITY;
+            for i in order {
+                let alpha = best - SAFE_MARGIN - 1e-9;
+                let Some(v) = self.worth(&children[i], role, &balance, plies - 1, (alpha, f64::INFINITY), deadline)?
+                else {
+                    return Ok(found);
+                };
+                values[i] = v;
+                best = best.max(v);
+            }
+            found = Some(values);
+            plies += 2;
+        }
+        Ok(found)
     }
 
-    /// `state`'s value for `role` after `plies` more plies of minimax on the balance; `None`
-    /// once `deadline` has passed. Where several roles choose at once the balance stands.
+    /// `state`'s value for `role` after `plies` more plies of alpha-beta minimax on the balance
+    /// within the window (alpha, beta): exact inside it, a bound at or beyond the edge it
+    /// passes; `None` once `deadline` has passed. Where several roles choose at once the
+    /// balance stands.
     fn worth(
         &mut self,
         state: &M::State,
         role: usize,
         balance: &Balance<'_>,
         plies: u32,
+        (mut alpha, mut beta): (f64, f64),
         deadline: Instant,
     ) -> Result<Option<f64>, MachineError> {
         if self.machine.is_terminal(state)? {
@@ -101,16 +138,32 @@ impl<M: SearchMachine> Mcts<M> {
         let Some(mut joint) = legal.iter().map(|l| l.first().copied()).collect::<Option<Vec<M::Move>>>() else {
             return Ok(Some(here));
         };
-        let mut best: Option<f64> = None;
+        let maximising = mover == role;
+        let mut children = Vec::with_capacity(legal[mover].len());
         for &mv in &legal[mover] {
             joint[mover] = mv;
-            let next = self.machine.next_state(state, &joint)?;
-            let Some(v) = self.worth(&next, role, balance, plies - 1, deadline)? else { return Ok(None) };
-            best = Some(match best {
-                None => v,
-                Some(b) if mover == role => b.max(v),
-                Some(b) => b.min(v),
-            });
+            children.push(self.machine.next_state(state, &joint)?);
+        }
+        // Captures first, for the mover: the cut-offs come from the strongest move.
+        if plies > 1 {
+            let key = |s: &M::State| M::bits(s).map_or(0.5, |bits| balance.value(bits, role));
+            let mut keyed: Vec<(f64, M::State)> = children.into_iter().map(|s| (key(&s), s)).collect();
+            keyed.sort_by(|a, b| if maximising { b.0.total_cmp(&a.0) } else { a.0.total_cmp(&b.0) });
+            children = keyed.into_iter().map(|(_, s)| s).collect();
+        }
+        let mut best: Option<f64> = None;
+        for next in &children {
+            let Some(v) = self.worth(next, role, balance, plies - 1, (alpha, beta), deadline)? else { return Ok(None) };
+            if maximising {
+                best = Some(best.map_or(v, |b: f64| b.max(v)));
+                alpha = alpha.max(v);
+            } else {
+                best = Some(best.map_or(v, |b: f64| b.min(v)));
+                beta = beta.min(v);
+            }
+            if alpha >= beta {
+                break;
+            }
         }
         Ok(Some(best.unwrap_or(here)))
     }

@@ -456,3 +456,45 @@ fn the_material_check_keeps_the_player_from_hanging_a_pawn() {
     // The check is kept for the root: asked again, it answers at once with the same values.
     assert_eq!(mcts.material_check(0, Instant::now()).expect("checks"), Some(values));
 }
+
+#[test]
+fn the_material_check_sees_a_pawn_through_in_two_moves() {
+    let net = net("breakthrough");
+    let guide = Arc::new(piece_guide(&net, false));
+    // Black's pawn on d3 is held only by white's back rank: c1, d1 and e1 cover every square it
+    // can step to. Moving d1 lets it through: d3-c2 (or takes on e2), and nothing can stop it on
+    // the next move. Three plies see no material change there; five see the lost game.
+    let bases = [
+        "(control white)",
+        "(cellholds 3 1 white)",
+        "(cellholds 4 1 white)",
+        "(cellholds 5 1 white)",
+        "(cellholds 8 2 white)",
+        "(cellholds 4 3 black)",
+        "(cellholds 1 8 black)",
+        "(cellholds 8 8 black)",
+    ];
+    let index = |name: &str| net.bases.iter().position(|b| b.name == name).expect("a base proposition");
+    let state = PropnetState::from_bases(net.bases.len(), bases.iter().map(|b| index(b)));
+    let config = MctsConfig { material_check: true, ..config(100_000) };
+    let mut mcts = Mcts::new(Arc::new(Program::new(&net)), Some(guide), config).expect("starts");
+    mcts.root = mcts.node_for(state).expect("a node");
+    let m = PropnetMachine::new(&net);
+    let far = Instant::now() + Duration::from_secs(60);
+    let values = mcts.material_check(0, far).expect("checks").expect("white alone moves, with pieces");
+    let stats = mcts.move_stats(0);
+    let value = |name: &str| {
+        let mv = m.find_move(0, name).expect("a move");
+        values[stats.iter().position(|s| s.mv == mv).expect("legal")]
+    };
+    let top = values.iter().copied().fold(f64::MIN, f64::max);
+    assert!(top >= 0.5, "white keeps the pawn out: {top}");
+    // A move outside the safe range may be valued by a bound only, but one below that range.
+    for opening in ["(move 4 1 4 2)", "(move 4 1 5 2)", "(move 4 1 3 2)"] {
+        assert!(value(opening) < top - 0.2, "{opening} lets the pawn through: {}", value(opening));
+    }
+    assert!(value("(move 8 2 8 3)") >= top - 0.03, "a move far away keeps the rank");
+    mcts.search_iterations(200).expect("searches");
+    let played = mcts.checked_best_move(0).expect("a move");
+    assert!(value(&m.format_move(&played)) >= top - 0.03, "{} keeps the rank", m.format_move(&played));
+}
