@@ -97,7 +97,8 @@ pub struct MctsConfig {
     /// UCB's exploration constant, for scores scaled to 0..=1.
     pub exploration: f64,
     /// Where the roles have pieces, play only moves that keep as much material three to five
-    /// plies deep as the best root move does (see [`Mcts::material_check`]), unless a proof says otherwise.
+    /// plies deep as the best root move does (see [`Mcts::material_check`]), unless a proof
+    /// says otherwise.
     pub material_check: bool,
     /// How deep the material check goes at most, in plies: it deepens two at a time from three
     /// (or from this, if less) while its time lasts.
