@@ -75,7 +75,8 @@ use std::time::Instant;
 /// lead it round a cycle of expanded nodes for ever).
 const MAX_PATH: usize = 1000;
 
-/// Leaves per batch for guided playouts, which run one at a time and gain nothing from more.
+/// The most leaves per batch for guided playouts, which run one at a time and gain nothing from
+/// more.
 const GUIDED_BATCH: usize = 4;
 
 /// How many playouts a prior counts as by default: the weight the Sancho player gives its
@@ -113,7 +114,8 @@ pub struct MctsConfig {
     /// Steer playouts with the goal latches (when there are any); otherwise playouts are
     /// uniformly random and bit-sliced.
     pub guided_playouts: bool,
-    /// Leaves selected before their playouts run (at most 64, one bit-sliced pass).
+    /// Leaves selected before their playouts run (at most 64, one bit-sliced pass; at most 4
+    /// where playouts run guided, one at a time).
     pub batch: usize,
     /// How many playouts a move's prior (the guide's piece balance after the move) counts as in
     /// selection while the roles' pieces are even (its weight fades as real playouts come in);

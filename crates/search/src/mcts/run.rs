@@ -25,7 +25,7 @@ impl<M: SearchMachine> Mcts<M> {
             cutoff: None,
         };
         let batch = match settings.guide {
-            Some(_) => GUIDED_BATCH,
+            Some(_) => self.config.batch.clamp(1, GUIDED_BATCH),
             None => self.config.batch.clamp(1, 64),
         };
         let target = iterations.map(|n| self.iterations.saturating_add(n));
