@@ -1,8 +1,14 @@
 //! The local search's thread beside the tree search (the Sancho blog, July 2015). Between
 //! slices of tree search the thinking thread hands it the "interesting" positions — the current
-//! state with the move that led to it, and the state after the move the tree thinks most likely
-//! with that move — and marks the tree with what comes back: a move that wins by force gets a
-//! bonus in selection, one that loses by force a discount (see `MctsConfig::local_weight`).
+//! state, and the state after the move the tree thinks most likely with that move — and marks
+//! the tree with what comes back: a move that wins by force gets a bonus in selection, one that
+//! loses by force a discount (see `MctsConfig::local_weight`).
+//!
+//! The blog locates the current state's search around the move that led to it. Here it covers
+//! the whole board: there it judges every move of the player to move, and the threat a move
+//! lets in lies around that move, not around the opponent's last one. On the last 24 moves of
+//! nine Breakthrough matches lost to the Sancho player, the whole-board search proved 888 of our
+//! moves losing within half a second each where the located one proved 714 (BENCHMARKS.md).
 //! Requests are small and rare (a few states a second), so the two threads share nothing but
 //! two channels and a flag.
 
@@ -96,8 +102,8 @@ impl LocalWorker {
     }
 
     /// Marks the tree with the results that arrived, and sends new targets when the root moved
-    /// on or the likeliest next move changed. `last` is the joint move that led to the root.
-    pub fn between(&mut self, mcts: &mut Mcts<PropnetMachine>, last: Option<&[u32]>) {
+    /// on or the likeliest next move changed.
+    pub fn between(&mut self, mcts: &mut Mcts<PropnetMachine>) {
         self.pending.extend(self.results.try_iter());
         let targets = &self.targets;
         self.pending.retain(|f| !mcts.mark_local(&f.state, &f.marks) && targets.iter().any(|t| t.state == f.state));
@@ -107,9 +113,7 @@ impl LocalWorker {
             return;
         }
         let Some(mover) = mcts.root_mover() else { return };
-        // The other role moved last (the search runs only in two-player games).
-        let seed = last.and_then(|joint| joint.get(1 - mover.min(1)).copied());
-        let mut targets = vec![Target { state: root.clone(), seed }];
+        let mut targets = vec![Target { state: root.clone(), seed: None }];
         let likeliest = mcts.move_stats(mover).into_iter().max_by_key(|s| s.visits).map(|s| s.mv);
         if let Some(mv) = likeliest {
             let others: Option<Vec<u32>> = (0..mcts.machine().roles().len())
@@ -147,7 +151,9 @@ impl Drop for LocalWorker {
 }
 
 /// The thread: deepens the searches of the latest targets, both roles at each, shallowest
-/// first (the root's a step ahead of the rest), until new targets come or the channel closes.
+/// first (the root's a step ahead of the rest, and at a state the waiting role's search, which
+/// finds the mover's losing moves, before the mover's, whose wins are rarer), until new targets
+/// come or the channel closes.
 /// A search whose state is targeted again resumes where it stopped. After each iteration it
 /// pauses long enough to search at most `share` of the time, or until new targets come.
 fn serve(
@@ -174,7 +180,8 @@ fn serve(
             cancel.store(false, Ordering::Relaxed);
             jobs = retarget(search, jobs, targets);
         }
-        let next = jobs.iter_mut().filter(|j| !j.done).min_by_key(|j| (j.result.depth + j.rank, j.rank, j.role));
+        let next =
+            jobs.iter_mut().filter(|j| !j.done).min_by_key(|j| (j.result.depth + j.rank, j.rank, j.result.to_move));
         let Some(job) = next else {
             // Everything searched as deep as it goes: wait for the next targets.
             match inbox.recv() {

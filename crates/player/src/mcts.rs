@@ -489,8 +489,6 @@ struct Thinker<T: Tree> {
     idle: Option<Sender<()>>,
     /// Work done between slices of search (the local search's requests and results).
     helper: Option<Box<dyn Helper<T>>>,
-    /// The joint move that led to the root.
-    last: Option<Vec<T::Move>>,
     /// Where the player plays equilibria of states whose every joint move ends the game, the
     /// random numbers its moves are drawn with.
     equilibria: Option<SmallRng>,
@@ -498,37 +496,27 @@ struct Thinker<T: Tree> {
 
 /// Work the thinking thread does between slices of tree search.
 trait Helper<T: Tree>: Send {
-    /// Reads and updates the tree; `last` is the joint move that led to its root.
-    fn between(&mut self, tree: &mut T, last: Option<&[T::Move]>);
+    /// Reads and updates the tree.
+    fn between(&mut self, tree: &mut T);
 }
 
 impl Helper<Mcts<PropnetMachine>> for LocalWorker {
-    fn between(&mut self, mcts: &mut Mcts<PropnetMachine>, last: Option<&[u32]>) {
-        LocalWorker::between(self, mcts, last);
+    fn between(&mut self, mcts: &mut Mcts<PropnetMachine>) {
+        LocalWorker::between(self, mcts);
     }
 }
 
 impl<T: Tree> Thinker<T> {
     /// A thinker for `role` searching `tree`.
     fn new(tree: T, role: usize, ponder: bool, settled: bool, idle: Sender<()>) -> Thinker<T> {
-        Thinker {
-            tree,
-            role,
-            ponder,
-            settled,
-            stalled: false,
-            idle: Some(idle),
-            helper: None,
-            last: None,
-            equilibria: None,
-        }
+        Thinker { tree, role, ponder, settled, stalled: false, idle: Some(idle), helper: None, equilibria: None }
     }
 
     /// Searches until `until`, in slices with the helper's work between them if there is one.
     fn search(&mut self, until: Instant) -> Result<(), MachineError> {
         let Some(mut helper) = self.helper.take() else { return self.tree.search(until) };
         let searched = loop {
-            helper.between(&mut self.tree, self.last.as_deref());
+            helper.between(&mut self.tree);
             let now = Instant::now();
             if now >= until {
                 break Ok(());
@@ -598,7 +586,6 @@ impl<T: Tree> Thinker<T> {
                 moves.push(self.tree.root_move(r, name).ok_or_else(|| PlayerError::BadMove(name.clone()))?);
             }
             self.tree.advance(&moves)?;
-            self.last = Some(moves);
         }
         self.stalled = false;
         let choosing = self.tree.choices(self.role) > 1;
