@@ -1,13 +1,13 @@
 //! The local search's thread beside the tree search (the Sancho blog, July 2015). Between
 //! slices of tree search the thinking thread hands it the "interesting" positions — the current
-//! state, and the state after the move the tree thinks most likely with that move — and marks
-//! the tree with what comes back: a move that wins by force gets a bonus in selection, one that
-//! loses by force a discount (see `MctsConfig::local_weight`).
+//! state, and the state after the move the tree thinks most likely, searched around that move —
+//! and marks the tree with what comes back: a move that wins by force gets a bonus in
+//! selection, one that loses by force a discount (see `MctsConfig::local_weight`).
 //!
 //! The blog locates the current state's search around the move that led to it. Here it covers
 //! the whole board: there it judges every move of the player to move, and the threat a move
-//! lets in lies around that move, not around the opponent's last one. On the last 24 moves of
-//! nine Breakthrough matches lost to the Sancho player, the whole-board search proved 888 of our
+//! lets in lies around that move, not around the opponent's last one. Over the closing moves of
+//! ten Breakthrough matches against the Sancho player, the whole-board search proved 888 of our
 //! moves losing within half a second each where the located one proved 714 (BENCHMARKS.md).
 //! Requests are small and rare (a few states a second), so the two threads share nothing but
 //! two channels and a flag.
