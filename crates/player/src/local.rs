@@ -32,7 +32,7 @@ const PER_ITERATION: Duration = Duration::from_secs(30);
 /// The deepest iteration, in the searching role's own moves.
 const MAX_DEPTH: u32 = 24;
 
-/// A position to search and the move that locates it.
+/// A position to search and the move that locates it (none: the whole board).
 #[derive(Clone, PartialEq, Eq)]
 struct Target {
     state: PropnetState,
