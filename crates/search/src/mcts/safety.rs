@@ -70,11 +70,7 @@ impl<M: SearchMachine> Mcts<M> {
         let Some((balance, _)) = guide.priors(&words, &words) else { return Ok(None) };
         let mut joint: Vec<M::Move> = (0..self.roles).map(|r| root.role_move(r, 0)).collect();
         let moves: Vec<M::Move> = (0..root.move_count(role)).map(|i| root.role_move(role, i)).collect();
-        let mut children = Vec::with_capacity(moves.len());
-        for &mv in &moves {
-            joint[role] = mv;
-            children.push(self.machine.next_state(&state, &joint)?);
-        }
+        let children = self.successors(&state, &mut joint, role, &moves)?;
         let mut found: Option<Vec<f64>> = None;
         let last = self.config.check_plies.max(1);
         let mut plies = FIRST_PLIES.min(last);
@@ -116,7 +112,7 @@ impl<M: SearchMachine> Mcts<M> {
         if self.machine.is_terminal(state)? {
             return Ok(Some(f64::from(self.machine.goal(state, role).unwrap_or(0).min(100)) / 100.0));
         }
-        let here = M::bits(state).map_or(0.5, |bits| balance.value(bits, role));
+        let here = material::<M>(state, balance, role);
         if plies == 0 {
             return Ok(Some(here));
         }
@@ -139,15 +135,11 @@ impl<M: SearchMachine> Mcts<M> {
             return Ok(Some(here));
         };
         let maximising = mover == role;
-        let mut children = Vec::with_capacity(legal[mover].len());
-        for &mv in &legal[mover] {
-            joint[mover] = mv;
-            children.push(self.machine.next_state(state, &joint)?);
-        }
+        let mut children = self.successors(state, &mut joint, mover, &legal[mover])?;
         // Captures first, for the mover: the cut-offs come from the strongest move.
         if plies > 1 {
-            let key = |s: &M::State| M::bits(s).map_or(0.5, |bits| balance.value(bits, role));
-            let mut keyed: Vec<(f64, M::State)> = children.into_iter().map(|s| (key(&s), s)).collect();
+            let mut keyed: Vec<(f64, M::State)> =
+                children.into_iter().map(|s| (material::<M>(&s, balance, role), s)).collect();
             keyed.sort_by(|a, b| if maximising { b.0.total_cmp(&a.0) } else { a.0.total_cmp(&b.0) });
             children = keyed.into_iter().map(|(_, s)| s).collect();
         }
@@ -167,4 +159,25 @@ impl<M: SearchMachine> Mcts<M> {
         }
         Ok(Some(best.unwrap_or(here)))
     }
+
+    /// The states after each of `moves` played by `mover`, the others playing as in `joint`.
+    fn successors(
+        &mut self,
+        state: &M::State,
+        joint: &mut [M::Move],
+        mover: usize,
+        moves: &[M::Move],
+    ) -> Result<Vec<M::State>, MachineError> {
+        let mut next = Vec::with_capacity(moves.len());
+        for &mv in moves {
+            joint[mover] = mv;
+            next.push(self.machine.next_state(state, joint)?);
+        }
+        Ok(next)
+    }
+}
+
+/// `state`'s piece balance for `role` (0.5, even, where the machine has no bits to read).
+fn material<M: SearchMachine>(state: &M::State, balance: &Balance<'_>, role: usize) -> f64 {
+    M::bits(state).map_or(0.5, |bits| balance.value(bits, role))
 }
