@@ -123,6 +123,14 @@ pub fn correlation_threshold(n: usize) -> f64 {
     (3.0 / (n as f64).sqrt()).max(MIN_CORRELATION)
 }
 
+/// The least correlation over `n` held-out pairs that confirms one already chosen elsewhere
+/// at [`correlation_threshold`]: two standard errors of a zero correlation. A single test of a
+/// named hypothesis needs no floor, and with one the confirmation would fail about half the
+/// time for a true correlation near [`MIN_CORRELATION`] (Breakthrough's white pawns, 0.14).
+pub fn confirmation_threshold(n: usize) -> f64 {
+    2.0 / (n.max(1) as f64).sqrt()
+}
+
 /// Pearson's correlation of `xs` and `ys` (0 where either does not vary).
 pub fn correlation(xs: &[f64], ys: &[f64]) -> f64 {
     let n = xs.len() as f64;

@@ -92,10 +92,36 @@ struct Report {
     notes: Vec<String>,
 }
 
-/// The roles' pieces, if random games showed them.
+/// The roles' pieces, if random games showed them, and where they stand better.
 #[derive(Serialize)]
 struct PiecesEntry {
     found: Option<Pieces>,
+    /// Per role, every piece proposition and the score it adds there (the placement's table),
+    /// where a placement was confirmed.
+    placement_weights: Option<Vec<Vec<PlacedEntry>>>,
+}
+
+/// A piece proposition and the score (0..1) a piece standing there adds for one role.
+#[derive(Serialize)]
+struct PlacedEntry {
+    proposition: String,
+    weight: f64,
+}
+
+impl PiecesEntry {
+    /// The entry for `found` in `net`.
+    fn new(net: &Net, found: Option<Pieces>) -> PiecesEntry {
+        let placement_weights = found.as_ref().and_then(|f| f.placement.as_ref()).map(|p| {
+            (0..p.holdout_correlation.len())
+                .map(|r| {
+                    let row =
+                        p.weights(r).map(|(b, weight)| PlacedEntry { proposition: net.bases[b].name.clone(), weight });
+                    row.collect()
+                })
+                .collect()
+        });
+        PiecesEntry { found, placement_weights }
+    }
 }
 
 #[derive(Serialize)]
@@ -351,8 +377,8 @@ pub fn run(args: Args) -> Result<ExitCode> {
     bar.set_message("pieces");
     let counted = Instant::now();
     let left = (start + Duration::from_secs_f64(secs)).saturating_duration_since(counted);
-    let pieces = (!left.is_zero())
-        .then(|| PiecesEntry { found: Pieces::discover(net, counted + left.min(TacticsCost::TRIAL), 0) });
+    let pieces =
+        (!left.is_zero()).then(|| PiecesEntry::new(net, Pieces::discover(net, counted + left.min(Pieces::TIME), 0)));
     let counted = analysis::Phase { phase: "pieces".to_owned(), seconds: counted.elapsed().as_secs_f64() };
     bar.finish_and_clear();
     let mut report = report(net, &result, game.name.clone());
@@ -649,6 +675,27 @@ fn print(r: &Report) {
                         "  {role:<20} {} (final count's correlation with the score {:.2}, held out {:.2})",
                         set.group.name, set.correlation, set.holdout_correlation
                     );
+                }
+                match (&found.placement, &p.placement_weights) {
+                    (Some(placement), Some(tables)) => {
+                        println!(
+                            "  where they stand better ({} positions; best and worst squares per role):",
+                            placement.positions
+                        );
+                        for ((role, table), c) in r.roles.iter().zip(tables).zip(&placement.holdout_correlation) {
+                            let mut sorted: Vec<&PlacedEntry> = table.iter().collect();
+                            sorted.sort_by(|a, b| b.weight.total_cmp(&a.weight));
+                            let show = |e: &&PlacedEntry| format!("{} {:+.3}", e.proposition, e.weight);
+                            let best: Vec<String> = sorted.iter().take(3).map(show).collect();
+                            let worst: Vec<String> = sorted.iter().rev().take(3).map(show).collect();
+                            println!(
+                                "    {role:<18} held-out correlation {c:.2}; best {}; worst {}",
+                                best.join(", "),
+                                worst.join(", ")
+                            );
+                        }
+                    }
+                    _ => println!("  where they stand better: nothing confirmed"),
                 }
             }
         }

@@ -306,7 +306,7 @@ fn fit(samples: &[Sample], role: usize) -> Option<Fit> {
 
 /// Solves the square system whose augmented rows are `a` by Gaussian elimination with partial
 /// pivoting; `None` if it is singular.
-fn solve(mut a: Vec<Vec<f64>>) -> Option<Vec<f64>> {
+pub(super) fn solve(mut a: Vec<Vec<f64>>) -> Option<Vec<f64>> {
     let n = a.len();
     for c in 0..n {
         let p = (c..n).max_by(|&i, &j| a[i][c].abs().total_cmp(&a[j][c].abs()))?;

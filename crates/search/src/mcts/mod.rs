@@ -23,7 +23,8 @@
 //! `MctsConfig::mast`, every move's mean score over the search steers the playouts' draws
 //! (`mast`), where [`MoveVariety`] says a move's name tells where it is played. Where the guide
 //! knows the roles' [`Pieces`], a mover's moves start from priors: the material each wins or
-//! loses since the root, counting as a few playouts (`select`), with `MctsConfig::cutoff`
+//! loses since the root (with `MctsConfig::placement`, and where its pieces stand better or
+//! worse, [`Placement`]), counting as a few playouts (`select`), with `MctsConfig::cutoff`
 //! guided playouts stop early and are scored by that balance, and with `MctsConfig::minimax`
 //! the balance after each move is backed up the tree by implicit minimax and blended into
 //! selection. With `MctsConfig::material_check` the move played is checked against that balance
@@ -41,6 +42,7 @@ mod engines;
 mod mast;
 mod material;
 mod pieces;
+mod placement;
 mod playout;
 mod run;
 mod safety;
@@ -57,6 +59,7 @@ use self::mast::Mast;
 pub use self::mast::MastPolicy;
 pub use self::material::{Fit, Group, Material, Term};
 pub use self::pieces::{Balance, PieceSet, Pieces};
+pub use self::placement::Placement;
 pub(crate) use self::playout::random as random_playout;
 pub use self::playout::{Cutoff, Guide, Lookahead, Outcome, Settings};
 use self::solver::compare;
@@ -127,6 +130,10 @@ pub struct MctsConfig {
     /// roles' piece balance since the root, where the guide knows the pieces; 0 plays every
     /// playout to the end.
     pub cutoff: u32,
+    /// How much where the pieces stand counts in the priors and the cut-off playouts' scores,
+    /// beside how many there are: the change since the root in the placement random games
+    /// fitted ([`Placement`]), this many times the score it predicts; 0 counts material alone.
+    pub placement: f64,
     /// What the local search's verdict adds to a move's value in selection (scores scaled to
     /// 0..=1): a forced win gains it, a forced loss loses it, so moves that all lose keep
     /// their order among themselves.
@@ -170,6 +177,7 @@ impl Default for MctsConfig {
             prior_visits: PRIOR_VISITS,
             max_playout_steps: 10_000,
             cutoff: 0,
+            placement: 0.0,
             local_weight: 1.0,
             mast: 0.0,
             minimax: 0.0,

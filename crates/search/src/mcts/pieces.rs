@@ -13,22 +13,25 @@
 //! ten of the joint moves that keep the whole relation's count (a piece that moves stays a
 //! piece of its kind; a row of the board gains and loses what moves through it, so rows are
 //! not kinds), its final count correlates with the role's score on half the games beyond three
-//! standard errors of no correlation, and it does so again on the other half. Every role must
-//! have one, and not all the same one (the balance is a difference).
+//! standard errors of no correlation (and at least 0.1), and the other half confirms it beyond
+//! two standard errors. Every role must have one, and not all the same one (the balance is a difference).
 //!
 //! A state's value for a role (the "simple" piece heuristic the Sancho player describes) is the
 //! share of the change in material since the root that the role gained, through a logistic:
-//! 0.5 where nobody's count changed, towards 1 where the role gained against the others.
+//! 0.5 where nobody's count changed, towards 1 where the role gained against the others. The
+//! same random games fit where the pieces are better placed ([`Placement`]); with a weight, the
+//! change in placement since the root moves the value too.
 
 use super::material::{candidates, count, halves, Group};
+use super::placement::{Placement, Positions};
 use super::playout::{self, Settings};
-use analysis::{correlation, correlation_threshold};
+use analysis::{confirmation_threshold, correlation, correlation_threshold};
 use machine::StateMachine;
 use propnet::{Net, PropnetMachine};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use serde::Serialize;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// Random games sampled, at most.
 const MAX_GAMES: usize = 4000;
@@ -57,6 +60,13 @@ const STEEPNESS: f64 = 10.0;
 /// capture of an exchange should not look like a gain).
 const RECAPTURE: f64 = 0.1;
 
+/// The most words of sampled positions kept for the placement's fit (16 MiB).
+const MAX_POSITION_WORDS: usize = 1 << 21;
+
+/// Every how many joint moves of a sampled game's second half a position is kept for the
+/// placement's fit (the first half of a random game says little about its end).
+const POSITION_STRIDE: usize = 2;
+
 /// A role's pieces.
 #[derive(Debug, Clone, Serialize)]
 pub struct PieceSet {
@@ -75,9 +85,16 @@ pub struct Pieces {
     pub sets: Vec<PieceSet>,
     /// Random games sampled.
     pub games: usize,
+    /// Where pieces stand better, if the random games confirmed it.
+    pub placement: Option<Placement>,
 }
 
 impl Pieces {
+    /// The time to give [`discover`](Self::discover) where the clock allows: enough for its
+    /// 4,000 games in Breakthrough (about two seconds), where a second's games are few enough
+    /// for the pawns' weak correlation with the score to be missed now and then.
+    pub const TIME: Duration = Duration::from_secs(3);
+
     /// Plays uniformly random games of `net` until `deadline` (at most [`MAX_GAMES`]) and keeps
     /// every role's pieces if there are two roles or more and each has some, as the module header
     /// describes.
@@ -118,7 +135,7 @@ impl Pieces {
                 .filter(|&(_, c)| c >= correlation_threshold(fit.len()))
                 .max_by(|a, b| a.1.total_cmp(&b.1))?;
             let holdout = corr(&check, best.0, r);
-            if holdout < correlation_threshold(check.len()) {
+            if holdout < confirmation_threshold(check.len()) {
                 return None;
             }
             sets.push(PieceSet {
@@ -130,7 +147,10 @@ impl Pieces {
         if sets.iter().all(|s| s.group.mask == sets[0].group.mask) && roles > 1 {
             return None;
         }
-        Some(Pieces { sets, games })
+        let groups: Vec<&Group> = sets.iter().map(|s| &s.group).collect();
+        let scores: Vec<Vec<f64>> = samples.games.iter().map(|g| g.scores.clone()).collect();
+        let placement = Placement::fit(net, &groups, &samples.positions, &scores);
+        Some(Pieces { sets, games, placement })
     }
 
     /// Every role's piece count in `state` (propnet state words).
@@ -139,9 +159,16 @@ impl Pieces {
     }
 
     /// The balance of states reached from `previous`, relative to `root` (propnet state
-    /// words): their counts taken once for every state valued against them.
-    pub fn balance(&self, previous: &[u64], root: &[u64]) -> Balance<'_> {
-        Balance { pieces: self, before: self.counts(previous), then: self.counts(root) }
+    /// words): their counts taken once for every state valued against them. With a
+    /// `placement` weight above 0 (and a placement found), the change in every role's
+    /// placement since the root counts too, that many times the score it predicts.
+    pub fn balance(&self, previous: &[u64], root: &[u64], placement: f64) -> Balance<'_> {
+        let placed = self
+            .placement
+            .as_ref()
+            .filter(|_| placement > 0.0)
+            .map(|p| (p, placement, (0..self.sets.len()).map(|r| p.value(root, r)).collect()));
+        Balance { pieces: self, before: self.counts(previous), then: self.counts(root), placed }
     }
 
     /// How much the prior should weigh at `root` (0.3..=1): fully while the roles' counts are
@@ -164,12 +191,27 @@ pub struct Balance<'a> {
     before: Vec<f64>,
     /// Every role's count at the root.
     then: Vec<f64>,
+    /// The placement, its weight and every role's placement value at the root, where it
+    /// counts.
+    placed: Option<(&'a Placement, f64, Vec<f64>)>,
 }
 
 impl Balance<'_> {
     /// `role`'s value (0..1) of `state` (propnet state words): the share of the material change
-    /// since the root that it gained, 0.5 where the total is unchanged.
+    /// since the root that it gained, 0.5 where the total is unchanged, moved by the change in
+    /// its placement where that counts.
     pub fn value(&self, state: &[u64], role: usize) -> f64 {
+        // Near even, the logistic's slope is a quarter: four times the placement's predicted
+        // change in score moves the value by that change.
+        let placed =
+            self.placed.as_ref().map_or(0.0, |(p, weight, then)| 4.0 * weight * (p.value(state, role) - then[role]));
+        1.0 / (1.0 + (-(self.material(state, role) + placed)).exp())
+    }
+
+    /// `role`'s material term of [`value`](Self::value), before the logistic: the share of
+    /// the change since the root it gained, scaled by [`STEEPNESS`] (0 where the total is
+    /// unchanged).
+    fn material(&self, state: &[u64], role: usize) -> f64 {
         let (now, before, then) = (self.pieces.counts(state), &self.before, &self.then);
         let roles = now.len() as f64;
         let gains: Vec<f64> = (0..now.len())
@@ -186,10 +228,9 @@ impl Balance<'_> {
         let change: f64 = gains.iter().sum();
         let total = then.iter().sum::<f64>() + change;
         if change == 0.0 || total <= 0.0 {
-            return 0.5;
+            return 0.0;
         }
-        let share = (gains[role] - change / roles) / (total / roles);
-        1.0 / (1.0 + (-STEEPNESS * share).exp())
+        STEEPNESS * (gains[role] - change / roles) / (total / roles)
     }
 }
 
@@ -199,11 +240,12 @@ struct Game {
     scores: Vec<f64>,
 }
 
-/// Sampled games, and per candidate the joint moves that left its count unchanged, and (of
-/// those that left its whole relation's count unchanged) how many kept its own count and how
-/// many there were.
+/// Sampled games and positions from them, and per candidate the joint moves that left its
+/// count unchanged, and (of those that left its whole relation's count unchanged) how many kept
+/// its own count and how many there were.
 struct Samples {
     games: Vec<Game>,
+    positions: Positions,
     unchanged: Vec<u64>,
     kept: Vec<(u64, u64)>,
     steps: u64,
@@ -239,6 +281,7 @@ fn sample(net: &Net, candidates: &[Group], wholes: &[usize], deadline: Instant, 
         Settings { max_steps: MAX_STEPS, trace: true, guide: None, deadline: Some(deadline), mast: None, cutoff: None };
     let mut out = Samples {
         games: Vec::new(),
+        positions: Positions::new(initial.words().len()),
         unchanged: vec![0; candidates.len()],
         kept: vec![(0, 0); candidates.len()],
         steps: 0,
@@ -251,9 +294,18 @@ fn sample(net: &Net, candidates: &[Group], wholes: &[usize], deadline: Instant, 
         }
         let mut state = initial.clone();
         let mut last = counts(state.words());
-        for joint in outcome.moves.chunks(roles) {
+        let game = out.games.len() as u32;
+        let length = outcome.moves.len() / roles;
+        let half = length / 2;
+        for (step, joint) in outcome.moves.chunks(roles).enumerate() {
             let Ok(next) = m.next_state(&state, joint) else { break };
             state = next;
+            let room = out.positions.words.len() + state.words().len() <= MAX_POSITION_WORDS;
+            // The ended state is left out: search never values it by its pieces.
+            if step >= half && step + 1 < length && step % POSITION_STRIDE == 0 && room {
+                out.positions.words.extend_from_slice(state.words());
+                out.positions.game.push(game);
+            }
             let now = counts(state.words());
             for (g, (a, b)) in last.iter().zip(&now).enumerate() {
                 out.unchanged[g] += u64::from(a == b);
@@ -274,7 +326,6 @@ fn sample(net: &Net, candidates: &[Group], wholes: &[usize], deadline: Instant, 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Duration;
 
     #[test]
     fn breakthroughs_pieces_are_each_sides_pawns_and_a_capture_is_worth_having() {
@@ -288,11 +339,22 @@ mod tests {
         let mut taken = root.words().to_vec();
         let gone = base("(cellholds 1 7 black)");
         taken[gone / 64] &= !(1 << (gone % 64));
-        let balance = pieces.balance(root.words(), root.words());
+        let balance = pieces.balance(root.words(), root.words(), 0.0);
         let (w, b) = (balance.value(&taken, 0), balance.value(&taken, 1));
         assert!(w > 0.55 && b < 0.45 && (w + b - 1.0).abs() < 1e-9, "{w} {b}");
         assert_eq!(balance.value(root.words(), 0), 0.5);
         assert_eq!(pieces.weight(root.words()), 1.0);
         assert!(pieces.weight(&taken) < 1.0);
+        // A black pawn walked to white's second rank: no material changed, but with the
+        // placement counted it is bad for white and good for black.
+        let mut walked = root.words().to_vec();
+        let (from, to) = (base("(cellholds 4 7 black)"), base("(cellholds 4 2 black)"));
+        walked[from / 64] &= !(1 << (from % 64));
+        walked[to / 64] |= 1 << (to % 64);
+        assert_eq!(balance.value(&walked, 0), 0.5);
+        let placed = pieces.balance(root.words(), root.words(), 1.0);
+        let (w, b) = (placed.value(&walked, 0), placed.value(&walked, 1));
+        assert!(w < 0.45 && b > 0.55 && (w + b - 1.0).abs() < 1e-9, "{w} {b}");
+        assert_eq!(placed.value(root.words(), 0), 0.5);
     }
 }

@@ -144,11 +144,12 @@ impl Guide {
     }
 
     /// The tree's priors for the states reached from `previous`, where the guide knows the
-    /// roles' pieces: their balance since `root` (propnet state words), and how much of the
-    /// search's prior weight it gets there.
-    pub fn priors(&self, previous: &[u64], root: &[u64]) -> Option<(Balance<'_>, f64)> {
+    /// roles' pieces: their balance since `root` (propnet state words; the placement counting
+    /// `placement` times, see [`Pieces::balance`]), and how much of the search's prior weight it
+    /// gets there.
+    pub fn priors(&self, previous: &[u64], root: &[u64], placement: f64) -> Option<(Balance<'_>, f64)> {
         let p = self.pieces.as_ref()?;
-        Some((p.balance(previous, root), p.weight(root)))
+        Some((p.balance(previous, root, placement), p.weight(root)))
     }
 
     /// Whether the guide knows the roles' pieces: the tree's priors and the cutoff's score.
@@ -194,6 +195,8 @@ pub struct Cutoff {
     pub steps: u32,
     /// The search's root, whose material the balance is taken against.
     pub root: Arc<[u64]>,
+    /// How much the pieces' placement counts in the balance (see [`Pieces::balance`]).
+    pub placement: f64,
 }
 
 impl Settings {
@@ -349,7 +352,8 @@ pub(super) fn guided(
     let roles = m.roles().len();
     let latches = !goals.is_empty();
     // The root's material, once per playout, where the playout may stop early.
-    let cutoff = s.cutoff.as_ref().zip(guide.pieces.as_ref()).map(|(c, p)| (c.steps, p.balance(&c.root, &c.root)));
+    let cutoff =
+        s.cutoff.as_ref().zip(guide.pieces.as_ref()).map(|(c, p)| (c.steps, p.balance(&c.root, &c.root, c.placement)));
     let mut state = start.clone();
     let mut moves = Vec::new();
     let mut joint = vec![0u32; roles];

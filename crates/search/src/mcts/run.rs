@@ -136,7 +136,11 @@ impl<M: SearchMachine> Mcts<M> {
     fn batch_settings(&mut self, settings: &Settings) -> Settings {
         let cut = self.config.cutoff > 0 && settings.guide.as_ref().is_some_and(|g| g.has_pieces());
         let root = M::bits(&self.root_node().state).filter(|_| cut);
-        let cutoff = root.map(|words| Cutoff { steps: self.config.cutoff, root: Arc::from(words) });
+        let cutoff = root.map(|words| Cutoff {
+            steps: self.config.cutoff,
+            root: Arc::from(words),
+            placement: self.config.placement,
+        });
         Settings { mast: self.mast.as_mut().map(|m| m.policy()), cutoff, ..settings.clone() }
     }
 

@@ -67,7 +67,7 @@ impl<M: SearchMachine> Mcts<M> {
         }
         let state = root.state.clone();
         let Some(words) = M::bits(&state).map(<[u64]>::to_vec) else { return Ok(None) };
-        let Some((balance, _)) = guide.priors(&words, &words) else { return Ok(None) };
+        let Some((balance, _)) = guide.priors(&words, &words, 0.0) else { return Ok(None) };
         let mut joint: Vec<M::Move> = (0..self.roles).map(|r| root.role_move(r, 0)).collect();
         let moves: Vec<M::Move> = (0..root.move_count(role)).map(|i| root.role_move(role, i)).collect();
         let children = self.successors(&state, &mut joint, role, &moves)?;

@@ -114,8 +114,10 @@ impl<M: SearchMachine> Mcts<M> {
         let Kind::Mover(mover) = node.kind else { return Ok(()) };
         let count = node.move_count(mover);
         let around = (root.visits > MIN_ROOT_VISITS).then(|| mean_score(root, mover)).flatten();
-        let found = M::bits(&node.state).zip(M::bits(&root.state)).and_then(|(here, root)| guide.priors(here, root));
-        let fixed = self.anchor.as_deref().and_then(|a| guide.priors(a, a)).map(|(b, _)| b);
+        let found = M::bits(&node.state)
+            .zip(M::bits(&root.state))
+            .and_then(|(here, root)| guide.priors(here, root, self.config.placement));
+        let fixed = self.anchor.as_deref().and_then(|a| guide.priors(a, a, 0.0)).map(|(b, _)| b);
         let (mut priors, mut evals) = (Vec::with_capacity(count), Vec::new());
         let weight = match found {
             Some((balance, weight)) => {

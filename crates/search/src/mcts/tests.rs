@@ -339,7 +339,7 @@ fn a_playout_cut_off_early_scores_the_material_won_since_the_root() {
     let gone = net.bases.iter().position(|b| b.name == "(cellholds 1 7 black)").expect("a base");
     let mut leaf = root.clone();
     leaf.set(gone, false);
-    let cutoff = Some(Cutoff { steps: 2, root: Arc::from(root.words()) });
+    let cutoff = Some(Cutoff { steps: 2, root: Arc::from(root.words()), placement: 0.0 });
     let settings = Settings { max_steps: 10_000, trace: true, guide: None, deadline: None, mast: None, cutoff };
     let mut rng = SmallRng::seed_from_u64(3);
     let mut lookahead = Lookahead::default();
