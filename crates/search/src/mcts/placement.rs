@@ -9,7 +9,7 @@
 //! in. Over uniformly random games, though, an enemy pawn near one's own home row goes with
 //! losing, rank by rank. The fit is ridge least squares over positions from the second half of
 //! half the games against the game's final score: counts per argument value, not one weight
-//! per proposition, since a second of random games cannot tell 128 squares apart. It is kept
+//! per proposition, since a few seconds of random games cannot tell 128 squares apart. It is kept
 //! only if its predictions go with the score in the other half's positions beyond two standard
 //! errors of no correlation (counting games, not positions), for every role.
 
