@@ -49,6 +49,25 @@ pub struct Group {
     pub mask: Vec<u64>,
 }
 
+/// What a group counts, read from its name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Kind {
+    /// Its relation.
+    pub relation: String,
+    /// Its relation's arity.
+    pub arity: usize,
+    /// The argument position it fixes (none for a whole relation).
+    pub fixed: Option<usize>,
+}
+
+impl Group {
+    /// What it counts: its relation, arity and fixed argument position.
+    pub(super) fn kind(&self) -> Kind {
+        let parts = propnet::net::name_parts(&self.name);
+        Kind { relation: parts[0].to_owned(), arity: parts.len() - 1, fixed: parts[1..].iter().position(|p| *p != "?") }
+    }
+}
+
 /// One group's part in a role's estimate.
 #[derive(Debug, Clone, Serialize)]
 pub struct Term {

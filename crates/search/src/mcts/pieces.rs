@@ -22,7 +22,7 @@
 //! same random games fit where the pieces are better placed ([`Placement`]); with a weight, the
 //! change in placement since the root moves the value too.
 
-use super::material::{candidates, count, halves, Group};
+use super::material::{candidates, count, halves, Group, Kind};
 use super::placement::{Placement, Positions};
 use super::playout::{self, Settings};
 use analysis::{confirmation_threshold, correlation, correlation_threshold};
@@ -105,7 +105,7 @@ impl Pieces {
         if candidates.is_empty() || roles < 2 {
             return None;
         }
-        let kinds = kinds(&candidates);
+        let kinds: Vec<Kind> = candidates.iter().map(Group::kind).collect();
         let samples = sample(net, &candidates, &wholes(&kinds), deadline, seed);
         let games = samples.games.len();
         let kept = |g: usize| samples.kept[g].0 as f64 >= MIN_KEPT * samples.kept[g].1.max(1) as f64;
@@ -149,7 +149,7 @@ impl Pieces {
         }
         let groups: Vec<&Group> = sets.iter().map(|s| &s.group).collect();
         let scores: Vec<Vec<f64>> = samples.games.iter().map(|g| g.scores.clone()).collect();
-        let placement = Placement::fit(net, &groups, &samples.positions, &scores);
+        let placement = Placement::fit(&groups, &candidates, &samples.positions, &scores);
         Some(Pieces { sets, games, placement })
     }
 
@@ -251,24 +251,16 @@ struct Samples {
     steps: u64,
 }
 
-/// Per candidate, its relation, arity and the argument position it fixes (none for a whole
-/// relation).
-fn kinds(candidates: &[Group]) -> Vec<(String, usize, Option<usize>)> {
-    candidates
+/// Per candidate (by its kind), the index of the candidate that is its whole relation (itself,
+/// for one).
+fn wholes(kinds: &[Kind]) -> Vec<usize> {
+    let index: std::collections::HashMap<(&str, usize), usize> = kinds
         .iter()
-        .map(|g| {
-            let parts = propnet::net::name_parts(&g.name);
-            (parts[0].to_owned(), parts.len(), parts[1..].iter().position(|p| *p != "?"))
-        })
-        .collect()
-}
-
-/// Per candidate (by its kind, from [`kinds`]), the index of the candidate that is its whole
-/// relation (itself, for one).
-fn wholes(kinds: &[(String, usize, Option<usize>)]) -> Vec<usize> {
-    let index: std::collections::HashMap<(&str, usize), usize> =
-        kinds.iter().enumerate().filter(|(_, k)| k.2.is_none()).map(|(i, k)| ((k.0.as_str(), k.1), i)).collect();
-    kinds.iter().enumerate().map(|(i, k)| index.get(&(k.0.as_str(), k.1)).copied().unwrap_or(i)).collect()
+        .enumerate()
+        .filter(|(_, k)| k.fixed.is_none())
+        .map(|(i, k)| ((k.relation.as_str(), k.arity), i))
+        .collect();
+    kinds.iter().enumerate().map(|(i, k)| index.get(&(k.relation.as_str(), k.arity)).copied().unwrap_or(i)).collect()
 }
 
 /// Uniformly random games from the initial state until `deadline`.

@@ -16,7 +16,6 @@
 use super::material::{solve, Group};
 use super::playout::is_set;
 use analysis::{confirmation_threshold, correlation};
-use propnet::Net;
 use serde::Serialize;
 
 /// The most counts a fit reads (the system it solves has this many unknowns).
@@ -65,12 +64,18 @@ pub struct Placement {
 }
 
 impl Placement {
-    /// Fits every role's placement over the propositions of `sets` (the roles' pieces, in
-    /// `net`) on the even games of `positions` against `scores` (per game, every role's score
-    /// 0..1), and keeps it if every role's holds on the odd games.
-    pub(super) fn fit(net: &Net, sets: &[&Group], positions: &Positions, scores: &[Vec<f64>]) -> Option<Placement> {
+    /// Fits every role's placement over the propositions of `sets` (the roles' pieces, among
+    /// [`candidates`](super::material::candidates)) on the even games of `positions` against
+    /// `scores` (per game, every role's score 0..1), and keeps it if every role's holds on the
+    /// odd games.
+    pub(super) fn fit(
+        sets: &[&Group],
+        candidates: &[Group],
+        positions: &Positions,
+        scores: &[Vec<f64>],
+    ) -> Option<Placement> {
         let roles = scores.first()?.len();
-        let features = features(net, sets);
+        let features = features(sets, candidates);
         let k = features.len();
         if k == 0 || k > MAX_FEATURES {
             return None;
@@ -164,27 +169,24 @@ impl Placement {
     }
 }
 
-/// The counted features of `sets`: for each set, each argument its name leaves free (`?`) and
-/// each value the set's propositions take there, the propositions with that value; each a
-/// list of base indices, none repeated.
-fn features(net: &Net, sets: &[&Group]) -> Vec<Vec<usize>> {
+/// The counted features of `sets`: for each set and each candidate of its relation that fixes
+/// an argument the set leaves free (in Breakthrough, a rank or a file), the set's propositions
+/// in the candidate; each a list of base indices, none repeated.
+fn features(sets: &[&Group], candidates: &[Group]) -> Vec<Vec<usize>> {
     let mut out: Vec<Vec<usize>> = Vec::new();
     for set in sets {
-        let free: Vec<usize> = propnet::net::name_parts(&set.name)
-            .iter()
-            .enumerate()
-            .filter(|(_, p)| **p == "?")
-            .map(|(i, _)| i)
-            .collect();
-        let members: Vec<usize> = (0..net.bases.len()).filter(|&b| is_set(&set.mask, b as u32)).collect();
-        for &at in &free {
-            let mut by_value: std::collections::BTreeMap<&str, Vec<usize>> = std::collections::BTreeMap::new();
-            for &b in &members {
-                if let Some(v) = propnet::net::name_parts(&net.bases[b].name).get(at) {
-                    by_value.entry(v).or_default().push(b);
-                }
+        let kind = set.kind();
+        for c in candidates {
+            let k = c.kind();
+            if k.relation != kind.relation || k.arity != kind.arity || k.fixed.is_none() || k.fixed == kind.fixed {
+                continue;
             }
-            out.extend(by_value.into_values());
+            let members: Vec<usize> = (0..set.mask.len() * 64)
+                .filter(|&b| is_set(&set.mask, b as u32) && is_set(&c.mask, b as u32))
+                .collect();
+            if !members.is_empty() {
+                out.push(members);
+            }
         }
     }
     out.sort();
@@ -194,30 +196,33 @@ fn features(net: &Net, sets: &[&Group]) -> Vec<Vec<usize>> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::material::candidates;
     use super::*;
     use machine::StateMachine;
     use propnet::PropnetMachine;
     use std::time::{Duration, Instant};
 
-    /// A piece that stands on square 1 or 2, the net's propositions for each, and the group
-    /// of both.
-    fn two_squares() -> (Net, Group, u64, u64) {
+    /// Pieces `a` and `b` that each stand on square 1 or 2, the net's candidate groups, `a`'s
+    /// group, and the propositions for `a` on each square.
+    fn two_squares() -> (Vec<Group>, Group, u64, u64) {
         let desc = testkit::load(
             "two squares",
-            "(role robot) (init (at 1)) (<= (next (at 2)) (does robot go)) \
-             (<= (next (at 1)) (does robot stay)) (legal robot go) (legal robot stay) \
-             (<= terminal (true (at 2))) (<= (goal robot 100) (true (at 2))) \
-             (<= (goal robot 0) (true (at 1)))",
+            "(role robot) (piece a) (piece b) (init (at a 1)) (init (at b 1)) \
+             (<= (next (at ?p 2)) (does robot (go ?p))) (<= (next (at ?p 2)) (true (at ?p 2))) \
+             (<= (next (at ?p 1)) (true (at ?p 1)) (not (does robot (go ?p)))) \
+             (<= (legal robot (go ?p)) (piece ?p)) (<= terminal (true (at a 2))) \
+             (<= (goal robot 100) (true (at a 2))) (<= (goal robot 0) (not (true (at a 2))))",
         );
         let net = testkit::compile(&desc);
         let bit = |name: &str| 1u64 << net.bases.iter().position(|b| b.name == name).expect("a base");
-        let (first, second) = (bit("(at 1)"), bit("(at 2)"));
-        (net, Group { name: "(at ?)".to_owned(), mask: vec![first | second] }, first, second)
+        let candidates = candidates(&net);
+        let group = candidates.iter().find(|g| g.name == "(at a ?)").expect("a's group").clone();
+        (candidates, group, bit("(at a 1)"), bit("(at a 2)"))
     }
 
     #[test]
     fn a_square_that_goes_with_winning_is_valued_and_the_set_mean_is_taken_out() {
-        let (net, group, first, second) = two_squares();
+        let (candidates, group, first, second) = two_squares();
         let mut positions = Positions::new(1);
         let mut scores = Vec::new();
         for g in 0..400u32 {
@@ -226,7 +231,7 @@ mod tests {
             positions.game.push(g);
             scores.push(vec![if on_second { 1.0 } else { 0.0 }]);
         }
-        let p = Placement::fit(&net, &[&group], &positions, &scores).expect("a placement");
+        let p = Placement::fit(&[&group], &candidates, &positions, &scores).expect("a placement");
         let (a, b) = (p.value(&[first], 0), p.value(&[second], 0));
         assert!(b > 0.3 && a < -0.3, "{a} {b}");
         assert!((a + b).abs() < 1e-9, "the set's mean is taken out: {a} {b}");
@@ -235,7 +240,7 @@ mod tests {
 
     #[test]
     fn a_square_unrelated_to_the_score_is_not_kept() {
-        let (net, group, first, second) = two_squares();
+        let (candidates, group, first, second) = two_squares();
         let mut positions = Positions::new(1);
         let mut scores = Vec::new();
         for g in 0..400u32 {
@@ -243,7 +248,7 @@ mod tests {
             positions.game.push(g);
             scores.push(vec![f64::from(g % 2)]);
         }
-        assert!(Placement::fit(&net, &[&group], &positions, &scores).is_none());
+        assert!(Placement::fit(&[&group], &candidates, &positions, &scores).is_none());
     }
 
     /// Random Breakthrough games: a black pawn one step from white's home row is worse for
