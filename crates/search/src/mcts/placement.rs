@@ -220,17 +220,31 @@ mod tests {
         (candidates, group, bit("(at a 1)"), bit("(at a 2)"))
     }
 
-    #[test]
-    fn a_square_that_goes_with_winning_is_valued_and_the_set_mean_is_taken_out() {
-        let (candidates, group, first, second) = two_squares();
+    /// 400 games of one position each for the one-word net of [`two_squares`]: `game` gives
+    /// each game's position and the robot's score.
+    fn games(game: impl Fn(u32) -> (u64, f64)) -> (Positions, Vec<Vec<f64>>) {
         let mut positions = Positions::new(1);
         let mut scores = Vec::new();
         for g in 0..400u32 {
-            let on_second = g % 3 == 0 || g % 3 == 1 && g % 2 == 0;
-            positions.words.push(if on_second { second } else { first });
+            let (word, score) = game(g);
+            positions.words.push(word);
             positions.game.push(g);
-            scores.push(vec![if on_second { 1.0 } else { 0.0 }]);
+            scores.push(vec![score]);
         }
+        (positions, scores)
+    }
+
+    #[test]
+    fn a_square_that_goes_with_winning_is_valued_and_the_set_mean_is_taken_out() {
+        let (candidates, group, first, second) = two_squares();
+        let (positions, scores) = games(|g| {
+            let on_second = g % 3 == 0 || g % 3 == 1 && g % 2 == 0;
+            if on_second {
+                (second, 1.0)
+            } else {
+                (first, 0.0)
+            }
+        });
         let p = Placement::fit(&[&group], &candidates, &positions, &scores).expect("a placement");
         let (a, b) = (p.value(&[first], 0), p.value(&[second], 0));
         assert!(b > 0.3 && a < -0.3, "{a} {b}");
@@ -241,13 +255,7 @@ mod tests {
     #[test]
     fn a_square_unrelated_to_the_score_is_not_kept() {
         let (candidates, group, first, second) = two_squares();
-        let mut positions = Positions::new(1);
-        let mut scores = Vec::new();
-        for g in 0..400u32 {
-            positions.words.push(if g % 4 < 2 { second } else { first });
-            positions.game.push(g);
-            scores.push(vec![f64::from(g % 2)]);
-        }
+        let (positions, scores) = games(|g| (if g % 4 < 2 { second } else { first }, f64::from(g % 2)));
         assert!(Placement::fit(&[&group], &candidates, &positions, &scores).is_none());
     }
 
