@@ -71,6 +71,7 @@ use propnet::{Program, PropnetMachine};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use serde::Serialize;
+use std::cmp::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -479,7 +480,7 @@ impl<M: SearchMachine> Mcts<M> {
     }
 
     /// The move to play for `role`: the proven best if the root is solved (the shortest win,
-    /// the longest loss), else the most visited move among those not proven worse than another;
+    /// the longest loss, among equal draws the one whose playouts scored best), else the most visited move among those not proven worse than another;
     /// in a single-player game, the best plan's next move unless a move is proven to do better.
     /// `None` when the role has no legal move (the game is over).
     pub fn best_move(&self, role: usize) -> Option<M::Move> {
@@ -515,7 +516,14 @@ impl<M: SearchMachine> Mcts<M> {
         let best_possible = root.range[role].1;
         let lowest = root.range[role].0;
         let decided = proven.iter().enumerate().filter_map(|(i, p)| Some((i, (*p)?)));
-        let decided = decided.max_by(|a, b| compare(a.1, b.1, role, best_possible));
+        // Among equal proofs short of a win, the move whose playouts scored best before it was
+        // proven: the one where the opponent had the most ways to go wrong.
+        let mean = |i: usize| ordered(root.edge(role, i).mean());
+        let by_chances = |a: &(usize, &Proof), b: &(usize, &Proof)| {
+            let chances = if a.1.scores[role] < best_possible { mean(a.0).cmp(&mean(b.0)) } else { Ordering::Equal };
+            compare(a.1, b.1, role, best_possible).then(chances)
+        };
+        let decided = decided.max_by(by_chances);
         if let Some((i, p)) = decided {
             if p.scores[role] >= best_possible || proven.iter().all(Option::is_some) {
                 return Some(root.role_move(role, i));

@@ -159,10 +159,16 @@ fn tictactoe_is_solved_as_a_draw() {
     let mut mcts = Mcts::new(Arc::new(Program::new(&net)), None, config(200_000)).expect("starts");
     let stats = mcts.search_iterations(50_000).expect("searches");
     assert_eq!(stats.proven, Some(vec![50, 50]), "after {} iterations", stats.iterations);
-    // With the result proven, the best move is one that keeps the draw.
+    // With the result proven, the best move is one that keeps the draw, and of those the one
+    // whose playouts scored best: where the opponent went wrong most often.
     let best = mcts.best_move(0).expect("a move");
-    let kept = mcts.move_stats(0).iter().find(|s| s.mv == best).and_then(|s| s.proven);
-    assert_eq!(kept, Some(50));
+    let stats = mcts.move_stats(0);
+    let kept = stats.iter().find(|s| s.mv == best).expect("a root move");
+    assert_eq!(kept.proven, Some(50));
+    let draws: Vec<_> = stats.iter().filter(|s| s.proven == Some(50)).collect();
+    assert!(draws.len() > 1, "every first move keeps the draw");
+    assert!(draws.iter().all(|s| s.mean <= kept.mean), "{draws:?}");
+    assert!(draws.iter().any(|s| s.mean < kept.mean), "the draws' playouts scored differently");
 }
 
 #[test]
