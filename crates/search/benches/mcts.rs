@@ -1,9 +1,9 @@
 //! Criterion benchmark: MCTS iterations per second from the initial state, one thread, with
 //! and without the analysis, the playouts' tactics, move averages (MAST) steering them and the
 //! roles' pieces as the tree's priors (where random games find them), guided playouts cut off
-//! after [`CUTOFF`] joint moves and scored by those pieces, and the pieces' balance backed up by
-//! implicit minimax (criterion's "elements/s" are iterations/s). Each sample searches a fresh
-//! tree.
+//! after [`CUTOFF`] joint moves and scored by those pieces, the pieces' placement beside their
+//! number (the player's configuration), and the pieces' balance backed up by implicit minimax
+//! (criterion's "elements/s" are iterations/s). Each sample searches a fresh tree.
 //! `cargo bench -p search --bench mcts`.
 
 use analysis::{Analysis, AnalysisConfig};
@@ -21,6 +21,7 @@ const GAMES: &[(&str, u64)] = &[
     ("ticTacToe", 2_000),
     ("connectFour", 2_000),
     ("breakthrough", 500),
+    ("knightThrough", 500),
     ("escortLatch", 200),
     ("alquerque", 200),
     ("skirmish", 200),
@@ -31,6 +32,9 @@ const MAST: f64 = 0.6;
 
 /// Joint moves after which the cutoff variant's guided playouts stop (the player's setting).
 const CUTOFF: u32 = 10;
+
+/// The placement weight of the player's variant (the player's setting).
+const PLACEMENT: f64 = 1.0;
 
 /// The implicit minimax weight of the last variant (the weight tried in play, `mcts:minimax=0.4`).
 const MINIMAX: f64 = 0.4;
@@ -52,30 +56,32 @@ fn iterations(c: &mut Criterion) {
         group.sample_size(10).measurement_time(Duration::from_secs(3)).warm_up_time(Duration::from_secs(1));
         group.throughput(Throughput::Elements(count));
         let guide = |tactics| Some(Arc::new(Guide::new(&net, analysis.goals.clone(), tactics)));
-        let pieces = Pieces::discover(&net, Instant::now() + Duration::from_secs(1), 0);
+        let pieces = Pieces::discover(&net, Instant::now() + Pieces::TIME, 0);
         let with_pieces = |tactics| {
             let pieces = pieces.clone()?;
             Some(Some(Arc::new(Guide::new(&net, analysis.goals.clone(), tactics).with_pieces(pieces))))
         };
         let mut variants = vec![
-            ("plain", None, 0.0, 0, 0.0),
-            ("analysis", guide(false), 0.0, 0, 0.0),
-            ("tactics", guide(true), 0.0, 0, 0.0),
-            ("plain+mast", None, MAST, 0, 0.0),
-            ("tactics+mast", guide(true), MAST, 0, 0.0),
+            ("plain", None, 0.0, 0, 0.0, 0.0),
+            ("analysis", guide(false), 0.0, 0, 0.0, 0.0),
+            ("tactics", guide(true), 0.0, 0, 0.0, 0.0),
+            ("plain+mast", None, MAST, 0, 0.0, 0.0),
+            ("tactics+mast", guide(true), MAST, 0, 0.0, 0.0),
         ];
         if let (Some(analysis), Some(tactics)) = (with_pieces(false), with_pieces(true)) {
-            variants.push(("analysis+pieces", analysis, 0.0, 0, 0.0));
-            variants.push(("tactics+mast+pieces", tactics.clone(), MAST, 0, 0.0));
-            variants.push(("tactics+mast+pieces+cutoff", tactics.clone(), MAST, CUTOFF, 0.0));
-            variants.push(("tactics+mast+pieces+cutoff+minimax", tactics, MAST, CUTOFF, MINIMAX));
+            variants.push(("analysis+pieces", analysis, 0.0, 0, 0.0, 0.0));
+            variants.push(("tactics+mast+pieces", tactics.clone(), MAST, 0, 0.0, 0.0));
+            variants.push(("tactics+mast+pieces+cutoff", tactics.clone(), MAST, CUTOFF, 0.0, 0.0));
+            variants.push(("tactics+mast+pieces+cutoff+placement", tactics.clone(), MAST, CUTOFF, PLACEMENT, 0.0));
+            variants.push(("tactics+mast+pieces+cutoff+minimax", tactics, MAST, CUTOFF, 0.0, MINIMAX));
         }
-        for (name, guide, mast, cutoff, minimax) in variants {
+        for (name, guide, mast, cutoff, placement, minimax) in variants {
             group.bench_function(BenchmarkId::new(name, count), |b| {
                 let mut seed = 0;
                 b.iter(|| {
                     seed += 1;
-                    let config = MctsConfig { threads: 1, seed, mast, cutoff, minimax, ..MctsConfig::default() };
+                    let config =
+                        MctsConfig { threads: 1, seed, mast, cutoff, placement, minimax, ..MctsConfig::default() };
                     let mut mcts = Mcts::new(Arc::clone(&program), guide.clone(), config).expect("starts");
                     mcts.search_iterations(count).expect("searches")
                 })
