@@ -650,6 +650,11 @@ fn print(r: &Report) {
             v.variety.choices,
             100.0 * MoveVariety::MAX_LEGAL_SHARE
         );
+        println!(
+            "  chosen moves whose name fixes what they make true: {:.0}% (used from {:.0}%)",
+            100.0 * v.variety.fixed_share,
+            100.0 * MoveVariety::MIN_FIXED_SHARE
+        );
     }
     if let Some(m) = &r.material {
         let found = m.fits.iter().filter(|f| f.is_some()).count();
