@@ -480,8 +480,9 @@ impl<M: SearchMachine> Mcts<M> {
     }
 
     /// The move to play for `role`: the proven best if the root is solved (the shortest win,
-    /// the longest loss, among equal draws the one whose playouts scored best), else the most visited move among those not proven worse than another;
-    /// in a single-player game, the best plan's next move unless a move is proven to do better.
+    /// the longest loss; among proofs equal short of a win, the move whose playouts scored
+    /// best), else the most visited move among those not proven worse than another; in a
+    /// single-player game, the best plan's next move unless a move is proven to do better.
     /// `None` when the role has no legal move (the game is over).
     pub fn best_move(&self, role: usize) -> Option<M::Move> {
         self.pick(role, None)
@@ -535,7 +536,7 @@ impl<M: SearchMachine> Mcts<M> {
                 return Some(root.role_move(role, i));
             }
         }
-        let by_visits = |&i: &usize| (root.edge(role, i).visits, ordered(root.edge(role, i).mean()));
+        let by_visits = |&i: &usize| (root.edge(role, i).visits, mean(i));
         let top = check.and_then(|c| (0..count).filter(|&i| proven[i].is_none()).map(|i| c[i]).max_by(f64::total_cmp));
         let safe = |i: usize| check.zip(top).is_none_or(|(c, top)| c[i] >= top - safety::SAFE_MARGIN);
         let open = (0..count).filter(|&i| proven[i].is_none() && safe(i)).max_by_key(by_visits);
