@@ -38,9 +38,11 @@ fn state_of(net: &Net, props: &[&str]) -> PropnetState {
     PropnetState::from_bases(net.bases.len(), props.iter().map(|p| index(p)))
 }
 
-#[test]
-fn every_reported_win_is_a_forced_win_on_small_boards() {
-    let net = Arc::new(testkit::bundled("breakthroughsmall").1);
+/// Searches `role`'s wins within `depth` own moves from the last states of seeded random games
+/// of `net` until `positions` searches have run, and checks every reported win and every move
+/// reported decided against [`forced_win`]. Returns the wins and tenuki results seen.
+fn check_reported_wins(net: Net, depth: u32, positions: usize) -> (usize, usize) {
+    let net = Arc::new(net);
     let locality = Arc::new(Locality::analyse(&net, None).expect("no deadline"));
     let program = Arc::new(Program::new(&net));
     let mut search = LocalSearch::new(Arc::clone(&net), Arc::clone(&program), locality);
@@ -48,13 +50,13 @@ fn every_reported_win_is_a_forced_win_on_small_boards() {
     let mut rng = SmallRng::seed_from_u64(3);
     let initial = m.initial_state();
     let (mut checked, mut wins, mut missed, mut tenukis) = (0, 0, 0, 0);
-    while checked < 60 {
+    while checked < positions {
         let trajectory = random_trajectory(&mut m, &initial, &mut rng, 200).unwrap();
         let start = trajectory.len().saturating_sub(7);
         for state in &trajectory[start..trajectory.len() - 1] {
             for role in 0..2 {
                 let deadline = Instant::now() + Duration::from_secs(5);
-                let found = search.search(state, role, None, 3, deadline).unwrap();
+                let found = search.search(state, role, None, depth, deadline).unwrap();
                 checked += 1;
                 tenukis += usize::from(found.tenuki.is_some());
                 if let Some(n) = found.win {
@@ -65,7 +67,10 @@ fn every_reported_win_is_a_forced_win_on_small_boards() {
                     let who = m.move_role(mv).unwrap();
                     let other = m.legal_moves(state, 1 - who).unwrap()[0];
                     let next = m.next_state(state, &joint(who, mv, other)).unwrap();
-                    assert!(forced_win(&mut m, &next, role, n - u32::from(who == role), Some(who)));
+                    assert!(
+                        forced_win(&mut m, &next, role, n - u32::from(who == role), Some(who)),
+                        "move {mv} falsely decided in {n} for role {role}: {state:?}"
+                    );
                 }
                 if found.depth >= 2 && found.win.is_none() && forced_win(&mut m, state, role, 1, None) {
                     missed += 1;
@@ -73,9 +78,28 @@ fn every_reported_win_is_a_forced_win_on_small_boards() {
             }
         }
     }
-    assert!(wins > 5, "only {wins} wins among {checked} positions");
-    assert!(tenukis > 0, "no tenuki proved among {checked} positions");
     assert_eq!(missed, 0, "wins in one move the search missed");
+    (wins, tenukis)
+}
+
+#[test]
+fn every_reported_win_is_a_forced_win_on_small_boards() {
+    let (wins, tenukis) = check_reported_wins(testkit::bundled("breakthroughsmall").1, 3, 60);
+    assert!(wins > 5, "only {wins} wins");
+    assert!(tenukis > 0, "no tenuki proved");
+}
+
+/// Knights jump, so a move's reach is not its neighbourhood on the board: the regions the
+/// search restricts itself to must still leave out only what cannot matter.
+#[test]
+fn every_reported_win_is_a_forced_win_in_knightthrough() {
+    let Some(shared) = testkit::shared::locate(env!("CARGO_MANIFEST_DIR"), "local search in Knightthrough") else {
+        return;
+    };
+    let path = testkit::shared::game(&shared, "knightThrough").expect("knightThrough in the corpus");
+    let net = testkit::shared::compile(&path).expect("knightThrough has a propnet");
+    let (wins, _) = check_reported_wins(net, 2, 40);
+    assert!(wins > 5, "only {wins} wins");
 }
 
 /// A Breakthrough searcher, its program, and a position where white's pawn on c5 has a free
