@@ -134,7 +134,7 @@ const MAST_GREEDY: f64 = 0.6;
 const CUTOFF: u32 = 10;
 
 /// How much the pieces' placement counts beside their number, where random games confirmed
-/// one: the score it predicts, as is. Against Sancho in Breakthrough 17–13 over 30 matches with
+/// one: the score it predicts, as is. Against Sancho in Breakthrough 26–24 over 50 matches with
 /// it, 3–7 over 10 without it (BENCHMARKS.md).
 const PLACEMENT: f64 = 1.0;
 
