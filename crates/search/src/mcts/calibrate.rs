@@ -186,12 +186,12 @@ impl MoveVariety {
                 }
                 let Ok(next) = m.next_state(&state, &joint) else { continue 'games };
                 let made: Vec<u64> = next.words().iter().zip(state.words()).map(|(n, s)| n & !s).collect();
+                let keep_made = |kept: &mut Vec<u64>| kept.iter_mut().zip(&made).for_each(|(k, m)| *k &= m);
                 for r in (0..roles).filter(|&r| chose[r]) {
                     let (plays, always) = effects[r].entry(joint[r]).or_insert_with(|| (0, made.clone()));
                     *plays += 1;
-                    always.iter_mut().zip(&made).for_each(|(a, m)| *a &= m);
-                    let every = common[r].get_or_insert_with(|| made.clone());
-                    every.iter_mut().zip(&made).for_each(|(a, m)| *a &= m);
+                    keep_made(always);
+                    keep_made(common[r].get_or_insert_with(|| made.clone()));
                 }
                 state = next;
             }
