@@ -2,7 +2,8 @@
 //! and without the analysis, the playouts' tactics, move averages (MAST) steering them and the
 //! roles' pieces as the tree's priors (where random games find them), guided playouts cut off
 //! after [`CUTOFF`] joint moves and scored by those pieces, the pieces' placement beside their
-//! number (the player's configuration), and the pieces' balance backed up by implicit minimax
+//! number (the player's configuration), the same with playouts preferring captures, and the
+//! pieces' balance backed up by implicit minimax
 //! (criterion's "elements/s" are iterations/s). Each sample searches a fresh tree.
 //! `cargo bench -p search --bench mcts`.
 
@@ -36,6 +37,10 @@ const CUTOFF: u32 = 10;
 /// The placement weight of the player's variant (the player's setting).
 const PLACEMENT: f64 = 1.0;
 
+/// The chance of the capturing variant's playouts playing the move that gains the most
+/// material.
+const CAPTURES: f64 = 0.5;
+
 /// The implicit minimax weight of the last variant (the weight tried in play, `mcts:minimax=0.4`).
 const MINIMAX: f64 = 0.4;
 
@@ -59,29 +64,34 @@ fn iterations(c: &mut Criterion) {
         let pieces = Pieces::discover(&net, Instant::now() + Pieces::TIME, 0);
         let with_pieces = |tactics| {
             let pieces = pieces.clone()?;
-            Some(Some(Arc::new(Guide::new(&net, analysis.goals.clone(), tactics).with_pieces(pieces))))
+            Some(Some(Arc::new(Guide::new(&net, analysis.goals.clone(), tactics).with_pieces(&net, pieces))))
         };
+        let plain = MctsConfig { threads: 1, ..MctsConfig::default() };
+        let mast = MctsConfig { mast: MAST, ..plain.clone() };
         let mut variants = vec![
-            ("plain", None, 0.0, 0, 0.0, 0.0),
-            ("analysis", guide(false), 0.0, 0, 0.0, 0.0),
-            ("tactics", guide(true), 0.0, 0, 0.0, 0.0),
-            ("plain+mast", None, MAST, 0, 0.0, 0.0),
-            ("tactics+mast", guide(true), MAST, 0, 0.0, 0.0),
+            ("plain", None, plain.clone()),
+            ("analysis", guide(false), plain.clone()),
+            ("tactics", guide(true), plain.clone()),
+            ("plain+mast", None, mast.clone()),
+            ("tactics+mast", guide(true), mast.clone()),
         ];
         if let (Some(analysis), Some(tactics)) = (with_pieces(false), with_pieces(true)) {
-            variants.push(("analysis+pieces", analysis, 0.0, 0, 0.0, 0.0));
-            variants.push(("tactics+mast+pieces", tactics.clone(), MAST, 0, 0.0, 0.0));
-            variants.push(("tactics+mast+pieces+cutoff", tactics.clone(), MAST, CUTOFF, 0.0, 0.0));
-            variants.push(("tactics+mast+pieces+cutoff+placement", tactics.clone(), MAST, CUTOFF, PLACEMENT, 0.0));
-            variants.push(("tactics+mast+pieces+cutoff+minimax", tactics, MAST, CUTOFF, 0.0, MINIMAX));
+            let cutoff = MctsConfig { cutoff: CUTOFF, ..mast.clone() };
+            variants.push(("analysis+pieces", analysis, plain));
+            variants.push(("tactics+mast+pieces", tactics.clone(), mast));
+            variants.push(("tactics+mast+pieces+cutoff", tactics.clone(), cutoff.clone()));
+            let placement = MctsConfig { placement: PLACEMENT, ..cutoff.clone() };
+            variants.push(("tactics+mast+pieces+cutoff+placement", tactics.clone(), placement.clone()));
+            let captures = MctsConfig { captures: CAPTURES, ..placement };
+            variants.push(("tactics+mast+pieces+cutoff+placement+captures", tactics.clone(), captures));
+            variants.push(("tactics+mast+pieces+cutoff+minimax", tactics, MctsConfig { minimax: MINIMAX, ..cutoff }));
         }
-        for (name, guide, mast, cutoff, placement, minimax) in variants {
+        for (name, guide, config) in variants {
             group.bench_function(BenchmarkId::new(name, count), |b| {
                 let mut seed = 0;
                 b.iter(|| {
                     seed += 1;
-                    let config =
-                        MctsConfig { threads: 1, seed, mast, cutoff, placement, minimax, ..MctsConfig::default() };
+                    let config = MctsConfig { seed, ..config.clone() };
                     let mut mcts = Mcts::new(Arc::clone(&program), guide.clone(), config).expect("starts");
                     mcts.search_iterations(count).expect("searches")
                 })

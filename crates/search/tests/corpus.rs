@@ -22,7 +22,7 @@ fn every_corpus_game_gets_a_legal_move_for_every_role() {
         let Ok(net) = propnet::compile(&desc, &limits) else { continue };
         let guide = Guide::new(&net, GoalLatches::new(&net, &analysis::structural_latches(&net)), true);
         let guide = match Pieces::discover(&net, Instant::now() + Duration::from_millis(50), 1) {
-            Some(pieces) => guide.with_pieces(pieces),
+            Some(pieces) => guide.with_pieces(&net, pieces),
             None => guide,
         };
         let guide = Arc::new(guide);

@@ -72,6 +72,7 @@ impl TacticsCost {
             deadline: Some(started + half),
             mast: None,
             cutoff: None,
+            captures: 0.0,
         };
         let mut look = Lookahead::default();
         let mut complete = 0u64;

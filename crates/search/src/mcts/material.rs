@@ -219,6 +219,7 @@ fn sample(net: &Net, guide: Option<&Guide>, candidates: &[Group], deadline: Inst
         deadline: Some(deadline),
         mast: None,
         cutoff: None,
+        captures: 0.0,
     };
     let mut look = Lookahead::default();
     let mut out = Vec::new();

@@ -159,6 +159,10 @@ pub struct MctsConfig {
     /// are never sampled; regret matching draws from a mixed strategy that converges on an
     /// equilibrium of the node's game.
     pub regret: f64,
+    /// The chance that a guided playout plays, among the moves its tactics rank best, one that
+    /// leaves the mover the most material ahead, where the guide knows the roles' pieces: a
+    /// piece left where it can be taken is taken (0: never).
+    pub captures: f64,
 }
 
 impl Default for MctsConfig {
@@ -184,6 +188,7 @@ impl Default for MctsConfig {
             minimax: 0.0,
             rave: 0.0,
             regret: 0.1,
+            captures: 0.0,
         }
     }
 }

@@ -1,8 +1,10 @@
 //! Playouts from the leaves of the tree: on a propnet bit-sliced, up to 64 leaves in one pass,
-//! or one at a time steered by the goal latches and the tactics (decisive and anti-decisive
-//! moves); on any other machine one uniformly random playout at a time.
+//! or one at a time steered by the goal latches, the tactics (decisive and anti-decisive
+//! moves) and the pieces (captures); on any other machine one uniformly random playout at a
+//! time.
 
 use super::mast::MastPolicy;
+use super::material::count;
 use super::pieces::{Balance, Pieces};
 use super::{score, Best};
 use analysis::{Factors, GoalForms, GoalLatches, ScoreRange};
@@ -54,6 +56,47 @@ pub struct Guide {
     forms: Option<Arc<GoalForms>>,
     /// The factors, where search can leave some aside.
     factors: Option<Arc<Factors>>,
+    /// Where playouts can see what a move does to the roles' pieces.
+    captures: Option<Captures>,
+}
+
+/// The net cut down to the next values of the roles' pieces, for playouts that prefer moves
+/// gaining material.
+#[derive(Debug)]
+struct Captures {
+    next: Arc<Program>,
+    /// The pieces' bases, ascending.
+    watch: Vec<usize>,
+    /// Per role, its pieces as a bitset over `watch`'s positions.
+    masks: Vec<Vec<u64>>,
+}
+
+impl Captures {
+    /// The lookahead over `pieces`' bases in `net`.
+    fn new(net: &Net, pieces: &Pieces) -> Captures {
+        let watch: Vec<usize> =
+            (0..net.bases.len()).filter(|&b| pieces.sets.iter().any(|set| is_set(&set.group.mask, b as u32))).collect();
+        let masks = pieces
+            .sets
+            .iter()
+            .map(|set| {
+                let mut mask = Vec::new();
+                for (j, &b) in watch.iter().enumerate() {
+                    if is_set(&set.group.mask, b as u32) {
+                        learn(&mut mask, j as u32);
+                    }
+                }
+                mask
+            })
+            .collect();
+        let next = Arc::new(Program::new(&propnet::cut::to_next(net, &watch)));
+        Captures { next, watch, masks }
+    }
+
+    /// `role`'s material against the others' from counts of each role's pieces.
+    fn lead(role: usize, counts: impl Iterator<Item = u32>) -> i64 {
+        counts.enumerate().map(|(q, n)| if q == role { i64::from(n) } else { -i64::from(n) }).sum()
+    }
 }
 
 impl Guide {
@@ -74,7 +117,18 @@ impl Guide {
             Arc::new(Program::new(&propnet::cut::to_outcome(net)))
         });
         let next = Arc::new(Program::new(&propnet::cut::to_next(net, &watch)));
-        Guide { goals, latch_watch, watch, next, outcome, tactics, pieces: None, forms: None, factors: None }
+        Guide {
+            goals,
+            latch_watch,
+            watch,
+            next,
+            outcome,
+            tactics,
+            pieces: None,
+            forms: None,
+            factors: None,
+            captures: None,
+        }
     }
 
     /// The goal latches.
@@ -82,8 +136,10 @@ impl Guide {
         &self.goals
     }
 
-    /// The guide with the roles' `pieces` for the tree's priors.
-    pub fn with_pieces(mut self, pieces: Pieces) -> Guide {
+    /// The guide with the roles' `pieces` (found in `net`) for the tree's priors and, where
+    /// playouts run guided, for preferring moves that gain material in them.
+    pub fn with_pieces(mut self, net: &Net, pieces: Pieces) -> Guide {
+        self.captures = self.steers_playouts().then(|| Captures::new(net, &pieces));
         self.pieces = Some(pieces);
         self
     }
@@ -184,6 +240,9 @@ pub struct Settings {
     /// Where guided playouts stop early and score the state they reach by the guide's piece
     /// balance.
     pub cutoff: Option<Cutoff>,
+    /// The chance that a guided playout's move is, among those the tactics rank best, one that
+    /// gains the mover the most material, where the guide knows the pieces (0: never).
+    pub captures: f64,
 }
 
 /// An early end for guided playouts: after `steps` joint moves a playout stops, and each
@@ -210,7 +269,7 @@ impl Settings {
 /// guide's cut nets, and the moves it has seen end a game.
 #[derive(Debug, Default)]
 pub struct Lookahead {
-    machines: Option<(PropnetMachine, Option<PropnetMachine>)>,
+    machines: Option<Machines>,
     /// One bit per move (input): the moves that have ended a game (or decided its scores by
     /// latches) when played. Only they are judged as candidates for a decisive move, since a
     /// move that never ends a game costs a lookahead and cannot win at once.
@@ -218,6 +277,15 @@ pub struct Lookahead {
     /// Guided playouts finished, and those in which the tactics changed a move.
     playouts: u64,
     fired: u64,
+}
+
+/// The machines a guided playout looks ahead with: over the bases the tactics watch, over the
+/// end, and over the pieces.
+#[derive(Debug)]
+struct Machines {
+    look: PropnetMachine,
+    judge: Option<PropnetMachine>,
+    capture: Option<PropnetMachine>,
 }
 
 impl Lookahead {
@@ -328,8 +396,10 @@ struct Rewind {
 /// highest score (a decisive move) and avoids one that ends the game below it. With tactics, a
 /// move after which the next mover has a decisive move is taken back and another tried in its
 /// place while there is one (anti-decisive), and only moves that have ended a game before are
-/// judged. A state whose scores the latches decide ends the playout; with a cutoff in `s` and
-/// the guide's pieces, so does the cutoff's step, scored by the piece balance since the root.
+/// judged. With the guide's pieces and `s.captures`, a role then plays, with that chance, the
+/// move among those ranked best that leaves it the most material ahead. A state whose scores
+/// the latches decide ends the playout; with a cutoff in `s` and the guide's pieces, so does
+/// the cutoff's step, scored by the piece balance since the root.
 pub(super) fn guided(
     m: &mut PropnetMachine,
     lookahead: &mut Lookahead,
@@ -338,13 +408,18 @@ pub(super) fn guided(
     rng: &mut SmallRng,
     s: &Settings,
 ) -> Result<Option<Outcome<u32>>, MachineError> {
-    let (look, judge) = match &mut lookahead.machines {
+    let Machines { look, judge, capture } = match &mut lookahead.machines {
         Some(machines) => machines,
         none => {
             let machine = |p: &Arc<Program>| PropnetMachine::from_program(Arc::clone(p));
-            none.insert((machine(&guide.next), guide.outcome.as_ref().map(machine)))
+            none.insert(Machines {
+                look: machine(&guide.next),
+                judge: guide.outcome.as_ref().map(machine),
+                capture: guide.captures.as_ref().map(|c| machine(&c.next)),
+            })
         }
     };
+    let mut captures = guide.captures.as_ref().zip(capture.as_mut()).filter(|_| s.captures > 0.0);
     let ending = &mut lookahead.ending;
     let fired_count = &mut lookahead.fired;
     lookahead.playouts += 1;
@@ -459,6 +534,25 @@ pub(super) fn guided(
                     pick.offer(l[k], 0.0, rng);
                 }
                 joint[r] = pick.get().unwrap_or(joint[r]);
+            }
+            if let Some((c, cm)) = captures.as_mut().filter(|_| best < 2 && rng.random_bool(s.captures)) {
+                candidates.clear();
+                candidates.extend((0..l.len()).filter(|&k| tiers[k] == best));
+                pick(l, &candidates, &mut chosen);
+                cm.lookahead(&state, &joint, r, &chosen, &c.watch, &mut bits);
+                let w = c.watch.len().div_ceil(64);
+                let leads: Vec<i64> = (0..chosen.len())
+                    .map(|k| Captures::lead(r, c.masks.iter().map(|mask| count(mask, &bits[k * w..(k + 1) * w]))))
+                    .collect();
+                let most = leads.iter().copied().max().unwrap_or(0);
+                let drawn = chosen.iter().position(|&mv| mv == joint[r]).map(|k| leads[k]);
+                if drawn != Some(most) {
+                    let mut pick = Best::new();
+                    for (k, _) in leads.iter().enumerate().filter(|&(_, &v)| v == most) {
+                        pick.offer(chosen[k], 0.0, rng);
+                    }
+                    joint[r] = pick.get().unwrap_or(joint[r]);
+                }
             }
             // The mover secures its best score: the game is as good as won.
             if best == 2 {
@@ -580,6 +674,7 @@ pub(super) fn scores<M: StateMachine>(m: &mut M, state: &M::State) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
 
     fn range(min: u32, max: u32) -> Option<ScoreRange> {
         Some(ScoreRange { min, max })
@@ -617,10 +712,22 @@ mod tests {
     /// The first joint move of each of `n` guided playouts from `state`, printed, after 200
     /// from the initial state have shown which moves end games.
     fn first_moves(m: &mut PropnetMachine, guide: &Guide, state: &PropnetState, n: usize) -> Vec<(String, Vec<u8>)> {
+        first_moves_capturing(m, guide, state, n, 0.0)
+    }
+
+    /// [`first_moves`] with the given chance of playing the move that gains the most material.
+    fn first_moves_capturing(
+        m: &mut PropnetMachine,
+        guide: &Guide,
+        state: &PropnetState,
+        n: usize,
+        captures: f64,
+    ) -> Vec<(String, Vec<u8>)> {
         use rand::SeedableRng;
         let mut rng = SmallRng::seed_from_u64(3);
         let mut look = Lookahead::default();
-        let settings = Settings { max_steps: 100, trace: true, guide: None, deadline: None, mast: None, cutoff: None };
+        let settings =
+            Settings { max_steps: 100, trace: true, guide: None, deadline: None, mast: None, cutoff: None, captures };
         let initial = m.initial_state();
         for _ in 0..200 {
             guided(m, &mut look, &initial, guide, &mut rng, &settings).expect("plays");
@@ -661,5 +768,34 @@ mod tests {
         let firsts: std::collections::HashSet<String> =
             first_moves(&mut m, &plain, &state, 50).into_iter().map(|(first, _)| first).collect();
         assert!(firsts.len() > 1, "x's five moves are all played: {firsts:?}");
+    }
+
+    /// A Breakthrough position, white to move, where white's pawn on d4 can take black's on
+    /// e5; the other pawns are far apart.
+    fn a_capture_on_offer() -> (PropnetMachine, Guide, PropnetState) {
+        let net = testkit::bundled("breakthrough").1;
+        let pieces = Pieces::discover(&net, Instant::now() + Duration::from_secs(30), 1).expect("pawns are pieces");
+        let guide = Guide::new(&net, GoalLatches::new(&net, &[]), true).with_pieces(&net, pieces);
+        let bases = [
+            "(control white)",
+            "(cellholds 4 4 white)",
+            "(cellholds 1 1 white)",
+            "(cellholds 5 5 black)",
+            "(cellholds 8 8 black)",
+        ];
+        let index = |p: &str| net.bases.iter().position(|b| b.name == p).unwrap_or_else(|| panic!("no base {p}"));
+        let state = PropnetState::from_bases(net.bases.len(), bases.iter().map(|p| index(p)));
+        (PropnetMachine::new(&net), guide, state)
+    }
+
+    #[test]
+    fn a_capturing_playout_takes_the_pawn_on_offer() {
+        let (mut m, guide, state) = a_capture_on_offer();
+        for (first, _) in first_moves_capturing(&mut m, &guide, &state, 30, 1.0) {
+            assert_eq!(first, "(move 4 4 5 5) noop");
+        }
+        let firsts: std::collections::HashSet<String> =
+            first_moves(&mut m, &guide, &state, 30).into_iter().map(|(first, _)| first).collect();
+        assert!(firsts.len() > 1, "without the preference white's five moves are all played: {firsts:?}");
     }
 }

@@ -23,6 +23,7 @@ impl<M: SearchMachine> Mcts<M> {
             deadline,
             mast: None,
             cutoff: None,
+            captures: self.config.captures,
         };
         let batch = match settings.guide {
             Some(_) => self.config.batch.clamp(1, GUIDED_BATCH),

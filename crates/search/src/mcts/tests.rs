@@ -27,7 +27,7 @@ fn guide(net: &Net) -> Arc<Guide> {
 /// games find.
 fn piece_guide(net: &Net, tactics: bool) -> Guide {
     let pieces = Pieces::discover(net, Instant::now() + Duration::from_secs(30), 1).expect("pieces");
-    Guide::new(net, goal_latches(net), tactics).with_pieces(pieces)
+    Guide::new(net, goal_latches(net), tactics).with_pieces(net, pieces)
 }
 
 /// One thread, a fixed seed, the given pool size.
@@ -346,7 +346,8 @@ fn a_playout_cut_off_early_scores_the_material_won_since_the_root() {
     let mut leaf = root.clone();
     leaf.set(gone, false);
     let cutoff = Some(Cutoff { steps: 2, root: Arc::from(root.words()), placement: 0.0 });
-    let settings = Settings { max_steps: 10_000, trace: true, guide: None, deadline: None, mast: None, cutoff };
+    let settings =
+        Settings { max_steps: 10_000, trace: true, guide: None, deadline: None, mast: None, cutoff, captures: 0.0 };
     let mut rng = SmallRng::seed_from_u64(3);
     let mut lookahead = Lookahead::default();
     let outcome =
