@@ -212,15 +212,7 @@ fn sample(net: &Net, guide: Option<&Guide>, candidates: &[Group], deadline: Inst
     let mut rng = SmallRng::seed_from_u64(seed);
     let roles = net.roles.len();
     let initial = m.initial_state();
-    let settings = Settings {
-        max_steps: MAX_STEPS as u32,
-        trace: true,
-        guide: None,
-        deadline: Some(deadline),
-        mast: None,
-        cutoff: None,
-        captures: 0.0,
-    };
+    let settings = Settings::traced(MAX_STEPS as u32, deadline);
     let mut look = Lookahead::default();
     let mut out = Vec::new();
     let mut trajectory: Vec<PropnetState> = Vec::new();

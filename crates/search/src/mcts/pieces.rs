@@ -269,15 +269,7 @@ fn sample(net: &Net, candidates: &[Group], wholes: &[usize], deadline: Instant, 
     let mut rng = SmallRng::seed_from_u64(seed);
     let roles = net.roles.len();
     let initial = m.initial_state();
-    let settings = Settings {
-        max_steps: MAX_STEPS,
-        trace: true,
-        guide: None,
-        deadline: Some(deadline),
-        mast: None,
-        cutoff: None,
-        captures: 0.0,
-    };
+    let settings = Settings::traced(MAX_STEPS, deadline);
     let mut out = Samples {
         games: Vec::new(),
         positions: Positions::new(initial.words().len()),

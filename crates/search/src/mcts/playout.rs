@@ -259,6 +259,13 @@ pub struct Cutoff {
 }
 
 impl Settings {
+    /// Uniformly random playouts of at most `max_steps` joint moves with their moves recorded,
+    /// until `deadline`: what sampling random games asks for.
+    pub fn traced(max_steps: u32, deadline: Instant) -> Settings {
+        let deadline = Some(deadline);
+        Settings { max_steps, trace: true, guide: None, deadline, mast: None, cutoff: None, captures: 0.0 }
+    }
+
     /// Whether the deadline has passed.
     pub fn out_of_time(&self) -> bool {
         self.deadline.is_some_and(|d| Instant::now() >= d)
