@@ -447,6 +447,8 @@ pub(super) fn guided(
     let mut candidates = Vec::new();
     let mut chosen = Vec::new();
     let mut tiers: Vec<i8> = Vec::new();
+    // Per candidate, the material the mover would lead by after it.
+    let mut leads: Vec<i64> = Vec::new();
     // A candidate's next state as far as the ranking reads it: the watched bases, all set for
     // every candidate ranked, so the other bits need not follow the playout.
     let mut after = start.clone();
@@ -529,18 +531,11 @@ pub(super) fn guided(
                 }
             }
             let best = tiers.iter().copied().max().unwrap_or(0);
-            let drawn = l.iter().position(|&mv| mv == joint[r]).map_or(0, |k| tiers[k]);
-            if drawn != best && guide.tactics {
-                fire(fired_count);
-            }
-            // The move drawn stands if nothing ranks above it (a uniform draw among the best
-            // is then what it already is); otherwise one of the best, at random.
-            if drawn != best {
-                let mut pick = Best::new();
-                for (k, _) in tiers.iter().enumerate().filter(|&(_, &t)| t == best) {
-                    pick.offer(l[k], 0.0, rng);
+            if let Some(mv) = redraw(l, &tiers, joint[r], rng) {
+                if guide.tactics {
+                    fire(fired_count);
                 }
-                joint[r] = pick.get().unwrap_or(joint[r]);
+                joint[r] = mv;
             }
             if let Some((c, cm)) = captures.as_mut().filter(|_| best < 2 && rng.random_bool(s.captures)) {
                 candidates.clear();
@@ -548,17 +543,13 @@ pub(super) fn guided(
                 pick(l, &candidates, &mut chosen);
                 cm.lookahead(&state, &joint, r, &chosen, &c.watch, &mut bits);
                 let w = c.watch.len().div_ceil(64);
-                let leads: Vec<i64> = (0..chosen.len())
-                    .map(|k| Captures::lead(r, c.masks.iter().map(|mask| count(mask, &bits[k * w..(k + 1) * w]))))
-                    .collect();
-                let most = leads.iter().copied().max().unwrap_or(0);
-                let drawn = chosen.iter().position(|&mv| mv == joint[r]).map(|k| leads[k]);
-                if drawn != Some(most) {
-                    let mut pick = Best::new();
-                    for (k, _) in leads.iter().enumerate().filter(|&(_, &v)| v == most) {
-                        pick.offer(chosen[k], 0.0, rng);
-                    }
-                    joint[r] = pick.get().unwrap_or(joint[r]);
+                leads.clear();
+                leads.extend(
+                    (0..chosen.len())
+                        .map(|k| Captures::lead(r, c.masks.iter().map(|mask| count(mask, &bits[k * w..(k + 1) * w])))),
+                );
+                if let Some(mv) = redraw(&chosen, &leads, joint[r], rng) {
+                    joint[r] = mv;
                 }
             }
             // The mover secures its best score: the game is as good as won.
@@ -607,6 +598,20 @@ pub(super) fn guided(
         }
         steps += 1;
     }
+}
+
+/// One of `moves` whose value (`values` has one per move) is the highest, drawn uniformly, or
+/// `None` where `drawn` has it already: a uniform draw among the best is then what it is.
+fn redraw<T: Ord + Copy>(moves: &[u32], values: &[T], drawn: u32, rng: &mut SmallRng) -> Option<u32> {
+    let best = values.iter().copied().max()?;
+    if moves.iter().position(|&mv| mv == drawn).is_some_and(|k| values[k] == best) {
+        return None;
+    }
+    let mut pick = Best::new();
+    for (k, _) in values.iter().enumerate().filter(|&(_, &v)| v == best) {
+        pick.offer(moves[k], 0.0, rng);
+    }
+    pick.get()
 }
 
 /// The moves of `legal` at `indices`, into `out`.
