@@ -486,7 +486,8 @@ impl<M: SearchMachine> Mcts<M> {
 
     /// The move to play for `role`: the proven best if the root is solved (the shortest win,
     /// the longest loss; among proofs equal short of a win, the move whose playouts scored
-    /// best), else the most visited move among those not proven worse than another; in a
+    /// best), else the most visited move among those not proven worse than another (a move the
+    /// local search proved lost counts as proven worse while one it did not is open); in a
     /// single-player game, the best plan's next move unless a move is proven to do better.
     /// `None` when the role has no legal move (the game is over).
     pub fn best_move(&self, role: usize) -> Option<M::Move> {
@@ -542,9 +543,17 @@ impl<M: SearchMachine> Mcts<M> {
             }
         }
         let by_visits = |&i: &usize| (root.edge(role, i).visits, mean(i));
-        let top = check.and_then(|c| (0..count).filter(|&i| proven[i].is_none()).map(|i| c[i]).max_by(f64::total_cmp));
+        // The local search's losses are forced losses too: while a move it has not proven lost
+        // is open, none of them is played, however the tree saw it before the proof came.
+        let lost = |i: usize| root.kind == Kind::Mover(role) && root.local.get(i) == Some(&-1);
+        let unproven: Vec<usize> = (0..count).filter(|&i| proven[i].is_none()).collect();
+        let unproven = match unproven.iter().any(|&i| !lost(i)) {
+            true => unproven.into_iter().filter(|&i| !lost(i)).collect(),
+            false => unproven,
+        };
+        let top = check.and_then(|c| unproven.iter().map(|&i| c[i]).max_by(f64::total_cmp));
         let safe = |i: usize| check.zip(top).is_none_or(|(c, top)| c[i] >= top - safety::SAFE_MARGIN);
-        let open = (0..count).filter(|&i| proven[i].is_none() && safe(i)).max_by_key(by_visits);
+        let open = unproven.iter().copied().filter(|&i| safe(i)).max_by_key(by_visits);
         // The best proven move against the most visited open one: a proven loss never wins, and
         // the open move must beat the proven score on average.
         let pick = match (decided, open) {

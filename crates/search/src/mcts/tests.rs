@@ -290,8 +290,15 @@ fn local_verdicts_steer_selection_and_a_local_win_is_played() {
     let favourite = stats.iter().max_by_key(|s| s.visits).unwrap().mv;
     let outsider = stats.iter().min_by_key(|s| s.visits).unwrap().mv;
     assert_ne!(favourite, outsider);
-    // Say the favourite loses by force and the outsider wins: the outsider is played at once,
-    // and the favourite is hardly chosen any more.
+    // Say the favourite loses by force: however many visits it has, it is not played.
+    assert_eq!(mcts.best_move(0), Some(favourite));
+    assert!(mcts.mark_local(&root, &[(favourite, false)]));
+    assert_ne!(mcts.best_move(0), Some(favourite));
+    // If every move loses, the tree's order stands.
+    let every: Vec<_> = stats.iter().map(|s| (s.mv, false)).collect();
+    assert!(mcts.mark_local(&root, &every));
+    assert_eq!(mcts.best_move(0), Some(favourite));
+    // And the outsider wins: it is played at once, and the favourite is hardly chosen any more.
     assert!(mcts.mark_local(&root, &[(favourite, false), (outsider, true)]));
     assert_eq!(mcts.best_move(0), Some(outsider));
     let before = mcts.move_stats(0).iter().find(|s| s.mv == favourite).unwrap().visits;
