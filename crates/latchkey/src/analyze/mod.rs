@@ -99,6 +99,9 @@ struct PiecesEntry {
     /// Per role, every piece proposition and the score it adds there (the placement's table),
     /// where a placement was confirmed.
     placement_weights: Option<Vec<Vec<PlacedEntry>>>,
+    /// Whether `mcts`'s guided playouts prefer captures with these pieces: they were found and
+    /// the playouts run guided (tactics used, or goal latches).
+    captures_in_playouts: bool,
 }
 
 /// A piece proposition and the score (0..1) a piece standing there adds for one role.
@@ -109,8 +112,8 @@ struct PlacedEntry {
 }
 
 impl PiecesEntry {
-    /// The entry for `found` in `net`.
-    fn new(net: &Net, found: Option<Pieces>) -> PiecesEntry {
+    /// The entry for `found` in `net`, where `mcts`'s playouts run guided if `guided`.
+    fn new(net: &Net, found: Option<Pieces>, guided: bool) -> PiecesEntry {
         let placement_weights = found.as_ref().and_then(|f| f.placement.as_ref()).map(|p| {
             (0..p.holdout_correlation.len())
                 .map(|r| {
@@ -120,7 +123,8 @@ impl PiecesEntry {
                 })
                 .collect()
         });
-        PiecesEntry { found, placement_weights }
+        let captures_in_playouts = guided && found.is_some();
+        PiecesEntry { found, placement_weights, captures_in_playouts }
     }
 }
 
@@ -371,14 +375,16 @@ pub fn run(args: Args) -> Result<ExitCode> {
         .as_ref()
         .filter(|_| !left.is_zero())
         .map(|(guide, _)| Material::discover(net, Some(guide), weighed + left.min(TacticsCost::TRIAL), 0));
+    // Whether the player's playouts would run guided (the guide keeps tactics only where they pay).
+    let guided = chosen.as_ref().map_or(!result.goals.is_empty(), |(guide, _)| guide.steers_playouts());
     let tactics = chosen.map(|(_, cost)| TacticsEntry { cost, used: cost.pays() });
     let weighed = analysis::Phase { phase: "material".to_owned(), seconds: weighed.elapsed().as_secs_f64() };
     // The roles' pieces, for the mcts player's priors, from uniformly random games.
     bar.set_message("pieces");
     let counted = Instant::now();
     let left = (start + Duration::from_secs_f64(secs)).saturating_duration_since(counted);
-    let pieces =
-        (!left.is_zero()).then(|| PiecesEntry::new(net, Pieces::discover(net, counted + left.min(Pieces::TIME), 0)));
+    let pieces = (!left.is_zero())
+        .then(|| PiecesEntry::new(net, Pieces::discover(net, counted + left.min(Pieces::TIME), 0), guided));
     let counted = analysis::Phase { phase: "pieces".to_owned(), seconds: counted.elapsed().as_secs_f64() };
     bar.finish_and_clear();
     let mut report = report(net, &result, game.name.clone());
@@ -701,6 +707,10 @@ fn print(r: &Report) {
                         }
                     }
                     _ => println!("  where they stand better: nothing confirmed"),
+                }
+                match p.captures_in_playouts {
+                    true => println!("  mcts's guided playouts prefer moves that gain material (mcts:captures)"),
+                    false => println!("  mcts's playouts run unguided here, so they take no captures by preference"),
                 }
             }
         }
