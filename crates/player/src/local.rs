@@ -222,14 +222,16 @@ fn serve(
     }
 }
 
-/// The searches for `targets`: those of `jobs` whose state is still targeted, the rest begun
-/// afresh.
+/// The searches for `targets`: those of `jobs` whose target (state and region) is still
+/// targeted, the rest begun afresh. A search around a move does not carry over to the same
+/// state searched over the whole board (the root, once the likeliest move is played): its depth
+/// says nothing of the moves outside its region.
 fn retarget(search: &mut LocalSearch, mut jobs: Vec<Job>, targets: Vec<Target>) -> Vec<Job> {
     let mut kept = Vec::new();
     for (rank, target) in targets.into_iter().enumerate() {
         for role in 0..2 {
             let rank = rank as u32;
-            if let Some(at) = jobs.iter().position(|j| j.role == role && j.target.state == target.state) {
+            if let Some(at) = jobs.iter().position(|j| j.role == role && j.target == target) {
                 let mut job = jobs.swap_remove(at);
                 job.rank = rank;
                 kept.push(job);
@@ -242,4 +244,36 @@ fn retarget(search: &mut LocalSearch, mut jobs: Vec<Job>, targets: Vec<Target>) 
         }
     }
     kept
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_search_around_a_move_is_not_carried_over_to_the_whole_board() {
+        let net = Arc::new(testkit::bundled("breakthroughsmall").1);
+        let locality = Arc::new(Locality::analyse(&net, None).expect("no deadline"));
+        let program = Arc::new(Program::new(&net));
+        let mut search = LocalSearch::new(Arc::clone(&net), Arc::clone(&program), locality);
+        let mut m = PropnetMachine::from_program(program);
+        let state = m.initial_state();
+        let seed = m.legal_moves(&state, 0).unwrap()[0];
+        let around = Target { state: state.clone(), seed: Some(seed) };
+        let mut jobs = retarget(&mut search, Vec::new(), vec![around.clone()]);
+        assert_eq!(jobs.len(), 2);
+        let far = Instant::now() + Duration::from_secs(60);
+        for job in &mut jobs {
+            search.deepen(&job.target.state, job.role, job.target.seed, &mut job.result, far).unwrap();
+            assert_eq!(job.result.depth, 1);
+        }
+        // Targeted again the same way, both searches resume where they stopped ...
+        let jobs = retarget(&mut search, jobs, vec![around]);
+        assert!(jobs.iter().all(|j| j.result.depth == 1 && j.target.seed == Some(seed)));
+        // ... but the same state over the whole board starts afresh.
+        let whole = Target { state, seed: None };
+        let jobs = retarget(&mut search, jobs, vec![whole]);
+        assert_eq!(jobs.len(), 2);
+        assert!(jobs.iter().all(|j| j.result.depth == 0 && j.target.seed.is_none()));
+    }
 }
