@@ -158,7 +158,7 @@ impl Drop for LocalWorker {
 /// three times that, while the mover's finds a win in milliseconds (a Breakthrough position
 /// where the player missed a forced win against the Sancho player, replayed: 223 ms and its
 /// pause before a 17 ms win).
-/// A search whose state is targeted again resumes where it stopped. After each iteration it
+/// A search whose target is requested again resumes where it stopped. After each iteration it
 /// pauses long enough to search at most `share` of the time, or until new targets come.
 fn serve(
     search: &mut LocalSearch,
