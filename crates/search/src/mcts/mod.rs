@@ -536,21 +536,18 @@ impl<M: SearchMachine> Mcts<M> {
                 return Some(root.role_move(role, i));
             }
         }
+        // The local search's verdict on the role's move `i`, where the role alone moves here.
+        let local = |i: usize| root.local.get(i).copied().filter(|_| root.kind == Kind::Mover(role));
         // The local search's wins are forced wins: nothing the statistics say beats one.
-        if root.kind == Kind::Mover(role) {
-            if let Some(i) = (0..count).find(|&i| root.local.get(i) == Some(&1)) {
-                return Some(root.role_move(role, i));
-            }
+        if let Some(i) = (0..count).find(|&i| local(i) == Some(1)) {
+            return Some(root.role_move(role, i));
         }
         let by_visits = |&i: &usize| (root.edge(role, i).visits, mean(i));
         // The local search's losses are forced losses too: while a move it has not proven lost
         // is open, none of them is played, however the tree saw it before the proof came.
-        let lost = |i: usize| root.kind == Kind::Mover(role) && root.local.get(i) == Some(&-1);
-        let unproven: Vec<usize> = (0..count).filter(|&i| proven[i].is_none()).collect();
-        let unproven = match unproven.iter().any(|&i| !lost(i)) {
-            true => unproven.into_iter().filter(|&i| !lost(i)).collect(),
-            false => unproven,
-        };
+        let mut unproven: Vec<usize> = (0..count).filter(|&i| proven[i].is_none()).collect();
+        let all_lost = unproven.iter().all(|&i| local(i) == Some(-1));
+        unproven.retain(|&i| all_lost || local(i) != Some(-1));
         let top = check.and_then(|c| unproven.iter().map(|&i| c[i]).max_by(f64::total_cmp));
         let safe = |i: usize| check.zip(top).is_none_or(|(c, top)| c[i] >= top - safety::SAFE_MARGIN);
         let open = unproven.iter().copied().filter(|&i| safe(i)).max_by_key(by_visits);
