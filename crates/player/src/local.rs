@@ -2,7 +2,9 @@
 //! slices of tree search the thinking thread hands it the "interesting" positions — the current
 //! state, and the state after the move the tree thinks most likely, searched around that move —
 //! and marks the tree with what comes back: a move that wins by force gets a bonus in
-//! selection, one that loses by force a discount (see `MctsConfig::local_weight`).
+//! selection, one that loses by force a discount (see `MctsConfig::local_weight`). A forced win
+//! proved after the likeliest move marks that move at the root too, as the blog marks the seed
+//! move's node: it wins there if its own player wins, and loses if the other does.
 //!
 //! The blog locates the current state's search around the move that led to it. Here it covers
 //! the whole board: there it judges every move of the player to move, and the threat a move
@@ -40,10 +42,20 @@ struct Target {
 }
 
 /// What a search proved at a state: moves of the player to move there, and whether each wins
-/// (else loses) by force.
+/// (else loses) by force; and the role that wins from the state by force, once one is proved to.
 struct Found {
     state: PropnetState,
     marks: Vec<(u32, bool)>,
+    winner: Option<usize>,
+}
+
+/// A state searched around the move that leads to it from the root: a forced win there decides
+/// that move at the root.
+struct Seeded {
+    root: PropnetState,
+    mover: usize,
+    mv: u32,
+    state: PropnetState,
 }
 
 /// One search the thread runs: a target, a role, and what its iterations proved so far.
@@ -69,6 +81,8 @@ pub(crate) struct LocalWorker {
     targeted: Instant,
     /// Results for targeted states whose tree node did not exist yet when they came.
     pending: Vec<Found>,
+    /// The states after the current root's likeliest moves that were searched around them.
+    seeded: Vec<Seeded>,
 }
 
 impl LocalWorker {
@@ -98,17 +112,31 @@ impl LocalWorker {
             targets: Vec::new(),
             targeted: Instant::now(),
             pending: Vec::new(),
+            seeded: Vec::new(),
         })
     }
 
     /// Marks the tree with the results that arrived, and sends new targets when the root moved
     /// on or the likeliest next move changed.
     pub fn between(&mut self, mcts: &mut Mcts<PropnetMachine>) {
-        self.pending.extend(self.results.try_iter());
+        for found in self.results.try_iter() {
+            // The Sancho blog marks the seed move's node with the result: a forced win after the
+            // likeliest move is a forced win or loss of that move at the root, where the
+            // marks alone would only steer the reply below it.
+            let winner = found.winner;
+            let seeds = self.seeded.iter().filter(|s| s.state == found.state);
+            for seed in seeds.filter(|_| winner.is_some()) {
+                mcts.mark_local(&seed.root, &[(seed.mv, winner == Some(seed.mover))]);
+            }
+            self.pending.push(found);
+        }
         let targets = &self.targets;
         self.pending.retain(|f| !mcts.mark_local(&f.state, &f.marks) && targets.iter().any(|t| t.state == f.state));
         let root = mcts.root_state().clone();
         let moved = self.targets.first().is_none_or(|t| t.state != root);
+        if moved {
+            self.seeded.clear();
+        }
         if !moved && self.targeted.elapsed() < RETARGET {
             return;
         }
@@ -120,6 +148,9 @@ impl LocalWorker {
                 .map(|r| if r == mover { Some(mv) } else { self.machine.legal_moves(&root, r).ok()?.first().copied() })
                 .collect();
             if let Some(next) = others.and_then(|joint| self.machine.next_state(&root, &joint).ok()) {
+                if !self.seeded.iter().any(|s| s.state == next) {
+                    self.seeded.push(Seeded { root: root.clone(), mover, mv, state: next.clone() });
+                }
                 targets.push(Target { state: next, seed: Some(mv) });
             }
         }
@@ -204,11 +235,14 @@ fn serve(
             }
             Err(_) => job.done = true,
         }
-        if job.result.decided.len() > job.sent {
+        // A search stops once it wins, so a win is new here.
+        let won = job.result.win.is_some();
+        if job.result.decided.len() > job.sent || won {
             let to_move = job.result.to_move;
             let marks = job.result.decided[job.sent..].iter().map(|&(mv, _)| (mv, to_move)).collect();
             job.sent = job.result.decided.len();
-            if outbox.send(Found { state: job.target.state.clone(), marks }).is_err() {
+            let winner = won.then_some(job.role);
+            if outbox.send(Found { state: job.target.state.clone(), marks, winner }).is_err() {
                 return;
             }
         }
@@ -249,6 +283,95 @@ fn retarget(search: &mut LocalSearch, mut jobs: Vec<Job>, targets: Vec<Target>) 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use search::mcts::MctsConfig;
+
+    /// A worker for `program`'s game without a thread: the test hands it results itself.
+    fn idle_worker(program: Arc<Program>) -> (LocalWorker, Sender<Found>) {
+        let (outbox, results) = mpsc::channel();
+        let worker = LocalWorker {
+            requests: None,
+            results,
+            cancel: Arc::new(AtomicBool::new(false)),
+            thread: None,
+            machine: PropnetMachine::from_program(program),
+            targets: Vec::new(),
+            targeted: Instant::now(),
+            pending: Vec::new(),
+            seeded: Vec::new(),
+        };
+        (worker, outbox)
+    }
+
+    #[test]
+    fn a_forced_win_after_the_likeliest_move_decides_that_move_at_the_root() {
+        let net = testkit::bundled("breakthroughsmall").1;
+        let program = Arc::new(Program::new(&net));
+        let config = MctsConfig { threads: 1, seed: 7, ..MctsConfig::default() };
+        let mut mcts = Mcts::new(Arc::clone(&program), None, config).unwrap();
+        mcts.search_iterations(2_000).unwrap();
+        let (mut worker, outbox) = idle_worker(Arc::clone(&program));
+        worker.between(&mut mcts);
+        assert_eq!(worker.seeded.len(), 1);
+        let likeliest = worker.seeded[0].mv;
+        let after = worker.seeded[0].state.clone();
+        let mut m = PropnetMachine::from_program(program);
+        let root = mcts.root_state().clone();
+        let noop = m.legal_moves(&root, 1).unwrap()[0];
+        assert_eq!(after, m.next_state(&root, &[likeliest, noop]).unwrap());
+        assert_eq!(mcts.best_move(0), Some(likeliest));
+        // Black, to move after it, is proved to win there: the move loses at the root.
+        outbox.send(Found { state: after.clone(), marks: Vec::new(), winner: Some(1) }).unwrap();
+        worker.between(&mut mcts);
+        assert_ne!(mcts.best_move(0), Some(likeliest));
+        // White is proved to win there whatever black plays: the move wins at the root.
+        outbox.send(Found { state: after.clone(), marks: Vec::new(), winner: Some(0) }).unwrap();
+        worker.between(&mut mcts);
+        assert_eq!(mcts.best_move(0), Some(likeliest));
+        // Marks without a winner decide nothing at the root.
+        let other = mcts.move_stats(0).into_iter().map(|s| s.mv).find(|&mv| mv != likeliest).unwrap();
+        let beside = m.next_state(&root, &[other, noop]).unwrap();
+        outbox.send(Found { state: beside, marks: Vec::new(), winner: Some(0) }).unwrap();
+        outbox.send(Found { state: after, marks: Vec::new(), winner: None }).unwrap();
+        worker.between(&mut mcts);
+        assert_eq!(mcts.best_move(0), Some(likeliest));
+    }
+
+    #[test]
+    fn the_thread_says_who_wins_a_state_searched_around_a_move() {
+        // Breakthrough, black to move: white's pawn has just stepped to c5, from where it runs
+        // to the eighth rank unhindered; black's pawns are far from it and from white's home.
+        let net = Arc::new(testkit::bundled("breakthrough").1);
+        let bases = [
+            "(control black)",
+            "(cellholds 3 5 white)",
+            "(cellholds 1 1 white)",
+            "(cellholds 8 7 black)",
+            "(cellholds 7 7 black)",
+        ];
+        let index = |p: &str| net.bases.iter().position(|b| b.name == p).unwrap();
+        let state = PropnetState::from_bases(net.bases.len(), bases.iter().map(|p| index(p)));
+        let locality = Arc::new(Locality::analyse(&net, None).expect("no deadline"));
+        let program = Arc::new(Program::new(&net));
+        let step = PropnetMachine::from_program(Arc::clone(&program)).find_move(0, "(move 3 4 3 5)").unwrap();
+        let mut search = LocalSearch::new(net, program, locality);
+        let (requests, inbox) = mpsc::channel();
+        let (outbox, results) = mpsc::channel();
+        let cancel = Arc::new(AtomicBool::new(false));
+        let flag = Arc::clone(&cancel);
+        let thread = std::thread::spawn(move || serve(&mut search, &inbox, &outbox, &flag, 1.0));
+        requests.send(vec![Target { state: state.clone(), seed: Some(step) }]).unwrap();
+        let winner = loop {
+            let found = results.recv_timeout(Duration::from_secs(60)).expect("a result within a minute");
+            assert_eq!(found.state, state);
+            if found.winner.is_some() {
+                break found.winner;
+            }
+        };
+        assert_eq!(winner, Some(0));
+        drop(requests);
+        cancel.store(true, Ordering::Relaxed);
+        thread.join().unwrap();
+    }
 
     #[test]
     fn a_search_around_a_move_is_not_carried_over_to_the_whole_board() {
