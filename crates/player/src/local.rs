@@ -1,10 +1,11 @@
 //! The local search's thread beside the tree search (the Sancho blog, July 2015). Between
 //! slices of tree search the thinking thread hands it the "interesting" positions — the current
-//! state, and the state after the move the tree thinks most likely, searched around that move —
-//! and marks the tree with what comes back: a move that wins by force gets a bonus in
-//! selection, one that loses by force a discount (see `MctsConfig::local_weight`). A forced win
-//! proved after the likeliest move marks that move at the root too, as the blog marks the seed
-//! move's node: it wins there if its own player wins, and loses if the other does.
+//! state, and the state after the move the tree thinks most likely among those not yet decided,
+//! searched around that move — and marks the tree with what comes back: a move that wins by
+//! force gets a bonus in selection, one that loses by force a discount (see
+//! `MctsConfig::local_weight`). A forced win proved after the likeliest move marks that move at
+//! the root too, as the blog marks the seed move's node: it wins there if its own player wins,
+//! and loses if the other does; the next likeliest move is then searched around at once.
 //!
 //! The blog locates the current state's search around the move that led to it. Here it covers
 //! the whole board: there it judges every move of the player to move, and the threat a move
@@ -17,7 +18,7 @@
 use analysis::Locality;
 use machine::StateMachine;
 use propnet::{Net, Program, PropnetMachine, PropnetState};
-use search::mcts::Mcts;
+use search::mcts::{Mcts, MoveStats};
 use search::{LocalResult, LocalSearch};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, TryRecvError};
@@ -117,7 +118,7 @@ impl LocalWorker {
     }
 
     /// Marks the tree with the results that arrived, and sends new targets when the root moved
-    /// on or the likeliest next move changed.
+    /// on, the likeliest next move changed, or the one searched around was decided.
     pub fn between(&mut self, mcts: &mut Mcts<PropnetMachine>) {
         for found in self.results.try_iter() {
             // The Sancho blog marks the seed move's node with the result: a forced win after the
@@ -137,12 +138,18 @@ impl LocalWorker {
         if moved {
             self.seeded.clear();
         }
-        if !moved && self.targeted.elapsed() < RETARGET {
+        let Some(mover) = mcts.root_mover() else { return };
+        let stats = mcts.move_stats(mover);
+        // A move the solver or the local search has decided needs no search around it: the
+        // next most visited one does, as soon as the one searched is decided.
+        let open = |s: &&MoveStats<u32>| s.proven.is_none() && s.local.is_none();
+        let searched = self.targets.get(1).and_then(|t| t.seed);
+        let decided = searched.is_some_and(|mv| stats.iter().any(|s| s.mv == mv && !open(&s)));
+        if !moved && !decided && self.targeted.elapsed() < RETARGET {
             return;
         }
-        let Some(mover) = mcts.root_mover() else { return };
         let mut targets = vec![Target { state: root.clone(), seed: None }];
-        let likeliest = mcts.move_stats(mover).into_iter().max_by_key(|s| s.visits).map(|s| s.mv);
+        let likeliest = stats.iter().filter(open).max_by_key(|s| s.visits).map(|s| s.mv);
         if let Some(mv) = likeliest {
             let others: Option<Vec<u32>> = (0..mcts.machine().roles().len())
                 .map(|r| if r == mover { Some(mv) } else { self.machine.legal_moves(&root, r).ok()?.first().copied() })
@@ -303,7 +310,7 @@ mod tests {
     }
 
     #[test]
-    fn a_forced_win_after_the_likeliest_move_decides_that_move_at_the_root() {
+    fn a_forced_win_after_the_likeliest_move_decides_it_and_the_next_is_searched() {
         let net = testkit::bundled("breakthroughsmall").1;
         let program = Arc::new(Program::new(&net));
         let config = MctsConfig { threads: 1, seed: 7, ..MctsConfig::default() };
@@ -319,21 +326,29 @@ mod tests {
         let noop = m.legal_moves(&root, 1).unwrap()[0];
         assert_eq!(after, m.next_state(&root, &[likeliest, noop]).unwrap());
         assert_eq!(mcts.best_move(0), Some(likeliest));
-        // Black, to move after it, is proved to win there: the move loses at the root.
+        // Black, to move after it, is proved to win there: the move loses at the root, and the
+        // next most visited move is searched around at once.
         outbox.send(Found { state: after.clone(), marks: Vec::new(), winner: Some(1) }).unwrap();
         worker.between(&mut mcts);
         assert_ne!(mcts.best_move(0), Some(likeliest));
+        let stats = mcts.move_stats(0);
+        assert_eq!(stats.iter().find(|s| s.mv == likeliest).unwrap().local, Some(false));
+        let runner_up = stats.iter().filter(|s| s.mv != likeliest).max_by_key(|s| s.visits).unwrap().mv;
+        assert_eq!(worker.targets[1].seed, Some(runner_up));
+        assert_eq!(worker.seeded.len(), 2);
         // White is proved to win there whatever black plays: the move wins at the root.
         outbox.send(Found { state: after.clone(), marks: Vec::new(), winner: Some(0) }).unwrap();
         worker.between(&mut mcts);
         assert_eq!(mcts.best_move(0), Some(likeliest));
-        // Marks without a winner decide nothing at the root.
-        let other = mcts.move_stats(0).into_iter().map(|s| s.mv).find(|&mv| mv != likeliest).unwrap();
+        // A win in a state not searched around a move, and a result without a winner, decide
+        // nothing at the root.
+        let other = stats.iter().map(|s| s.mv).find(|&mv| worker.seeded.iter().all(|s| s.mv != mv)).unwrap();
         let beside = m.next_state(&root, &[other, noop]).unwrap();
         outbox.send(Found { state: beside, marks: Vec::new(), winner: Some(0) }).unwrap();
         outbox.send(Found { state: after, marks: Vec::new(), winner: None }).unwrap();
         worker.between(&mut mcts);
         assert_eq!(mcts.best_move(0), Some(likeliest));
+        assert!(mcts.move_stats(0).iter().all(|s| s.local.is_none() || s.mv == likeliest));
     }
 
     #[test]

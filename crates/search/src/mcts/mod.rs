@@ -213,6 +213,9 @@ pub struct MoveStats<Mv = u32> {
     pub mean: Option<f64>,
     /// The role's proven score after it, where the solver knows it.
     pub proven: Option<u32>,
+    /// Whether the local search proved it a forced win (or loss), where it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub local: Option<bool>,
 }
 
 /// The work done so far and the state of the tree.
@@ -536,18 +539,17 @@ impl<M: SearchMachine> Mcts<M> {
                 return Some(root.role_move(role, i));
             }
         }
-        // The local search's verdict on the role's move `i`, where the role alone moves here.
-        let local = |i: usize| root.local.get(i).copied().filter(|_| root.kind == Kind::Mover(role));
+        let local = |i: usize| Self::local_verdict(root, role, i);
         // The local search's wins are forced wins: nothing the statistics say beats one.
-        if let Some(i) = (0..count).find(|&i| local(i) == Some(1)) {
+        if let Some(i) = (0..count).find(|&i| local(i) == Some(true)) {
             return Some(root.role_move(role, i));
         }
         let by_visits = |&i: &usize| (root.edge(role, i).visits, mean(i));
         // The local search's losses are forced losses too: while a move it has not proven lost
         // is open, none of them is played, however the tree saw it before the proof came.
         let mut unproven: Vec<usize> = (0..count).filter(|&i| proven[i].is_none()).collect();
-        let all_lost = unproven.iter().all(|&i| local(i) == Some(-1));
-        unproven.retain(|&i| all_lost || local(i) != Some(-1));
+        let all_lost = unproven.iter().all(|&i| local(i) == Some(false));
+        unproven.retain(|&i| all_lost || local(i) != Some(false));
         let top = check.and_then(|c| unproven.iter().map(|&i| c[i]).max_by(f64::total_cmp));
         let safe = |i: usize| check.zip(top).is_none_or(|(c, top)| c[i] >= top - safety::SAFE_MARGIN);
         let open = unproven.iter().copied().filter(|&i| safe(i)).max_by_key(by_visits);
@@ -587,6 +589,7 @@ impl<M: SearchMachine> Mcts<M> {
                 visits: u64::from(root.edge(role, i).visits),
                 mean: root.edge(role, i).mean(),
                 proven: self.child_proof(root, role, i).map(|p| u32::from(p.scores[role])),
+                local: Self::local_verdict(root, role, i),
             })
             .collect()
     }
@@ -632,6 +635,16 @@ impl<M: SearchMachine> Mcts<M> {
 
     fn root_node(&self) -> &Node<M> {
         self.pool.get(self.root).expect("the root is never trimmed")
+    }
+
+    /// The local search's verdict on `role`'s `i`th move at `node` (a forced win or loss), where
+    /// `role` alone moves there and the move was marked.
+    fn local_verdict(node: &Node<M>, role: usize, i: usize) -> Option<bool> {
+        match node.local.get(i).filter(|_| node.kind == Kind::Mover(role))? {
+            1 => Some(true),
+            -1 => Some(false),
+            _ => None,
+        }
     }
 
     /// The proof of the child after `role`'s `i`th move, when `role` alone chooses at `node`.
