@@ -199,7 +199,7 @@ impl Drop for LocalWorker {
 /// A search whose target is requested again resumes where it stopped. After each iteration it
 /// rests until the processor time it had is at most `share` of the iteration and the rest
 /// together; targets that come meanwhile are taken up after the rest, unless the root moved.
-/// (Ending the rest at every new request, as it once did, gave it 28–41% of a core shared with
+/// (Ending the rest at every new request, as it once did, gave it 24–41% of a core shared with
 /// the tree at a share of a quarter, over a Breakthrough series against the Sancho player.)
 fn serve(
     search: &mut LocalSearch,

@@ -145,8 +145,8 @@ const CAPTURES: f64 = 0.5;
 
 /// The share of the time the local search's thread searches by default. On one core, all of it
 /// cost Breakthrough 11–19 against no local search over 30 matches, a quarter went 16–14
-/// (BENCHMARKS.md); a quarter as the thread then reckoned it, which gave it 28–41% of the core
-/// (mean 35%) when sampled: this keeps what was measured now that the share is exact.
+/// (BENCHMARKS.md); a quarter as the thread then reckoned it, which gave it 24–41% of the core
+/// (mean 31%) when sampled: this stays within what was measured now that the share is exact.
 const LOCAL_SHARE: f64 = 0.35;
 
 impl Default for MctsOptions {
