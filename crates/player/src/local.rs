@@ -197,10 +197,11 @@ impl Drop for LocalWorker {
 /// where the player missed a forced win against the Sancho player, replayed: 223 ms and its
 /// pause before a 17 ms win).
 /// A search whose target is requested again resumes where it stopped. After each iteration it
-/// rests until the processor time it had is at most `share` of the iteration and the rest
-/// together; targets that come meanwhile are taken up after the rest, unless the root moved.
-/// (Ending the rest at every new request, as it once did, gave it 24–41% of a core shared with
-/// the tree at a share of a quarter, over a Breakthrough series against the Sancho player.)
+/// rests until the processor time it had is `share` of the iteration and the rest together;
+/// targets that come meanwhile are taken up after the rest, unless the root moved. A new root
+/// ends the rest, so the thread has somewhat more than `share` over a match (38–43% of a core
+/// shared with the tree at 0.35 in Breakthrough against the Sancho player; ending the rest at
+/// every new request, as it once did, gave it 24–41% at a quarter).
 fn serve(
     search: &mut LocalSearch,
     inbox: &Receiver<Vec<Target>>,
