@@ -193,7 +193,7 @@ impl Drop for LocalWorker {
 /// waiting role's), until new targets come or the channel closes. The mover's goes first because
 /// a win it proves is played at once and costs a ply less at the same depth: after the root
 /// moves, the waiting role's next iteration can take a second or more, and the pause after it
-/// three times that, while the mover's finds a win in milliseconds (a Breakthrough position
+/// (then reckoned at three times that) longer, while the mover's finds a win in milliseconds (a Breakthrough position
 /// where the player missed a forced win against the Sancho player, replayed: 223 ms and its
 /// pause before a 17 ms win).
 /// A search whose target is requested again resumes where it stopped. After each iteration it
@@ -433,18 +433,9 @@ mod tests {
 
     #[test]
     fn the_thread_says_who_wins_a_state_searched_around_a_move() {
-        // Breakthrough, black to move: white's pawn has just stepped to c5, from where it runs
-        // to the eighth rank unhindered; black's pawns are far from it and from white's home.
+        // White's pawn has just stepped to c5, from where it runs home unhindered.
         let net = Arc::new(testkit::bundled("breakthrough").1);
-        let bases = [
-            "(control black)",
-            "(cellholds 3 5 white)",
-            "(cellholds 1 1 white)",
-            "(cellholds 8 7 black)",
-            "(cellholds 7 7 black)",
-        ];
-        let index = |p: &str| net.bases.iter().position(|b| b.name == p).unwrap();
-        let state = PropnetState::from_bases(net.bases.len(), bases.iter().map(|p| index(p)));
+        let state = testkit::state_of(&net, &testkit::BREAKTHROUGH_FREE_RUN);
         let locality = Arc::new(Locality::analyse(&net, None).expect("no deadline"));
         let program = Arc::new(Program::new(&net));
         let step = PropnetMachine::from_program(Arc::clone(&program)).find_move(0, "(move 3 4 3 5)").unwrap();

@@ -10,7 +10,7 @@ pub mod programs;
 pub mod shared;
 
 use gdl::Description;
-use propnet::Net;
+use propnet::{Net, PropnetState};
 
 /// A validated description of the GDL text `text` (read from `label`), panicking on any error.
 pub fn load(label: &str, text: &str) -> Description {
@@ -29,3 +29,21 @@ pub fn bundled(name: &str) -> (Description, Net) {
     let net = compile(&desc);
     (desc, net)
 }
+
+/// The state of `net` in which exactly the base propositions named `props` hold, panicking on a
+/// name the net has no base proposition for.
+pub fn state_of(net: &Net, props: &[&str]) -> PropnetState {
+    let index = |p: &str| net.bases.iter().position(|b| b.name == p).unwrap_or_else(|| panic!("no base {p}"));
+    PropnetState::from_bases(net.bases.len(), props.iter().map(|p| index(p)))
+}
+
+/// A Breakthrough position, black to move, where white's pawn on c5 (just stepped there from
+/// c4) has a free run to the eighth rank: black's pawns are far from it and from white's home
+/// rank. White wins in three of its own moves whatever black plays.
+pub const BREAKTHROUGH_FREE_RUN: [&str; 5] = [
+    "(control black)",
+    "(cellholds 3 5 white)",
+    "(cellholds 1 1 white)",
+    "(cellholds 8 7 black)",
+    "(cellholds 7 7 black)",
+];

@@ -33,11 +33,6 @@ fn forced_win(m: &mut PropnetMachine, state: &PropnetState, role: usize, left: u
     }
 }
 
-fn state_of(net: &Net, props: &[&str]) -> PropnetState {
-    let index = |p: &str| net.bases.iter().position(|b| b.name == p).unwrap_or_else(|| panic!("no base {p}"));
-    PropnetState::from_bases(net.bases.len(), props.iter().map(|p| index(p)))
-}
-
 /// Searches `role`'s wins within `depth` own moves from the last states of seeded random games
 /// of `net` until `positions` searches have run, and checks every reported win and every move
 /// reported decided against [`forced_win`]. Returns the wins and tenuki results seen.
@@ -110,14 +105,7 @@ fn free_run() -> (LocalSearch, Arc<Program>, PropnetState) {
     let locality = Arc::new(Locality::analyse(&net, None).expect("no deadline"));
     let program = Arc::new(Program::new(&net));
     let search = LocalSearch::new(Arc::clone(&net), Arc::clone(&program), locality);
-    let bases = [
-        "(control black)",
-        "(cellholds 3 5 white)",
-        "(cellholds 1 1 white)",
-        "(cellholds 8 7 black)",
-        "(cellholds 7 7 black)",
-    ];
-    let state = state_of(&net, &bases);
+    let state = testkit::state_of(&net, &testkit::BREAKTHROUGH_FREE_RUN);
     (search, program, state)
 }
 
