@@ -29,6 +29,27 @@ pub use reference::{Reference, ReferenceError};
 use std::fmt::Debug;
 use std::hash::Hash;
 
+/// The value a role plays for where the rules derive `values` (ascending) for it: the one
+/// value, 0 where there is none, and the highest where there are several.
+///
+/// Several values in an ended game come from broken rules, mostly a rule meant for unfinished
+/// games whose conditions forget the end: Pentago's "0 while no line is made and the board is
+/// open" also holds once the second player makes a line, beside its "100 for a line". The highest
+/// is then the value the finishing rule gives. The reference prover refuses such states, so
+/// there is no ground truth; players and our referee use this one reading.
+pub fn played_value(values: &[u32]) -> u32 {
+    values.iter().copied().max().unwrap_or(0)
+}
+
+/// [`played_value`] of a goal query's answer: the value, or what the error says was derived.
+pub fn played_score(goal: &Result<u32, MachineError>) -> u32 {
+    match goal {
+        Ok(v) => *v,
+        Err(MachineError::AmbiguousGoal { values, .. }) => played_value(values),
+        Err(_) => 0,
+    }
+}
+
 /// A deterministic, perfect-information game engine (GDL semantics).
 ///
 /// Query methods take `&mut self` because engines keep per-thread scratch space (caches, markings);
@@ -70,6 +91,12 @@ pub trait StateMachine {
         }
     }
 
+    /// What `role` plays for in `state`: its goal value, or where the rules derive none or
+    /// several, what [`played_value`] makes of them.
+    fn played_goal(&mut self, state: &Self::State, role: usize) -> Result<u32, MachineError> {
+        Ok(played_value(&self.goal_values(state, role)?))
+    }
+
     /// The move printed in canonical KIF, e.g. `(mark 1 1)` or `noop`.
     fn format_move(&self, mv: &Self::Move) -> String;
 
@@ -100,4 +127,20 @@ pub trait StateMachine {
     /// The true base propositions of `state` in canonical KIF without the `true` wrapper,
     /// e.g. `(cell 1 1 b)`, sorted by byte order of the printed form.
     fn state_props(&self, state: &Self::State) -> Vec<String>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_role_plays_for_its_one_value_the_highest_of_several_and_0_for_none() {
+        assert_eq!(played_value(&[70]), 70);
+        assert_eq!(played_value(&[0, 100]), 100);
+        assert_eq!(played_value(&[]), 0);
+        let ambiguous = Err(MachineError::AmbiguousGoal { role: "black".into(), values: vec![100, 0] });
+        assert_eq!(played_score(&ambiguous), 100);
+        assert_eq!(played_score(&Err(MachineError::NoGoal { role: "black".into() })), 0);
+        assert_eq!(played_score(&Ok(50)), 50);
+    }
 }

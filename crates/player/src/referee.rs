@@ -249,7 +249,7 @@ impl Table<'_> {
             last = Some(names);
         }
 
-        record.goals = (0..roles.len()).map(|r| m.goal(&state, r).unwrap_or(0)).collect();
+        record.goals = (0..roles.len()).map(|r| machine::played_score(&m.goal(&state, r))).collect();
         let stopped = ask_all(&mut seated, |_, p| p.stop(last.as_deref()));
         let step = record.moves.len();
         for (role, (result, _)) in stopped.into_iter().enumerate() {

@@ -91,7 +91,7 @@ impl Search<'_> {
     /// Searches below `state` (already counted), stopping once the threshold is reached.
     fn dfs(&mut self, state: &PropnetState) -> Result<(), Stop> {
         if self.m.is_terminal(state)? {
-            let score = self.m.goal(state, 0)?;
+            let score = self.m.played_goal(state, 0)?;
             if self.best.as_ref().is_none_or(|(best, _)| score > *best) {
                 self.best = Some((score, self.path.clone()));
             }

@@ -68,7 +68,7 @@ impl<Mv: Clone> NormalForm<Mv> {
                 return Ok(None);
             }
             for r in 0..roles {
-                scores.push(m.goal(&next, r).map_or(0, |v| v.min(100) as u8));
+                scores.push(m.played_goal(&next, r)?.min(100) as u8);
             }
             step(&mut at, |r| moves[r].len());
             for ((mv, &i), l) in joint.iter_mut().zip(&at).zip(&moves) {

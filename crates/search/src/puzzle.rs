@@ -107,7 +107,7 @@ pub fn solve(net: &Net, options: SolveConfig<'_>) -> Result<Solution, SolveError
     let mut optimal = true;
     let mut one_factor = false;
     if s.m.is_terminal(&root)? {
-        s.best = Some((s.m.goal(&root, 0)?, Vec::new()));
+        s.best = Some((s.m.played_goal(&root, 0)?, Vec::new()));
     } else {
         for (i, &value) in values.iter().enumerate() {
             s.target = value;
@@ -186,7 +186,7 @@ impl Search<'_> {
             let next = self.m.next_state(state, &[mv])?;
             let terminal = self.m.is_terminal(&next)?;
             let h = if terminal {
-                let score = self.m.goal(&next, 0)?;
+                let score = self.m.played_goal(&next, 0)?;
                 self.record(score, path, mv);
                 self.stats.nodes += 1;
                 if score != self.target {

@@ -47,3 +47,18 @@ pub const BREAKTHROUGH_FREE_RUN: [&str; 5] = [
     "(cellholds 8 7 black)",
     "(cellholds 7 7 black)",
 ];
+
+/// A one-move game whose rules, as Pentago's do, score black's winning line twice: "100 for a
+/// line" and "0 while the board is open", which still holds after the line. Black moves
+/// (`line` or `fill`; red passes with `noop`); filling the board instead gives both roles 50.
+pub const AMBIGUOUS_LINE: &str = "(role red) (role black) (init open)
+    (legal red noop) (legal black line) (legal black fill)
+    (<= (next done) (does black ?m))
+    (<= (next lined) (does black line))
+    (<= (next open) (does black line))
+    (<= terminal (true done))
+    (<= (goal black 100) (true lined))
+    (<= (goal black 0) (true open))
+    (<= (goal black 50) (not (true open)))
+    (<= (goal red 0) (true lined))
+    (<= (goal red 50) (not (true lined)))";

@@ -26,7 +26,7 @@ pub const UNKNOWN: f64 = 50.0;
 
 /// The simplest useful evaluator: the goal values the rules derive in the state itself (GDL
 /// defines `goal` in every state, not only terminal ones), [`UNKNOWN`] where they derive none,
-/// and the mean where they derive several.
+/// and where they derive several the one [`machine::played_value`] takes.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct GoalEvaluator;
 
@@ -34,9 +34,7 @@ impl<M: StateMachine> Evaluator<M> for GoalEvaluator {
     fn evaluate(&mut self, m: &mut M, state: &M::State) -> Vec<f64> {
         (0..m.roles().len())
             .map(|role| match m.goal_values(state, role) {
-                Ok(values) if !values.is_empty() => {
-                    values.iter().map(|&v| f64::from(v)).sum::<f64>() / values.len() as f64
-                }
+                Ok(values) if !values.is_empty() => f64::from(machine::played_value(&values)),
                 _ => UNKNOWN,
             })
             .collect()

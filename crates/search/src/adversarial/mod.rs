@@ -360,11 +360,9 @@ impl<M: StateMachine, E: Evaluator<M>> Searcher<E, M> {
         }
     }
 
-    /// Our score in a terminal state, as the rules give it: no goal counts as 0, and several
-    /// (broken rules) as the lowest.
+    /// Our score in a terminal state, read as [`machine::played_value`] reads the rules.
     fn terminal_value(&mut self, state: &M::State) -> Result<i32, MachineError> {
-        let values = self.m.goal_values(state, self.role)?;
-        Ok(values.first().map_or(0, |&v| scaled(f64::from(v))))
+        Ok(scaled(f64::from(self.m.played_goal(state, self.role)?)))
     }
 
     /// The evaluator's estimate of a state for us; under [`Model::Minimax`] it averages our

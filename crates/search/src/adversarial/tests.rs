@@ -284,3 +284,14 @@ fn a_decided_state_ends_its_line_with_exact_scores() {
     let found = s.search(&after, Instant::now() + Duration::from_secs(600)).unwrap();
     assert!(found.solved && found.value < 0.01, "every o move stays in a decided loss: {found:?}");
 }
+
+#[test]
+fn a_line_the_rules_score_twice_is_worth_its_higher_value() {
+    let net = net_of("ambiguous.kif", testkit::AMBIGUOUS_LINE);
+    let m = PropnetMachine::new(&net);
+    let state = PropnetMachine::new(&net).initial_state();
+    let mut s = searcher(&net, 1, AlphaBetaConfig::default());
+    let found = s.search(&state, Instant::now() + Duration::from_secs(600)).unwrap();
+    assert_eq!(m.format_move(&found.best), "line");
+    assert!(found.solved && found.value > 99.0, "{found:?}");
+}

@@ -321,9 +321,9 @@ impl<M: SearchMachine> std::fmt::Debug for Mcts<M> {
     }
 }
 
-/// A goal value as a score, 0 where the rules give no single value.
+/// A goal query's answer as a score, read as [`machine::played_value`] reads it.
 fn score(goal: &Result<u32, MachineError>) -> u8 {
-    goal.as_ref().map_or(0, |&v| v.min(100) as u8)
+    machine::played_score(goal).min(100) as u8
 }
 
 impl Mcts<PropnetMachine> {

@@ -678,7 +678,7 @@ fn tier(now: Option<ScoreRange>, after: Option<ScoreRange>) -> i8 {
     }
 }
 
-/// Every role's score in `state` (0 where the rules give no single value).
+/// Every role's score in `state`, read as [`machine::played_value`] reads it.
 pub(super) fn scores<M: StateMachine>(m: &mut M, state: &M::State) -> Vec<u8> {
     (0..m.roles().len()).map(|r| score(&m.goal(state, r))).collect()
 }

@@ -110,7 +110,7 @@ impl<M: SearchMachine> Mcts<M> {
         deadline: Instant,
     ) -> Result<Option<f64>, MachineError> {
         if self.machine.is_terminal(state)? {
-            return Ok(Some(f64::from(self.machine.goal(state, role).unwrap_or(0).min(100)) / 100.0));
+            return Ok(Some(f64::from(self.machine.played_goal(state, role)?.min(100)) / 100.0));
         }
         let here = material::<M>(state, balance, role);
         if plies == 0 {

@@ -512,3 +512,12 @@ fn the_material_check_sees_a_pawn_through_in_two_moves() {
     let played = mcts.checked_best_move(0).expect("a move");
     assert!(value(&m.format_move(&played)) >= top - 0.03, "{} keeps the rank", m.format_move(&played));
 }
+
+#[test]
+fn a_line_the_rules_score_twice_is_played_for_its_higher_value() {
+    let net = testkit::compile(&testkit::load("ambiguous", testkit::AMBIGUOUS_LINE));
+    let mut mcts = Mcts::new(Arc::new(Program::new(&net)), None, config(1_000)).expect("starts");
+    mcts.search_iterations(200).expect("searches");
+    let line = mcts.machine().find_move(1, "line").expect("a move");
+    assert_eq!(mcts.best_move(1), Some(line));
+}
