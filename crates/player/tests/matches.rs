@@ -171,9 +171,10 @@ fn alpha_beta_opens_every_corpus_game_with_a_legal_move() {
             p.start(&info, Instant::now() + info.start_clock).expect("starts");
             let deadline = Instant::now() + info.play_clock;
             let mv = p.play(None, deadline).unwrap_or_else(|e| panic!("{name} {role}: {e}"));
-            // Not a speed measurement: a search that ignored its deadline would be seconds late.
+            // Not a speed measurement: a search that ignored its deadline would be seconds late,
+            // while on a loaded machine a thread can wake a tenth of a second after it.
             let late = Instant::now().saturating_duration_since(deadline);
-            assert!(late < info.play_clock, "{name} {role}: the move came {late:?} after the deadline");
+            assert!(late < Duration::from_secs(1), "{name} {role}: the move came {late:?} after the deadline");
             let id = m.find_move(r, &mv).unwrap_or_else(|| panic!("{name} {role}: {mv} is no move"));
             assert!(m.legal_moves(&initial, r).unwrap().contains(&id), "{name} {role}: {mv} is not legal");
         }
