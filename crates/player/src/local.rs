@@ -193,15 +193,15 @@ impl Drop for LocalWorker {
 /// waiting role's), until new targets come or the channel closes. The mover's goes first because
 /// a win it proves is played at once and costs a ply less at the same depth: after the root
 /// moves, the waiting role's next iteration can take a second or more, and the pause after it
-/// (then reckoned at three times that) longer, while the mover's finds a win in milliseconds (a Breakthrough position
-/// where the player missed a forced win against the Sancho player, replayed: 223 ms and its
-/// pause before a 17 ms win).
+/// (then reckoned at three times that) longer, while the mover's finds a win in milliseconds
+/// (a Breakthrough position where the player missed a forced win against the Sancho player,
+/// replayed: 223 ms and its pause before a 17 ms win).
 /// A search whose target is requested again resumes where it stopped. After each iteration it
 /// rests until the processor time it had is `share` of the iteration and the rest together;
 /// targets that come meanwhile are taken up after the rest, unless the root moved. A new root
-/// ends the rest, so the thread has somewhat more than `share` over a match (38–43% of a core
-/// shared with the tree at 0.35 in Breakthrough against the Sancho player; ending the rest at
-/// every new request, as it once did, gave it 24–41% at a quarter).
+/// ends the rest, so the thread has somewhat more than `share` over a match (at a quarter,
+/// 28–44% of a core shared with the tree, mean 34%, in Breakthrough against the Sancho player;
+/// 38–43% at 0.35).
 fn serve(
     search: &mut LocalSearch,
     inbox: &Receiver<Vec<Target>>,
