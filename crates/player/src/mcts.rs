@@ -183,7 +183,7 @@ type Flag = fn(&mut MctsOptions) -> &mut bool;
 
 /// The parts of the `mcts` player that a `no-` switch in its spec turns off (`mcts:no-forms`),
 /// each with the option it clears.
-const SWITCHES: [(&str, Flag); 11] = [
+const SWITCHES: [(&str, Flag); 12] = [
     ("analysis", |o| &mut o.analysis),
     ("ponder", |o| &mut o.ponder),
     ("tactics", |o| &mut o.tactics),
@@ -195,6 +195,7 @@ const SWITCHES: [(&str, Flag); 11] = [
     ("pieces", |o| &mut o.pieces),
     ("matrix", |o| &mut o.matrix),
     ("check", |o| &mut o.search.material_check),
+    ("transpositions", |o| &mut o.search.transpositions),
 ];
 
 /// Sets one numeric setting of the player or its search, or says why the value cannot be used.

@@ -101,6 +101,12 @@ pub struct MctsConfig {
     pub max_bytes: usize,
     /// UCB's exploration constant, for scores scaled to 0..=1.
     pub exploration: f64,
+    /// Where one role alone moves, value a move by every iteration through the state it leads
+    /// to, whichever path reached that state (the state's own statistics), rather than only
+    /// by the iterations that came through this move: in games whose moves commute (stones
+    /// dropped, pieces placed) most states are reached by many orders, and pooling their
+    /// samples gives each move's estimate many times the playouts.
+    pub transpositions: bool,
     /// Where the roles have pieces, play only moves that keep as much material three to five
     /// plies deep as the best root move does (see [`Mcts::material_check`]), unless a proof
     /// says otherwise.
@@ -173,6 +179,7 @@ impl Default for MctsConfig {
             max_nodes: 4_000_000,
             max_bytes: 512 << 20,
             exploration: 0.7,
+            transpositions: true,
             material_check: false,
             check_plies: safety::CHECK_PLIES,
             latch_bias: 0.5,

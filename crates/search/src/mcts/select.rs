@@ -2,7 +2,7 @@
 //! where several roles choose at once and the search asks for it, by regret matching) and
 //! expands the first new joint move, and the statistics added (or taken back) along its path.
 
-use super::tree::{Amaf, Kind, Node, NodeRef, Pool, Proof};
+use super::tree::{Amaf, Edge, Kind, Node, NodeRef, Pool, Proof};
 use super::{Best, Leaf, Mcts, MctsConfig, Plan, SearchMachine, Selected, MAX_PATH};
 use crate::matrix::matched_share;
 use machine::MachineError;
@@ -263,9 +263,13 @@ fn choose<M: SearchMachine>(
                 proven = Some((i, p.scores[role]));
             }
         } else if let Some(mean) = edge.mean().or(prior.map(|p| p.0)) {
+            // The move's own visits set how much it is explored, whatever its value is
+            // taken from.
+            let (sum, samples) = samples(config, edge, child, role);
             // A prior counts as a few playouts that scored it.
             let (mean, visits) = match prior {
-                Some((p, w)) => ((edge.sum + w * p) / (f64::from(edge.visits) + w), f64::from(edge.visits) + w),
+                Some((p, w)) => ((sum + w * p) / (samples + w), f64::from(edge.visits) + w),
+                None if samples > 0.0 => (sum / samples, f64::from(edge.visits)),
                 None => (mean, f64::from(edge.visits)),
             };
             let hint = child.map_or(0.0, |c| {
@@ -309,6 +313,26 @@ fn choose<M: SearchMachine>(
         }
     }
     untried.get().or(best.map(|b| b.0)).or(proven.map(|p| p.0)).unwrap_or(0)
+}
+
+/// What `role`'s value of a move (whose statistics are `edge`, leading where one role alone
+/// moves to `child`, if it has a node) is taken from: its summed scores and how many
+/// iterations they are. The state after the move, reached by other orders of the same moves
+/// too, can hold more samples of its value than the move does: its own statistics are used
+/// where they hold at least as many (they lack the playout that made the node, so where only
+/// this move leads to it they hold one fewer), unless a proven move there changes what its
+/// value is above it (its floor) or the configuration leaves transpositions out.
+pub(super) fn samples<M: SearchMachine>(
+    config: &MctsConfig,
+    edge: &Edge,
+    child: Option<&Node<M>>,
+    role: usize,
+) -> (f64, f64) {
+    let pooled = child.filter(|c| config.transpositions && c.floor.is_none()).map(|c| totals(c, role));
+    match pooled {
+        Some((sum, samples)) if samples > 0 && samples >= edge.visits => (sum, f64::from(samples)),
+        _ => (edge.sum, f64::from(edge.visits)),
+    }
 }
 
 /// `role`'s move index at `node`, where several roles choose at once, drawn by regret
@@ -395,10 +419,15 @@ const MIN_ROOT_VISITS: u32 = 50;
 /// `role`'s mean score (0..=1) over the iterations through `node` (running ones count as
 /// losses), if there were any.
 fn mean_score<M: SearchMachine>(node: &Node<M>, role: usize) -> Option<f64> {
-    let (mut sum, mut visits) = (0.0, 0u32);
-    for i in 0..node.move_count(role) {
-        sum += node.edge(role, i).sum;
-        visits += node.edge(role, i).visits;
-    }
+    let (sum, visits) = totals(node, role);
     (visits > 0).then(|| sum / f64::from(visits) / 100.0)
+}
+
+/// `role`'s summed scores (0..=100 each) and the number of iterations that chose a move at
+/// `node`, by whatever path they came.
+pub(super) fn totals<M: SearchMachine>(node: &Node<M>, role: usize) -> (f64, u32) {
+    (0..node.move_count(role)).fold((0.0, 0), |(sum, visits), i| {
+        let edge = node.edge(role, i);
+        (sum + edge.sum, visits + edge.visits)
+    })
 }

@@ -172,6 +172,45 @@ fn tictactoe_is_solved_as_a_draw() {
 }
 
 #[test]
+fn a_move_is_valued_by_every_path_to_the_state_it_reaches() {
+    let net = net("tictactoe");
+    let mut mcts = Mcts::new(Arc::new(Program::new(&net)), None, config(200_000)).expect("starts");
+    mcts.search_iterations(5_000).expect("searches");
+    let off = MctsConfig { transpositions: false, ..config(1) };
+    let (pool, root) = (&mcts.pool, mcts.root_node());
+    /// The moves of `role` (alone to move at `node`) that have a node, with it.
+    fn children<'a>(
+        pool: &'a tree::Pool<PropnetMachine>,
+        node: &'a Node<PropnetMachine>,
+        role: usize,
+    ) -> Vec<(usize, &'a Node<PropnetMachine>)> {
+        (0..node.move_count(role)).filter_map(|i| Some((i, node.child(i as u64).and_then(|c| pool.get(c))?))).collect()
+    }
+    // x, o, x: the state after two marks of x and one of o is reached with x's marks in
+    // either order, so the third move's state has samples that came the other way too.
+    let mut pooled = 0;
+    for (_, after_x) in children(pool, root, 0) {
+        for (_, after_o) in children(pool, after_x, 1) {
+            for (k, after) in
+                children(pool, after_o, 0).into_iter().filter(|(_, c)| c.proof.is_none() && c.floor.is_none())
+            {
+                let edge = after_o.edge(0, k);
+                let (sum, visits) = select::totals(after, 0);
+                let own = (edge.sum, f64::from(edge.visits));
+                // Every visit of the move but the one that made the node went on through it.
+                assert!(visits + 1 >= edge.visits, "{visits} samples for a move of {} visits", edge.visits);
+                let more = visits > 0 && visits >= edge.visits;
+                let expected = if more { (sum, f64::from(visits)) } else { own };
+                assert_eq!(select::samples(&mcts.config, edge, Some(after), 0), expected);
+                assert_eq!(select::samples(&off, edge, Some(after), 0), own);
+                pooled += usize::from(more);
+            }
+        }
+    }
+    assert!(pooled > 0, "no state after three moves was reached by two paths");
+}
+
+#[test]
 fn the_corridor_is_solved_and_its_plan_followed() {
     let net = net("untwistycorridor");
     let mut mcts = Mcts::new(Arc::new(Program::new(&net)), Some(guide(&net)), config(10_000)).expect("starts");
