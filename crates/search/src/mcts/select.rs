@@ -262,15 +262,14 @@ fn choose<M: SearchMachine>(
             if proven.is_none_or(|(_, v)| p.scores[role] > v) {
                 proven = Some((i, p.scores[role]));
             }
-        } else if let Some(mean) = edge.mean().or(prior.map(|p| p.0)) {
+        } else if edge.visits > 0 || prior.is_some() {
             // The move's own visits set how much it is explored, whatever its value is
-            // taken from.
+            // taken from (with a visit it has samples, from the move or from its state).
             let (sum, samples) = samples(config, edge, child, role);
             // A prior counts as a few playouts that scored it.
             let (mean, visits) = match prior {
                 Some((p, w)) => ((sum + w * p) / (samples + w), f64::from(edge.visits) + w),
-                None if samples > 0.0 => (sum / samples, f64::from(edge.visits)),
-                None => (mean, f64::from(edge.visits)),
+                None => (sum / samples, f64::from(edge.visits)),
             };
             let hint = child.map_or(0.0, |c| {
                 let (lo, hi) = (node.range[role], c.range[role]);
@@ -330,7 +329,7 @@ pub(super) fn samples<M: SearchMachine>(
 ) -> (f64, f64) {
     let pooled = child.filter(|c| config.transpositions && c.floor.is_none()).map(|c| totals(c, role));
     match pooled {
-        Some((sum, samples)) if samples > 0 && samples >= edge.visits => (sum, f64::from(samples)),
+        Some((sum, samples)) if samples >= edge.visits.max(1) => (sum, f64::from(samples)),
         _ => (edge.sum, f64::from(edge.visits)),
     }
 }
