@@ -255,6 +255,8 @@ impl Factored {
                 max_nodes: config.max_nodes / k,
                 max_bytes: config.max_bytes / k,
                 batch: config.batch.min(BATCH),
+                // Moves are chosen by comparing a tree's best move with staying out of it.
+                open_root: true,
                 ..config.clone()
             })
             .collect();
@@ -282,19 +284,20 @@ impl Factored {
         self.trees.iter().map(Mcts::stats).collect()
     }
 
-    /// Whether every tree has proven its root: searching more changes nothing.
+    /// Whether every tree is settled (its root proven, and every move there): searching more
+    /// changes nothing.
     pub fn proven(&self) -> bool {
-        self.trees.iter().all(|t| t.stats().proven.is_some())
+        self.trees.iter().all(Mcts::settled)
     }
 
     /// Searches until `until`, the trees taking turns in short slices; stops early once every
-    /// root is proven.
+    /// tree is settled.
     pub fn search(&mut self, until: Instant) -> Result<(), MachineError> {
         while Instant::now() < until && !self.proven() {
             let k = self.trees.len();
             let tree = &mut self.trees[self.turn];
             self.turn = (self.turn + 1) % k;
-            if tree.stats().proven.is_none() {
+            if !tree.settled() {
                 tree.search(until.min(Instant::now() + SLICE))?;
             }
         }
@@ -374,15 +377,19 @@ impl Factored {
     }
 
     /// The move to play for `role`: a factor's best move if it wins the game at once; else, in
-    /// the factor where its best move gains most over staying out, that move; a pass where no factor gains and the role has one. `None` when the role
-    /// has no legal move.
+    /// the factor where its best move gains most over staying out, that move; a pass where no
+    /// factor gains and the role has one. `None` when the role has no legal move.
+    ///
+    /// A gain is counted in proven values where the solver has them (else means), and where
+    /// those are equal, in the playouts' means: trees whose every move is proven alike (each
+    /// sure of the point on its board, say) still differ in how sure the playouts were.
     pub fn best_move(&mut self, role: usize) -> Result<Option<u32>, MachineError> {
         let legal = self.legal_moves(role)?;
         if legal.len() <= 1 {
             return Ok(legal.first().copied());
         }
-        let value = |s: &MoveStats<u32>| s.proven.map(f64::from).or(s.mean);
-        let mut best: Option<(f64, u32)> = None;
+        let value = |s: &MoveStats<u32>| Some((s.proven.map(f64::from).or(s.mean)?, s.mean?));
+        let mut best: Option<((f64, f64), u32)> = None;
         let mut picks = Vec::with_capacity(self.trees.len());
         for tree in &self.trees {
             let view = tree.machine();
@@ -392,7 +399,7 @@ impl Factored {
                 continue;
             }
             let stays: Vec<&MoveStats<u32>> = stats.iter().filter(|s| !view.owns(s.mv)).collect();
-            let stay = stays.iter().copied().filter_map(value).reduce(f64::max);
+            let stay = stays.iter().copied().filter_map(value).max_by(|a, b| a.0.total_cmp(&b.0));
             let pick = tree.best_move(role).filter(|&m| view.owns(m));
             let pick = pick.or_else(|| own.iter().max_by_key(|s| s.visits).map(|s| s.mv));
             let Some(pick) = pick else { continue };
@@ -400,12 +407,12 @@ impl Factored {
             // A role that cannot stay out of the factor must play there; a move or a stay
             // not yet valued gains nothing known.
             let gain = match (picked, stay) {
-                _ if stays.is_empty() => f64::INFINITY,
-                (Some(v), Some(s)) => v - s,
-                _ => 0.0,
+                _ if stays.is_empty() => (f64::INFINITY, f64::INFINITY),
+                (Some(v), Some(s)) => (v.0 - s.0, v.1 - s.1),
+                _ => (0.0, 0.0),
             };
             picks.push(pick);
-            if best.is_none_or(|(g, _)| gain > g) {
+            if best.is_none_or(|(g, _)| gain.0 > g.0 || (gain.0 == g.0 && gain.1 > g.1)) {
                 best = Some((gain, pick));
             }
         }
@@ -416,7 +423,7 @@ impl Factored {
         }
         let pass = legal.iter().copied().find(|&m| self.trees[0].machine().pass[m as usize]);
         Ok(match (best, pass) {
-            (Some((gain, mv)), _) if gain >= 0.0 => Some(mv),
+            (Some((gain, mv)), _) if gain.0 >= 0.0 => Some(mv),
             (_, Some(pass)) => Some(pass),
             (Some((_, mv)), None) => Some(mv),
             (None, None) => legal.first().copied(),
@@ -581,5 +588,16 @@ mod tests {
         // threaten with, must block there (which also forks o on the right).
         let mut s = after_in(tally(), &[("right", 1, 3), ("right", 1, 1), ("right", 3, 1), ("right", 2, 2)]);
         assert_eq!(choice(&mut s, 0, 3000), "(mark right 3 3)");
+    }
+
+    #[test]
+    fn in_neighbourhoods_it_takes_the_point_that_also_blocks_one() {
+        // On the left board x holds the top row's right two and threatens its first cell, which
+        // would also give o the diagonal. The left tree proves that win at once; its value must
+        // be set against staying out (which loses the point), not against the one playout the
+        // pass had when the proof arrived, while the empty right board offers o a middling gain.
+        let marks = [("left", 1, 3), ("left", 2, 2), ("left", 2, 3), ("left", 3, 3), ("left", 1, 2)];
+        let mut s = after_in(tally(), &marks);
+        assert_eq!(choice(&mut s, 1, 3000), "(mark left 1 1)");
     }
 }

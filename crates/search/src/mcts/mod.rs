@@ -71,7 +71,6 @@ use propnet::{Program, PropnetMachine};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use serde::Serialize;
-use std::cmp::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -101,6 +100,11 @@ pub struct MctsConfig {
     pub max_bytes: usize,
     /// UCB's exploration constant, for scores scaled to 0..=1.
     pub exploration: f64,
+    /// At a proven root where one role alone moves, keep sampling its moves not yet proven
+    /// (the search otherwise stops there): a caller that compares those moves' values, as the
+    /// factored search compares a tree's best move with staying out of its factor, needs
+    /// more than the visit or two they had when the proof arrived.
+    pub open_root: bool,
     /// Where one role alone moves, value a move by every iteration through the state it leads
     /// to, whichever path reached that state (the state's own statistics), rather than only
     /// by the iterations that came through this move: in games whose moves commute (stones
@@ -179,6 +183,7 @@ impl Default for MctsConfig {
             max_nodes: 4_000_000,
             max_bytes: 512 << 20,
             exploration: 0.7,
+            open_root: false,
             transpositions: true,
             material_check: false,
             check_plies: safety::CHECK_PLIES,
@@ -495,8 +500,7 @@ impl<M: SearchMachine> Mcts<M> {
     }
 
     /// The move to play for `role`: the proven best if the root is solved (the shortest win,
-    /// the longest loss; among proofs equal short of a win, the move whose playouts scored
-    /// best), else the most visited move among those not proven worse than another (a move the
+    /// the longest loss; among equal proofs, the move whose playouts scored best), else the most visited move among those not proven worse than another (a move the
     /// local search proved lost counts as proven worse while one it did not is open); in a
     /// single-player game, the best plan's next move unless a move is proven to do better.
     /// `None` when the role has no legal move (the game is over).
@@ -533,12 +537,11 @@ impl<M: SearchMachine> Mcts<M> {
         let best_possible = root.range[role].1;
         let lowest = root.range[role].0;
         let decided = proven.iter().enumerate().filter_map(|(i, p)| Some((i, (*p)?)));
-        // Among equal proofs short of a win, the move whose playouts scored best before it was
-        // proven: the one where the opponent had the most ways to go wrong.
+        // Among equal proofs, the move whose playouts scored best before it was proven: the one
+        // where the opponent had the most ways to go wrong.
         let mean = |i: usize| ordered(root.edge(role, i).mean());
         let by_chances = |a: &(usize, &Proof), b: &(usize, &Proof)| {
-            let chances = if a.1.scores[role] < best_possible { mean(a.0).cmp(&mean(b.0)) } else { Ordering::Equal };
-            compare(a.1, b.1, role, best_possible).then(chances)
+            compare(a.1, b.1, role, best_possible).then(mean(a.0).cmp(&mean(b.0)))
         };
         let decided = decided.max_by(by_chances);
         if let Some((i, p)) = decided {
@@ -642,6 +645,20 @@ impl<M: SearchMachine> Mcts<M> {
 
     fn root_node(&self) -> &Node<M> {
         self.pool.get(self.root).expect("the root is never trimmed")
+    }
+
+    /// Whether searching on changes nothing: the root is proven and (with
+    /// [`MctsConfig::open_root`]) so is every move of its mover.
+    pub fn settled(&self) -> bool {
+        let root = self.root_node();
+        root.proof.is_some() && !(self.config.open_root && self.root_open())
+    }
+
+    /// Whether the root's mover, where one role alone moves there, has a move not yet proven.
+    fn root_open(&self) -> bool {
+        let root = self.root_node();
+        let Kind::Mover(m) = root.kind else { return false };
+        (0..root.move_count(m)).any(|i| self.child_proof(root, m, i).is_none())
     }
 
     /// The local search's verdict on `role`'s `i`th move at `node` (a forced win or loss), where

@@ -43,7 +43,7 @@ impl<M: SearchMachine> Mcts<M> {
 
     /// How many leaves the next batch may take (0: stop), given `in_flight` leaves still out.
     pub(super) fn room(&self, settings: &Settings, batch: usize, target: Option<u64>, in_flight: u64) -> usize {
-        if self.root_node().proof.is_some() || settings.out_of_time() {
+        if self.settled() || settings.out_of_time() {
             return 0;
         }
         let left = target.map_or(u64::MAX, |t| t.saturating_sub(self.iterations + in_flight));
@@ -153,7 +153,7 @@ impl<M: SearchMachine> Mcts<M> {
             match self.select()? {
                 Selected::Known(leaf, scores) => {
                     self.backup(&leaf, &scores, true);
-                    if self.root_node().proof.is_some() {
+                    if self.settled() {
                         break;
                     }
                 }

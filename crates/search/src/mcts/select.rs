@@ -20,11 +20,13 @@ impl<M: SearchMachine> Mcts<M> {
         let mut fresh = false;
         let mut choice = Vec::with_capacity(self.roles);
         let priors = self.seeds_priors();
+        // A proven root still open to sampling is descended through like any other node.
+        let open_root = (!self.settled()).then_some(self.root);
         loop {
             let node = self.pool.get_mut(at).expect("a node on the path was visited this tick");
             node.last_visit = now;
             node.visits += 1;
-            if let Some(p) = &node.proof {
+            if let Some(p) = node.proof.as_ref().filter(|_| Some(at) != open_root) {
                 let scores = p.scores.clone();
                 leaf.node = Some(at);
                 return Ok(Selected::Known(leaf, scores));
