@@ -500,9 +500,10 @@ impl<M: SearchMachine> Mcts<M> {
     }
 
     /// The move to play for `role`: the proven best if the root is solved (the shortest win,
-    /// the longest loss; among equal proofs, the move whose playouts scored best), else the most visited move among those not proven worse than another (a move the
-    /// local search proved lost counts as proven worse while one it did not is open); in a
-    /// single-player game, the best plan's next move unless a move is proven to do better.
+    /// the longest loss; among equal proofs, the move whose playouts scored best), else the
+    /// most visited move among those not proven worse than another (a move the local search
+    /// proved lost counts as proven worse while one it did not is open); in a single-player
+    /// game, the best plan's next move unless a move is proven to do better.
     /// `None` when the role has no legal move (the game is over).
     pub fn best_move(&self, role: usize) -> Option<M::Move> {
         self.pick(role, None)
