@@ -497,7 +497,7 @@ impl Tree for Factored {
     }
 
     fn finished(&self, _settled: bool) -> bool {
-        self.proven()
+        self.settled()
     }
 }
 

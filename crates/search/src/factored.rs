@@ -286,14 +286,14 @@ impl Factored {
 
     /// Whether every tree is settled (its root proven, and every move there): searching more
     /// changes nothing.
-    pub fn proven(&self) -> bool {
+    pub fn settled(&self) -> bool {
         self.trees.iter().all(Mcts::settled)
     }
 
     /// Searches until `until`, the trees taking turns in short slices; stops early once every
     /// tree is settled.
     pub fn search(&mut self, until: Instant) -> Result<(), MachineError> {
-        while Instant::now() < until && !self.proven() {
+        while Instant::now() < until && !self.settled() {
             let k = self.trees.len();
             let tree = &mut self.trees[self.turn];
             self.turn = (self.turn + 1) % k;
@@ -388,7 +388,10 @@ impl Factored {
         if legal.len() <= 1 {
             return Ok(legal.first().copied());
         }
-        let value = |s: &MoveStats<u32>| Some((s.proven.map(f64::from).or(s.mean)?, s.mean?));
+        let value = |s: &MoveStats<u32>| {
+            let v = s.proven.map(f64::from).or(s.mean)?;
+            Some((v, s.mean.unwrap_or(v)))
+        };
         let mut best: Option<((f64, f64), u32)> = None;
         let mut picks = Vec::with_capacity(self.trees.len());
         for tree in &self.trees {
@@ -412,7 +415,7 @@ impl Factored {
                 _ => (0.0, 0.0),
             };
             picks.push(pick);
-            if best.is_none_or(|(g, _)| gain.0 > g.0 || (gain.0 == g.0 && gain.1 > g.1)) {
+            if best.is_none_or(|(g, _)| gain > g) {
                 best = Some((gain, pick));
             }
         }
