@@ -11,6 +11,21 @@ fn threads() -> Option<usize> {
     Some(std::fs::read_dir("/proc/self/task").ok()?.count())
 }
 
+/// The threads of this process once they number `want`, or after a second if they never do.
+/// A joined thread has finished its work, but the kernel can list it among the process' tasks
+/// for a moment after the join returns (the join wakes when the thread lets go of its memory,
+/// before the kernel reaps it), so a count taken at once can be one too many.
+fn threads_settled(want: usize) -> Option<usize> {
+    let give_up = Instant::now() + Duration::from_secs(1);
+    loop {
+        let now = threads();
+        if now == Some(want) || Instant::now() >= give_up {
+            return now;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
 #[test]
 fn search_threads_end_with_their_matches() {
     let Some(before) = threads() else { return };
@@ -20,7 +35,7 @@ fn search_threads_end_with_their_matches() {
     let clocks = Clocks { start: Duration::from_millis(200), play: Duration::from_millis(50) };
     let mut players = vec![create("mcts", 1).unwrap(), create("mcts-plain", 2).unwrap()];
     run_series(&game, &mut players, SeriesOptions { games: 6, clocks, seed: 1 }, &mut |_| {}).expect("plays");
-    assert_eq!(threads(), Some(before), "after matches that stopped");
+    assert_eq!(threads_settled(before), Some(before), "after matches that stopped");
 
     let info = |role: &str| MatchInfo {
         id: "abandoned".into(),
@@ -38,5 +53,5 @@ fn search_threads_end_with_their_matches() {
         }
     }
     drop(players);
-    assert_eq!(threads(), Some(before), "after the players were dropped mid-match");
+    assert_eq!(threads_settled(before), Some(before), "after the players were dropped mid-match");
 }
