@@ -16,7 +16,7 @@ pub mod scc;
 pub use build::BuildError;
 pub use ground::{GroundError, Limits};
 pub use net::{Kind, Net, NodeId};
-pub use runtime::{GoalOracle, LaneEnd, MovePolicy, Program, PropnetMachine, PropnetState, Step};
+pub use runtime::{GoalOracle, LaneEnd, MovePolicy, Program, PropnetMachine, PropnetState, Step, Watch};
 
 use thiserror::Error;
 

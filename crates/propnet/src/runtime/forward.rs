@@ -19,8 +19,9 @@ pub(crate) struct Forward {
     value: Vec<bool>,
     /// Per gate, how many of its literals are false (unused for block gates).
     false_inputs: Vec<u32>,
-    /// Changed slots waiting to be propagated, with their new value in bit 0; a FIFO whose
-    /// unprocessed part starts at `head`.
+    /// Changed slots with their new value in bit 0, since the last `set_state` or `set_moves`
+    /// began: a FIFO whose unprocessed part starts at `head`, kept once processed as the record
+    /// of what the change touched (see [`changed`](Self::changed)).
     queue: Vec<u32>,
     head: usize,
     /// The bases as a bitset, to find the ones a new state changes word by word.
@@ -98,6 +99,7 @@ impl Forward {
 
     /// Makes the marking's bases those of `state` (a bitset) and propagates the differences.
     pub fn set_state(&mut self, p: &Program, state: &[u64]) {
+        self.begin();
         let nb = p.base_count();
         for (k, (held, &wanted)) in self.bases.iter_mut().zip(state).enumerate() {
             // Bits past the last base name no proposition (a state made for another net).
@@ -118,22 +120,30 @@ impl Forward {
         self.settle(p);
     }
 
+    /// Starts a new change: forgets the record of the last.
+    fn begin(&mut self) {
+        self.queue.clear();
+        self.head = 0;
+    }
+
     /// The next event to propagate, if any.
     #[inline]
     fn pop(&mut self) -> Option<u32> {
         let e = self.queue.get(self.head).copied();
-        match e {
-            Some(_) => self.head += 1,
-            None => {
-                self.queue.clear();
-                self.head = 0;
-            }
-        }
+        self.head += usize::from(e.is_some());
         e
+    }
+
+    /// The slots whose value the last [`set_state`](Self::set_state) or
+    /// [`set_moves`](Self::set_moves) changed, in the order they changed; a slot that changed
+    /// more than once (and maybe back) comes as often. Each slot not named kept its value.
+    pub fn changed(&self) -> impl Iterator<Item = usize> + '_ {
+        self.queue.iter().map(|&e| (e >> 1) as usize)
     }
 
     /// Makes `moves` (input indices) the inputs that are set, and propagates.
     pub fn set_moves(&mut self, p: &Program, moves: &[u32]) {
+        self.begin();
         for k in 0..self.moves.len() {
             let m = self.moves[k];
             if !moves.contains(&m) {

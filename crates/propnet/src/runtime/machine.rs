@@ -3,6 +3,7 @@
 use super::batch::{BitSliced, LaneEnd, MovePolicy, Step, LANES};
 use super::forward::Forward;
 use super::program::Program;
+use super::watch::Watch;
 use super::GoalOracle;
 use crate::net::Net;
 use machine::playout::{Playout, PlayoutEnd, PlayoutStats, PlayoutTally};
@@ -406,22 +407,25 @@ impl PropnetMachine {
     /// The next values of the bases `watch` after each of `candidates` (legal moves of `role` in
     /// `state`, not checked: on a net cut by [`crate::cut::to_next`] nothing is legal),
     /// the other roles playing their moves in `joint`. Candidate k's bits are
-    /// `out[k * w..(k + 1) * w]` with `w = watch.len().div_ceil(64)`, bit j the next value of
-    /// `watch[j]`. Much cheaper than a `next_state` per candidate, which is what lets playouts
-    /// look one move ahead: only what a candidate changes is propagated and only the watched
-    /// bases are read.
+    /// `out[k * w..(k + 1) * w]` with `w = watch.bases().len().div_ceil(64)`, bit j the next
+    /// value of `watch.bases()[j]`. Much cheaper than a `next_state` per candidate, which is what
+    /// lets playouts look one move ahead: only what a candidate changes is propagated, the first
+    /// candidate's watched bases are read, and each later one's bits are the one before's with
+    /// the watched bases its change reached read again. `watch` must be made for this machine's
+    /// program, or this panics.
     pub fn lookahead(
         &mut self,
         state: &PropnetState,
         joint: &[u32],
         role: usize,
         candidates: &[u32],
-        watch: &[usize],
+        watch: &Watch,
         out: &mut Vec<u64>,
     ) {
+        assert!(watch.fits(self.program.slots), "a watch made for another program");
         self.load(state);
         let p = &*self.program;
-        let w = watch.len().div_ceil(64);
+        let w = watch.bases().len().div_ceil(64);
         out.clear();
         out.resize(candidates.len() * w, 0);
         self.joint.clear();
@@ -429,9 +433,19 @@ impl PropnetMachine {
         for (k, &c) in candidates.iter().enumerate() {
             self.joint[role] = c;
             self.forward.set_moves(p, &self.joint);
-            for (j, &b) in watch.iter().enumerate() {
-                if self.forward.lit(p.next[b]) {
-                    out[k * w + j / 64] |= 1 << (j % 64);
+            let (done, row) = out.split_at_mut(k * w);
+            let row = &mut row[..w];
+            let f = &self.forward;
+            let set = |row: &mut [u64], j: usize| {
+                let bit = 1 << (j % 64);
+                row[j / 64] = row[j / 64] & !bit | u64::from(f.lit(watch.lits[j])) << (j % 64);
+            };
+            if k == 0 {
+                (0..watch.lits.len()).for_each(|j| set(row, j));
+            } else {
+                row.copy_from_slice(&done[(k - 1) * w..]);
+                for s in f.changed() {
+                    watch.reading(s).for_each(|j| set(row, j));
                 }
             }
         }

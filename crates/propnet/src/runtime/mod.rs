@@ -14,6 +14,7 @@ mod eval;
 mod forward;
 mod machine;
 mod program;
+mod watch;
 
 pub use self::batch::{LaneEnd, MovePolicy, Step};
 
@@ -26,6 +27,7 @@ pub trait GoalOracle: Send + Sync + std::fmt::Debug {
 }
 pub use self::machine::{Charge, PropnetMachine, PropnetState, Strategy};
 pub use self::program::{Program, ProgramStats};
+pub use self::watch::Watch;
 
 #[cfg(test)]
 mod tests;

@@ -336,6 +336,8 @@ fn lookahead_reads_what_next_state_computes() {
         // And every third base on a net cut down to them.
         let few: Vec<usize> = watch.iter().copied().filter(|b| b % 3 == 0).collect();
         let mut cut = super::PropnetMachine::new(&crate::cut::to_next(&net, &few));
+        let (all_watch, few_watch) =
+            (super::Watch::new(m.program(), watch.clone()), super::Watch::new(cut.program(), few.clone()));
         let mut cut_out = Vec::new();
         let w = watch.len().div_ceil(64);
         let roles = m.roles().len();
@@ -346,8 +348,8 @@ fn lookahead_reads_what_next_state_computes() {
                 let legal: Vec<Vec<u32>> = (0..roles).map(|r| m.legal_moves(&state, r).unwrap()).collect();
                 let joint: Vec<u32> = legal.iter().map(|l| l[rng.random_range(0..l.len())]).collect();
                 for (r, l) in legal.iter().enumerate() {
-                    m.lookahead(&state, &joint, r, l, &watch, &mut out);
-                    cut.lookahead(&state, &joint, r, l, &few, &mut cut_out);
+                    m.lookahead(&state, &joint, r, l, &all_watch, &mut out);
+                    cut.lookahead(&state, &joint, r, l, &few_watch, &mut cut_out);
                     for (k, &c) in l.iter().enumerate() {
                         let mut j = joint.clone();
                         j[r] = c;

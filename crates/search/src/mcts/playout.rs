@@ -10,7 +10,7 @@ use super::{score, Best};
 use analysis::{Factors, GoalForms, GoalLatches, ScoreRange};
 use machine::playout::PlayoutEnd;
 use machine::{MachineError, StateMachine};
-use propnet::{GoalOracle, Net, Program, PropnetMachine, PropnetState};
+use propnet::{GoalOracle, Net, Program, PropnetMachine, PropnetState, Watch};
 use rand::rngs::SmallRng;
 use rand::Rng;
 use std::sync::Arc;
@@ -42,10 +42,11 @@ pub struct Outcome<Mv> {
 pub struct Guide {
     goals: GoalLatches,
     /// The latch bases, ascending: looked at for every candidate move when there are latches.
-    latch_watch: Vec<usize>,
+    latch_watch: Watch,
     /// The latch bases and the bases the end reads, ascending: looked at for candidate moves
     /// that may end the game.
-    watch: Vec<usize>,
+    watch: Watch,
+    /// The net cut down to the next values of the watched bases.
     next: Arc<Program>,
     /// The net cut down to its goals and terminal.
     outcome: Option<Arc<Program>>,
@@ -66,7 +67,7 @@ pub struct Guide {
 struct Captures {
     next: Arc<Program>,
     /// The pieces' bases, ascending.
-    watch: Vec<usize>,
+    watch: Watch,
     /// Per role, its pieces as a bitset over `watch`'s positions.
     masks: Vec<Vec<u64>>,
 }
@@ -90,6 +91,7 @@ impl Captures {
             })
             .collect();
         let next = Arc::new(Program::new(&propnet::cut::to_next(net, &watch)));
+        let watch = Watch::new(&next, watch);
         Captures { next, watch, masks }
     }
 
@@ -119,8 +121,8 @@ impl Guide {
         let next = Arc::new(Program::new(&propnet::cut::to_next(net, &watch)));
         Guide {
             goals,
-            latch_watch,
-            watch,
+            latch_watch: Watch::new(&next, latch_watch),
+            watch: Watch::new(&next, watch),
             next,
             outcome,
             tactics,
@@ -508,7 +510,7 @@ pub(super) fn guided(
                 candidates.extend(0..l.len());
                 pick(l, &candidates, &mut chosen);
                 look.lookahead(&state, &joint, r, &chosen, &guide.latch_watch, &mut bits);
-                rank(&mut tiers, &candidates, &bits, &guide.latch_watch, &mut after, |after| {
+                rank(&mut tiers, &candidates, &bits, guide.latch_watch.bases(), &mut after, |after| {
                     Ok(tier(now, goals.range(after.words(), r)))
                 })?;
             }
@@ -518,7 +520,7 @@ pub(super) fn guided(
                 if !candidates.is_empty() {
                     pick(l, &candidates, &mut chosen);
                     look.lookahead(&state, &joint, r, &chosen, &guide.watch, &mut bits);
-                    rank(&mut tiers, &candidates, &bits, &guide.watch, &mut after, |after| {
+                    rank(&mut tiers, &candidates, &bits, guide.watch.bases(), &mut after, |after| {
                         let then = match j.is_terminal(after)? {
                             true => {
                                 let v = u32::from(score(&j.goal(after, r)));
@@ -542,7 +544,7 @@ pub(super) fn guided(
                 candidates.extend((0..l.len()).filter(|&k| tiers[k] == best));
                 pick(l, &candidates, &mut chosen);
                 cm.lookahead(&state, &joint, r, &chosen, &c.watch, &mut bits);
-                let w = c.watch.len().div_ceil(64);
+                let w = c.watch.bases().len().div_ceil(64);
                 leads.clear();
                 leads.extend(
                     (0..chosen.len())
