@@ -378,7 +378,7 @@ impl FuzzyGoals {
     /// now and for good (degree 0), and true now and for good (degree 1). Both are empty
     /// without [`with_latches`](Self::with_latches).
     pub fn latched(&mut self, state: &PropnetState) -> Latched {
-        self.latches.apply(state, &mut self.never, &mut self.always);
+        self.latches.apply(state.words(), &mut self.never, &mut self.always);
         let set = |bits: &[u64], i: usize| bits[i / 64] >> (i % 64) & 1 == 1;
         let bases = 0..self.circuit.base_count;
         Latched {
@@ -389,7 +389,7 @@ impl FuzzyGoals {
 
     /// Every role's goal values with their degrees in `state`, values ascending.
     pub fn degrees(&mut self, state: &PropnetState) -> Vec<Vec<GoalDegree>> {
-        self.evaluate(state);
+        self.evaluate(state.words());
         let c = &self.circuit;
         let degree = |&(value, slot): &(u32, u32)| GoalDegree { value, degree: self.values[slot as usize] };
         c.goals.iter().map(|g| g.iter().map(degree).collect()).collect()
@@ -400,23 +400,30 @@ impl FuzzyGoals {
     /// …)` over the role's goal values `vᵢ` with degrees `dᵢ`, `S` the t-conorm (chapter 16.2's
     /// weighted combination).
     pub fn value(&mut self, state: &PropnetState, role: usize) -> f64 {
-        self.evaluate(state);
+        self.evaluate(state.words());
         self.heuristics[role]
     }
 
     /// Every role's heuristic value in `state`.
     pub fn values(&mut self, state: &PropnetState) -> Vec<f64> {
-        self.evaluate(state);
+        self.evaluate(state.words());
         self.heuristics.clone()
     }
 
-    /// Evaluates the circuit in `state`: one pass over the gates.
-    fn evaluate(&mut self, state: &PropnetState) {
+    /// Every role's heuristic value in the state whose words (a propnet state's) are `state`,
+    /// without allocating: for searches that evaluate many states.
+    pub fn values_of(&mut self, state: &[u64]) -> &[f64] {
+        self.evaluate(state);
+        &self.heuristics
+    }
+
+    /// Evaluates the circuit in `state` (propnet state words): one pass over the gates.
+    fn evaluate(&mut self, state: &[u64]) {
         self.latches.apply(state, &mut self.never, &mut self.always);
         let c = &*self.circuit;
         let pass = Pass {
             c,
-            state: state.words(),
+            state,
             never: &self.never,
             always: &self.always,
             values: &mut self.values,

@@ -13,7 +13,6 @@
 
 use analysis::{kept_by_latches, Analysis, LatchKind};
 use propnet::net::Net;
-use propnet::PropnetState;
 
 /// What one latch literal forces once active.
 #[derive(Debug, Clone)]
@@ -72,15 +71,16 @@ impl LatchRules {
     }
 
     /// Marks in `never` and `always` (bitsets over the base propositions) what the latch
-    /// literals active in `state` force.
-    pub fn apply(&self, state: &PropnetState, never: &mut [u64], always: &mut [u64]) {
+    /// literals active in `state` (propnet state words) force.
+    pub fn apply(&self, state: &[u64], never: &mut [u64], always: &mut [u64]) {
         if self.rules.is_empty() {
             return;
         }
         never.fill(0);
         always.fill(0);
         let set = |bits: &mut [u64], i: usize| bits[i / 64] |= 1 << (i % 64);
-        for rule in self.rules.iter().filter(|r| state.contains(r.base) == r.positive) {
+        let holds = |b: usize| state[b / 64] >> (b % 64) & 1 == 1;
+        for rule in self.rules.iter().filter(|r| holds(r.base) == r.positive) {
             rule.never.iter().for_each(|&i| set(never, i));
             rule.always.iter().for_each(|&i| set(always, i));
         }

@@ -222,6 +222,30 @@ fn analyze_reports_the_locality_of_breakthrough_moves() {
 }
 
 #[test]
+fn analyze_reports_the_fuzzy_outlook_where_there_are_no_pieces() {
+    // The fuzzy heuristic needs the latches of the exact method: a mark stays where it is.
+    let o = latchkey(&["analyze", "tictactoe", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    assert!(report["pieces"]["found"].is_null(), "{}", report["pieces"]);
+    let curves = report["outlook"]["found"]["curves"].as_array().expect("a confirmed outlook");
+    assert_eq!(curves.len(), 2);
+    for c in curves {
+        assert!(c["slope"].as_f64().unwrap() > 0.0 && c["holdout_correlation"].as_f64().unwrap() > 0.1, "{c}");
+    }
+    // Where there are pieces, they give the priors and no outlook is looked for.
+    let o = latchkey(&["analyze", "breakthroughsmall", "--method", "structural", "--json"]);
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    assert!(!report["pieces"]["found"].is_null() && report["outlook"].is_null(), "{}", report["pieces"]);
+    let o = latchkey(&["analyze", "tictactoe", "--method", "structural"]);
+    assert!(
+        stdout(&o).contains("outlook (fuzzy goal heuristic, for mcts's priors): not confirmed: "),
+        "{}",
+        stdout(&o)
+    );
+}
+
+#[test]
 fn match_swaps_seats_and_reports_standings() {
     let o = latchkey(&["match", "tictactoe", "--players", "alphabeta,random", "--games", "2", "--json"]);
     assert!(o.status.success(), "{}", stderr(&o));

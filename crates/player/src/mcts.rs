@@ -27,7 +27,7 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use reasoner::Reasoner;
 use search::factored::Factored;
-use search::mcts::{Guide, Mcts, MctsConfig, MoveVariety, Pieces, Plan, SearchMachine, TacticsCost};
+use search::mcts::{Guide, Mcts, MctsConfig, MoveVariety, Outlook, Pieces, Plan, SearchMachine, TacticsCost};
 use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -111,6 +111,9 @@ pub struct MctsOptions {
     /// cut off after `search.cutoff` joint moves and, with `search.minimax`, give the balance the
     /// tree backs up.
     pub pieces: bool,
+    /// Where the roles have no pieces, give the tree priors from chapter 16's fuzzy goal
+    /// heuristic, once random games confirm that it predicts the score (see [`Outlook`]).
+    pub outlook: bool,
     /// Steer playouts by move averages (`search.mast` is the greedy chance) where the game's
     /// moves say where they are played (see [`MoveVariety`]).
     pub mast: bool,
@@ -165,6 +168,7 @@ impl Default for MctsOptions {
             factored: true,
             mast: true,
             pieces: true,
+            outlook: true,
             matrix: true,
             search: MctsConfig {
                 mast: MAST_GREEDY,
@@ -183,7 +187,7 @@ type Flag = fn(&mut MctsOptions) -> &mut bool;
 
 /// The parts of the `mcts` player that a `no-` switch in its spec turns off (`mcts:no-forms`),
 /// each with the option it clears.
-const SWITCHES: [(&str, Flag); 12] = [
+const SWITCHES: [(&str, Flag); 13] = [
     ("analysis", |o| &mut o.analysis),
     ("ponder", |o| &mut o.ponder),
     ("tactics", |o| &mut o.tactics),
@@ -193,6 +197,7 @@ const SWITCHES: [(&str, Flag); 12] = [
     ("factored", |o| &mut o.factored),
     ("mast", |o| &mut o.mast),
     ("pieces", |o| &mut o.pieces),
+    ("outlook", |o| &mut o.outlook),
     ("matrix", |o| &mut o.matrix),
     ("check", |o| &mut o.search.material_check),
     ("transpositions", |o| &mut o.search.transpositions),
@@ -634,7 +639,11 @@ impl<T: Tree> Thinker<T> {
 /// tactics and measuring them for `budget` shows that they pay, the playouts' tactics; and, if
 /// they ask for priors, cut-off playouts or minimax backups, the roles' pieces that random games
 /// find (for [`Pieces::TIME`] at most, half the time left before `wait` when the player waits
-/// for the analysis no longer, and `budget` at least). None if it would tell the search nothing.
+/// for the analysis no longer, and `budget` at least), or where there are none and `options`
+/// ask for it, the fuzzy goal heuristic's outlook that games confirm (built in a quarter of the
+/// time left before `wait`, confirmed for [`Outlook::TIME`] at most, half the time then left,
+/// and `budget` at least). None if it would tell the search
+/// nothing.
 fn guide(info: &MatchInfo, deadline: Instant, wait: Instant, options: &MctsOptions, budget: Duration) -> Prepared {
     let s = &options.search;
     let wanted = s.prior_visits > 0.0 || s.cutoff > 0 || s.minimax > 0.0;
@@ -642,6 +651,11 @@ fn guide(info: &MatchInfo, deadline: Instant, wait: Instant, options: &MctsOptio
     let Some(game) = info.game.net() else { return Prepared::default() };
     let config = analysis::AnalysisConfig { deadline: Some(deadline), ..analysis::AnalysisConfig::default() };
     let found = Analysis::run(&game.net, &info.game.desc, &config, &mut |_| {});
+    // The fuzzy heuristic reads the latches, so it is built before the analysis is taken apart.
+    let building = Instant::now() + wait.saturating_duration_since(Instant::now()) / 4;
+    let fuzzy = (options.outlook && s.prior_visits > 0.0)
+        .then(|| Outlook::heuristic(&info.game.desc, &game.net, &found, building))
+        .flatten();
     let locality = found.locality.filter(|l| l.verdict.enabled).map(Arc::new);
     let goals = found.goals;
     let mut guide = match tactics {
@@ -658,6 +672,12 @@ fn guide(info: &MatchInfo, deadline: Instant, wait: Instant, options: &MctsOptio
     let counting = Pieces::TIME.min(wait.saturating_duration_since(now) / 2).max(budget);
     if let Some(found) = pieces.then(|| Pieces::discover(&game.net, now + counting, 0)).flatten() {
         guide = guide.with_pieces(&game.net, found);
+    } else if let Some(fuzzy) = fuzzy {
+        let now = Instant::now();
+        let counting = Outlook::TIME.min(wait.saturating_duration_since(now) / 2).max(budget);
+        if let Ok(outlook) = Outlook::discover(&game.net, fuzzy, Some(&guide), now + counting, 0) {
+            guide = guide.with_outlook(outlook);
+        }
     }
     let neighbourhoods = found.neighbourhoods.filter(|_| options.factors);
     Prepared { guide: Some(Arc::new(guide)).filter(|g| !g.is_empty()), locality, neighbourhoods }

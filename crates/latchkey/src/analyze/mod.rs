@@ -14,7 +14,7 @@ use factors::{factors_entry, print_factors, print_neighbourhoods, FactorsEntry};
 use goal_forms::{goal_forms_entry, print_goal_forms, GoalFormsEntry};
 use indicatif::{ProgressBar, ProgressStyle};
 use propnet::{Net, PropnetState};
-use search::mcts::{Material, MoveVariety, Pieces, TacticsCost};
+use search::mcts::{Curve, Material, MoveVariety, Outlook, Pieces, TacticsCost};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::process::ExitCode;
@@ -88,6 +88,9 @@ struct Report {
     /// Absent when the analysis left no time to look for them; `found` is absent where random
     /// games did not show every role's pieces.
     pieces: Option<PiecesEntry>,
+    /// Absent where the roles have pieces (which give `mcts` its priors) or the analysis left
+    /// no time to look; `found` is absent where random games did not confirm it.
+    outlook: Option<OutlookEntry>,
     timings: Vec<analysis::Phase>,
     notes: Vec<String>,
 }
@@ -102,6 +105,26 @@ struct PiecesEntry {
     /// Whether `mcts`'s guided playouts prefer captures with these pieces: they were found and
     /// the playouts run guided (tactics used, or goal latches).
     captures_in_playouts: bool,
+}
+
+/// The fuzzy goal heuristic's fit to the score, for `mcts`'s priors where there are no pieces.
+#[derive(Serialize)]
+struct OutlookEntry {
+    found: Option<OutlookFound>,
+    /// Why not, where it was not confirmed.
+    rejected: Option<String>,
+}
+
+/// A confirmed outlook.
+#[derive(Serialize)]
+struct OutlookFound {
+    /// Per role, the logistic curve of its score on its lead.
+    curves: Vec<Curve>,
+    games: usize,
+    /// Microseconds to evaluate one state.
+    eval_micros: f64,
+    /// The share of a game's time that evaluating a node's successors takes.
+    cost: f64,
 }
 
 /// A piece proposition and the score (0..1) a piece standing there adds for one role.
@@ -377,7 +400,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         .map(|(guide, _)| Material::discover(net, Some(guide), weighed + left.min(TacticsCost::TRIAL), 0));
     // Whether the player's playouts would run guided (the guide keeps tactics only where they pay).
     let guided = chosen.as_ref().map_or(!result.goals.is_empty(), |(guide, _)| guide.steers_playouts());
-    let tactics = chosen.map(|(_, cost)| TacticsEntry { cost, used: cost.pays() });
+    let tactics = chosen.as_ref().map(|&(_, cost)| TacticsEntry { cost, used: cost.pays() });
     let weighed = analysis::Phase { phase: "material".to_owned(), seconds: weighed.elapsed().as_secs_f64() };
     // The roles' pieces, for the mcts player's priors, from uniformly random games.
     bar.set_message("pieces");
@@ -386,12 +409,40 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let pieces = (!left.is_zero())
         .then(|| PiecesEntry::new(net, Pieces::discover(net, counted + left.min(Pieces::TIME), 0), guided));
     let counted = analysis::Phase { phase: "pieces".to_owned(), seconds: counted.elapsed().as_secs_f64() };
+    // Where there are none, the fuzzy goal heuristic, from games played as the playouts play.
+    bar.set_message("outlook");
+    let looked = Instant::now();
+    let left = (start + Duration::from_secs_f64(secs)).saturating_duration_since(looked);
+    let no_pieces = pieces.as_ref().is_some_and(|p| p.found.is_none());
+    let outlook = (no_pieces && !left.is_zero()).then(|| {
+        let fuzzy = Outlook::heuristic(&game.desc, net, &result, looked + left / 2);
+        let guide = chosen.as_ref().map(|(guide, _)| guide);
+        let end = Instant::now() + left.min(Outlook::TIME);
+        let found = match fuzzy {
+            Some(fuzzy) => Outlook::discover(net, fuzzy, guide, end, 0).map_err(|why| why.to_string()),
+            None => Err("the goal formulas could not be instantiated in the time".to_owned()),
+        };
+        match found {
+            Ok(o) => OutlookEntry {
+                found: Some(OutlookFound {
+                    eval_micros: o.eval_time.as_secs_f64() * 1e6,
+                    cost: o.cost,
+                    curves: o.curves,
+                    games: o.games,
+                }),
+                rejected: None,
+            },
+            Err(why) => OutlookEntry { found: None, rejected: Some(why) },
+        }
+    });
+    let looked = analysis::Phase { phase: "outlook".to_owned(), seconds: looked.elapsed().as_secs_f64() };
     bar.finish_and_clear();
     let mut report = report(net, &result, game.name.clone());
     report.playout_tactics = tactics;
     report.move_averages = variety.map(|variety| VarietyEntry { variety, used: variety.pays() });
     report.material = material;
     report.pieces = pieces;
+    report.outlook = outlook;
     report.timings.insert(0, analysis::Phase { phase: "propnet".to_owned(), seconds: built });
     if report.playout_tactics.is_some() {
         report.timings.push(measured);
@@ -404,6 +455,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
     }
     if report.pieces.is_some() {
         report.timings.push(counted);
+    }
+    if report.outlook.is_some() {
+        report.timings.push(looked);
     }
     if args.json {
         crate::output::print_json(SCHEMA, &report)?;
@@ -491,6 +545,7 @@ fn report(net: &Net, a: &Analysis, game: String) -> Report {
         move_averages: None,
         material: None,
         pieces: None,
+        outlook: None,
         proof: a.proof.as_ref().map(|p| ProofEntry {
             prover: p.prover,
             proved: a.latches.iter().filter(|l| l.method == Method::Proof).count(),
@@ -711,6 +766,30 @@ fn print(r: &Report) {
                 match p.captures_in_playouts {
                     true => println!("  mcts's guided playouts prefer moves that gain material (mcts:captures)"),
                     false => println!("  mcts's playouts run unguided here, so they take no captures by preference"),
+                }
+            }
+        }
+    }
+    if let Some(o) = &r.outlook {
+        match &o.found {
+            None => println!(
+                "\noutlook (fuzzy goal heuristic, for mcts's priors): not confirmed: {}",
+                o.rejected.as_deref().unwrap_or("no reason given")
+            ),
+            Some(found) => {
+                println!(
+                    "\noutlook (fuzzy goal heuristic, for mcts's priors, from {} games; {:.1} µs a state, a node's \
+                     successors {:.0}% of a game's time):",
+                    found.games,
+                    found.eval_micros,
+                    100.0 * found.cost
+                );
+                for (role, c) in r.roles.iter().zip(&found.curves) {
+                    println!(
+                        "  {role:<20} score ≈ logistic({:+.3} {:+.3} × lead) (lead's correlation with the score {:.2}, \
+                         the curve's held out {:.2})",
+                        c.intercept, c.slope, c.correlation, c.holdout_correlation
+                    );
                 }
             }
         }

@@ -208,20 +208,43 @@ struct Sample {
 /// Games from the initial state until `deadline`, one sample each: uniformly random, or played
 /// as `guide`'s playouts.
 fn sample(net: &Net, guide: Option<&Guide>, candidates: &[Group], deadline: Instant, seed: u64) -> Vec<Sample> {
+    let mut out = Vec::new();
+    play_games(net, guide, deadline, seed, MAX_GAMES, |_, trajectory, scores, rng| {
+        let n = trajectory.len();
+        let at = &trajectory[n / 2 + rng.random_range(0..(n - n / 2).max(1))];
+        let counts = candidates.iter().map(|g| f64::from(count(&g.mask, at.words()))).collect();
+        let scores = scores.iter().map(|&s| f64::from(s) / 100.0).collect();
+        out.push(Sample { counts, scores });
+    });
+    out
+}
+
+/// Plays at most `games` complete games of `net` from the initial state until `deadline`, as
+/// the search's playouts play them with `guide` (uniformly random where it has none or it does
+/// not steer them), and hands each to `each` with the machine, the states before each joint
+/// move (at least one) and every role's final score.
+pub(super) fn play_games(
+    net: &Net,
+    guide: Option<&Guide>,
+    deadline: Instant,
+    seed: u64,
+    games: usize,
+    mut each: impl FnMut(&mut PropnetMachine, &[PropnetState], &[u8], &mut SmallRng),
+) {
     let mut m = PropnetMachine::new(net);
     let mut rng = SmallRng::seed_from_u64(seed);
     let roles = net.roles.len();
     let initial = m.initial_state();
     let settings = Settings::traced(MAX_STEPS as u32, deadline);
     let mut look = Lookahead::default();
-    let mut out = Vec::new();
     let mut trajectory: Vec<PropnetState> = Vec::new();
-    while out.len() < MAX_GAMES && Instant::now() < deadline {
-        let played = match guide.filter(|g| g.steers_playouts()) {
+    let mut played = 0;
+    while played < games && Instant::now() < deadline {
+        let outcome = match guide.filter(|g| g.steers_playouts()) {
             Some(g) => playout::guided(&mut m, &mut look, &initial, g, &mut rng, &settings),
             None => playout::random(&mut m, &initial, &mut rng, &settings),
         };
-        let Ok(Some(outcome)) = played else { break };
+        let Ok(Some(outcome)) = outcome else { break };
         if !outcome.complete || outcome.moves.is_empty() {
             continue;
         }
@@ -232,16 +255,12 @@ fn sample(net: &Net, guide: Option<&Guide>, candidates: &[Group], deadline: Inst
             let Ok(next) = m.next_state(&state, joint) else { break };
             trajectory.push(std::mem::replace(&mut state, next));
         }
-        let n = trajectory.len();
-        if n == 0 {
+        if trajectory.is_empty() {
             continue;
         }
-        let at = &trajectory[n / 2 + rng.random_range(0..(n - n / 2).max(1))];
-        let counts = candidates.iter().map(|g| f64::from(count(&g.mask, at.words()))).collect();
-        let scores = outcome.scores.iter().map(|&s| f64::from(s) / 100.0).collect();
-        out.push(Sample { counts, scores });
+        played += 1;
+        each(&mut m, &trajectory, &outcome.scores, &mut rng);
     }
-    out
 }
 
 /// Mean and standard deviation of `xs`.

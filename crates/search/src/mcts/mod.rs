@@ -28,7 +28,9 @@
 //! guided playouts stop early and are scored by that balance, and with `MctsConfig::minimax`
 //! the balance after each move is backed up the tree by implicit minimax and blended into
 //! selection. With `MctsConfig::material_check` the move played is checked against that balance
-//! three to five plies deep, by alpha-beta (`safety`).
+//! three to five plies deep, by alpha-beta (`safety`). Where there are no pieces but the guide has an
+//! [`Outlook`] (chapter 16's fuzzy goal heuristic, fitted to the score on games played as the
+//! playouts play them), the priors come from it instead.
 //!
 //! The search runs on any [`SearchMachine`]: on a propnet as described, on the reasoner (for a
 //! game whose net cannot be built) with plain random playouts, one at a time, and no guide.
@@ -41,6 +43,7 @@ mod calibrate;
 mod engines;
 mod mast;
 mod material;
+mod outlook;
 mod pieces;
 mod placement;
 mod playout;
@@ -58,6 +61,7 @@ pub use self::engines::SearchMachine;
 use self::mast::Mast;
 pub use self::mast::MastPolicy;
 pub use self::material::{Fit, Group, Material, Term};
+pub use self::outlook::{Curve, Outlook, Rejected};
 pub use self::pieces::{Balance, PieceSet, Pieces};
 pub use self::placement::Placement;
 pub(crate) use self::playout::random as random_playout;
@@ -131,9 +135,9 @@ pub struct MctsConfig {
     /// Leaves selected before their playouts run (at most 64, one bit-sliced pass; at most 4
     /// where playouts run guided, one at a time).
     pub batch: usize,
-    /// How many playouts a move's prior (the guide's piece balance after the move) counts as in
-    /// selection while the roles' pieces are even (its weight fades as real playouts come in);
-    /// 0 leaves priors out.
+    /// How many playouts a move's prior (the guide's piece balance after the move, or where
+    /// there are no pieces its outlook's value) counts as in selection while the roles' pieces
+    /// are even (its weight fades as real playouts come in); 0 leaves priors out.
     pub prior_visits: f64,
     /// Joint moves after which a playout is cut off.
     pub max_playout_steps: u32,
@@ -325,6 +329,8 @@ pub struct Mcts<M: SearchMachine = PropnetMachine> {
     row: Vec<f32>,
     /// The last material check: the root state it was made at, the role, its values.
     checked: Option<(M::State, usize, Vec<f64>)>,
+    /// The guide's outlook, with scratch space of its own, where it gives the priors.
+    outlook: Option<Outlook>,
 }
 
 impl<M: SearchMachine> std::fmt::Debug for Mcts<M> {
@@ -373,6 +379,7 @@ impl<M: SearchMachine> Mcts<M> {
         let guide = guide.filter(|g| bits && !g.is_empty());
         let minimax = config.minimax > 0.0 && guide.as_ref().is_some_and(|g| g.has_pieces());
         let anchor = M::bits(&initial).filter(|_| minimax).map(Box::from);
+        let outlook = guide.as_deref().and_then(Guide::outlook).cloned();
         let mut mcts = Mcts {
             guide,
             pool: Pool::new(config.max_nodes, config.max_bytes),
@@ -393,6 +400,7 @@ impl<M: SearchMachine> Mcts<M> {
             anchor,
             row: Vec::new(),
             checked: None,
+            outlook,
         };
         mcts.root = mcts.node_for(initial)?;
         Ok(mcts)

@@ -5,6 +5,7 @@
 
 use super::mast::MastPolicy;
 use super::material::count;
+use super::outlook::Outlook;
 use super::pieces::{Balance, Pieces};
 use super::{score, Best};
 use analysis::{Factors, GoalForms, GoalLatches, ScoreRange};
@@ -59,6 +60,8 @@ pub struct Guide {
     factors: Option<Arc<Factors>>,
     /// Where playouts can see what a move does to the roles' pieces.
     captures: Option<Captures>,
+    /// The fuzzy goal heuristic confirmed for the tree's priors, where the roles have no pieces.
+    outlook: Option<Outlook>,
 }
 
 /// The net cut down to the next values of the roles' pieces, for playouts that prefer moves
@@ -130,6 +133,7 @@ impl Guide {
             forms: None,
             factors: None,
             captures: None,
+            outlook: None,
         }
     }
 
@@ -144,6 +148,18 @@ impl Guide {
         self.captures = self.steers_playouts().then(|| Captures::new(net, &pieces));
         self.pieces = Some(pieces);
         self
+    }
+
+    /// The guide with the fuzzy goal heuristic random games confirmed, for the tree's priors
+    /// where the roles have no pieces (the pieces' balance gives them where they have).
+    pub fn with_outlook(mut self, outlook: Outlook) -> Guide {
+        self.outlook = Some(outlook);
+        self
+    }
+
+    /// The confirmed fuzzy goal heuristic, where there is one.
+    pub fn outlook(&self) -> Option<&Outlook> {
+        self.outlook.as_ref()
     }
 
     /// The guide with the goal forms random games confirmed (none if they found nothing usable).
@@ -222,7 +238,11 @@ impl Guide {
 
     /// Whether the guide tells the search nothing (the search then ignores it).
     pub fn is_empty(&self) -> bool {
-        !self.steers_playouts() && self.pieces.is_none() && self.forms.is_none() && self.factors.is_none()
+        !self.steers_playouts()
+            && self.pieces.is_none()
+            && self.forms.is_none()
+            && self.factors.is_none()
+            && self.outlook.is_none()
     }
 }
 

@@ -97,21 +97,26 @@ impl<M: SearchMachine> Mcts<M> {
 
     /// Whether selection fills in a mover's priors (and, with implicit minimax, every role's
     /// balance after each of its moves) when it first comes through a node: only the roles'
-    /// pieces give them, so elsewhere nodes are never seeded.
+    /// pieces and the confirmed fuzzy goal heuristic give them, so elsewhere nodes are never
+    /// seeded.
     pub(super) fn seeds_priors(&self) -> bool {
         let wanted = self.config.prior_visits > 0.0 || self.anchor.is_some();
-        wanted && self.guide.as_ref().is_some_and(|g| g.has_pieces())
+        let pieces = self.guide.as_ref().is_some_and(|g| g.has_pieces());
+        wanted && (pieces || self.outlook.is_some() && self.config.prior_visits > 0.0)
     }
 
-    /// Fills in the priors of the moves at `at`, where one role alone moves: the guide's prior
-    /// of the state after each, for the mover, taken towards the root's mean score as far as
-    /// it is from even (once the root has enough visits to have one): the root's mean is a
-    /// better start for a move than the prior alone, and the prior says which way to move it.
-    /// With implicit minimax, also every role's balance after each move, measured from the
-    /// anchor, and the node's minimax values from them.
+    /// Fills in the priors of the moves at `at`, where one role alone moves, from the state
+    /// after each. Where the guide knows the roles' pieces: the mover's piece balance there,
+    /// taken towards the root's mean score as far as it is from even (once the root has enough
+    /// visits to have one): the root's mean is a better start for a move than the prior alone,
+    /// and the prior says which way to move it. Otherwise, from the outlook: the root's mean
+    /// (or, before it has one, the outlook's prediction there) shifted by the change in the
+    /// mover's fuzzy lead since the root. With implicit minimax, also every role's balance
+    /// after each move, measured from the anchor, and the node's minimax values from them.
     fn seed_priors(&mut self, at: NodeRef) -> Result<(), MachineError> {
         let Some(guide) = self.guide.clone() else { return Ok(()) };
-        let root = self.root_node();
+        // The pool alone is borrowed, so that the outlook's scratch can be too.
+        let root = self.pool.get(self.root).expect("the root is never trimmed");
         let node = self.pool.get(at).expect("on the path");
         let Kind::Mover(mover) = node.kind else { return Ok(()) };
         let count = node.move_count(mover);
@@ -120,9 +125,17 @@ impl<M: SearchMachine> Mcts<M> {
             .zip(M::bits(&root.state))
             .and_then(|(here, root)| guide.priors(here, root, self.config.placement));
         let fixed = self.anchor.as_deref().and_then(|a| guide.priors(a, a, 0.0)).map(|(b, _)| b);
+        // The outlook's level: the mover's lead at the root and its score there.
+        let outlook = match (&found, self.outlook.as_mut(), M::bits(&root.state)) {
+            (None, Some(o), Some(bits)) => {
+                let lead = o.lead(bits, mover);
+                Some((lead, around.unwrap_or_else(|| o.predict(mover, lead))))
+            }
+            _ => None,
+        };
         let (mut priors, mut evals) = (Vec::with_capacity(count), Vec::new());
-        let weight = match found {
-            Some((balance, weight)) => {
+        let weight = match found.as_ref().map(|(_, w)| *w).or(outlook.map(|_| 1.0)) {
+            Some(weight) => {
                 let state = node.state.clone();
                 let mut joint: Vec<M::Move> = (0..self.roles).map(|r| node.role_move(r, 0)).collect();
                 let moves: Vec<M::Move> = (0..count).map(|i| node.role_move(mover, i)).collect();
@@ -133,11 +146,20 @@ impl<M: SearchMachine> Mcts<M> {
                     if let Some(fixed) = &fixed {
                         evals.extend((0..self.roles).map(|r| bits.map_or(0.5, |b| fixed.value(b, r)) as f32));
                     }
-                    let value = bits.map_or(0.5, |bits| balance.value(bits, mover));
-                    let value = match around {
-                        Some(mean) if value > 0.5 => mean + (1.0 - mean) * (value - 0.5) * 2.0,
-                        Some(mean) => mean - mean * (0.5 - value) * 2.0,
-                        None => value,
+                    let value = match (&found, outlook, self.outlook.as_mut(), bits) {
+                        (Some((balance, _)), _, _, Some(bits)) => {
+                            let value = balance.value(bits, mover);
+                            match around {
+                                Some(mean) if value > 0.5 => mean + (1.0 - mean) * (value - 0.5) * 2.0,
+                                Some(mean) => mean - mean * (0.5 - value) * 2.0,
+                                None => value,
+                            }
+                        }
+                        (None, Some((lead, base)), Some(o), Some(bits)) => {
+                            let to = o.lead(bits, mover);
+                            o.shifted(mover, base, lead, to)
+                        }
+                        _ => around.unwrap_or(0.5),
                     };
                     priors.push((value * 100.0).round() as u8);
                 }

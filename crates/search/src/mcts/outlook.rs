@@ -1,0 +1,311 @@
+//! Outlook: chapter 16's fuzzy goal degrees as the tree's priors in games whose roles have no
+//! pieces to count (Connect Four, Pentago, the tic-tac-toe family), once random games show that
+//! they predict the score.
+//!
+//! The fuzzy heuristic values every role by how nearly the state satisfies its goal formulas (in
+//! a line game, chiefly how many lines it has nearly filled that nobody has blocked). A role's
+//! *lead* is its value less the mean of the others', on the 0..1 scale. Games played as the
+//! search's playouts play them give, per game, one state drawn uniformly from those before its
+//! end and every role's final score; per role, a logistic curve of the score on the lead is
+//! fitted on half of the games by Newton's method (the scores, 0..1, taken as probabilities). The
+//! outlook is kept only if, for every role, the lead correlates with the score in those games
+//! beyond three standard errors of no correlation (and at least 0.1), and the fitted curve's
+//! predictions correlate with the score in the other half beyond two; and only if evaluating a
+//! state's successors costs no more than a fifth of a playout, since the tree evaluates them
+//! for every node it seeds.
+
+use super::material::{halves, play_games};
+use super::playout::Guide;
+use analysis::{confirmation_threshold, correlation, correlation_threshold, Analysis};
+use heuristic::{Formulas, FuzzyGoals, Params};
+use machine::StateMachine;
+use propnet::Net;
+use rand::Rng;
+use serde::Serialize;
+use std::time::{Duration, Instant};
+
+/// Random games sampled, at most.
+const MAX_GAMES: usize = 3000;
+
+/// The most a node's successors' evaluations may cost, as a share of a sampled game's time.
+const MAX_COST: f64 = 0.2;
+
+/// Newton steps of the logistic fit (it converges in far fewer on these one-variable fits).
+const NEWTON_STEPS: usize = 30;
+
+/// Ridge on the fit's slope, per game: keeps the slope finite where the lead separates wins
+/// from losses outright.
+const RIDGE: f64 = 1e-3;
+
+/// The least (and one less the most) score taken as a base for [`Outlook::shifted`]: a base of
+/// 0 or 1 has no finite log-odds to shift.
+const MIN_BASE: f64 = 0.01;
+
+/// One role's fitted curve: the predicted score is `1 / (1 + e^−(intercept + slope · lead))`.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Curve {
+    /// The log-odds at no lead.
+    pub intercept: f64,
+    /// How the log-odds grow with the lead (0..1 scale).
+    pub slope: f64,
+    /// Correlation of the lead with the score in the games fitted on.
+    pub correlation: f64,
+    /// Correlation of the curve's predictions with the score in the other games.
+    pub holdout_correlation: f64,
+}
+
+impl Curve {
+    /// The predicted score (0..1) at `lead`.
+    fn predict(&self, lead: f64) -> f64 {
+        1.0 / (1.0 + (-(self.intercept + self.slope * lead)).exp())
+    }
+}
+
+/// Why games did not confirm an outlook.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Rejected {
+    /// The game has one role: a lead needs others.
+    OneRole,
+    /// Too few games finished in the time (this many).
+    FewGames(usize),
+    /// Evaluating a node's successors costs more than a fifth of a game.
+    Costly {
+        /// The evaluations of one node's successors.
+        node: Duration,
+        /// One game, played and replayed.
+        game: Duration,
+    },
+    /// A role's lead does not go with its score clearly enough in the games fitted on.
+    Weak {
+        /// The role.
+        role: usize,
+        /// The lead's correlation with the score.
+        correlation: f64,
+        /// The least that counts.
+        threshold: f64,
+    },
+    /// A role's curve does not predict the score in the other games.
+    NotHeldOut {
+        /// The role.
+        role: usize,
+        /// The predictions' correlation with the score.
+        correlation: f64,
+        /// The least that confirms.
+        threshold: f64,
+    },
+}
+
+impl std::fmt::Display for Rejected {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Rejected::OneRole => write!(f, "the game has one role"),
+            Rejected::FewGames(n) => write!(f, "only {n} games finished in the time"),
+            Rejected::Costly { node, game } => {
+                write!(f, "a node's successors take {node:.1?} to evaluate, over a fifth of a game's {game:.1?}")
+            }
+            Rejected::Weak { role, correlation, threshold } => {
+                write!(f, "role {role}'s lead correlates {correlation:.3} with its score, under {threshold:.3}")
+            }
+            Rejected::NotHeldOut { role, correlation, threshold } => write!(
+                f,
+                "role {role}'s curve correlates {correlation:.3} with its score in the games held out, under {threshold:.3}"
+            ),
+        }
+    }
+}
+
+/// The fuzzy goal heuristic with every role's fitted curve, ready to value states.
+///
+/// Cloning shares the compiled heuristic and gives the clone scratch space of its own.
+#[derive(Debug, Clone)]
+pub struct Outlook {
+    fuzzy: FuzzyGoals,
+    /// Per role, its curve.
+    pub curves: Vec<Curve>,
+    /// Games sampled.
+    pub games: usize,
+    /// The mean time to evaluate one state.
+    pub eval_time: Duration,
+    /// The share of a sampled game's time (played and replayed) that evaluating the states
+    /// after a node's moves takes: at most a fifth.
+    pub cost: f64,
+}
+
+impl Outlook {
+    /// The time to give [`discover`](Self::discover) where the clock allows (its games take
+    /// about a second in Connect Four).
+    pub const TIME: Duration = Duration::from_secs(2);
+
+    /// Chapter 16's fuzzy goal heuristic of the game `desc` over `net` (τ = 0.9, product
+    /// t-norm), refined by the latches in `found`, if its goal formulas can be instantiated by
+    /// `deadline`: what [`discover`](Self::discover) fits.
+    pub fn heuristic(desc: &gdl::Description, net: &Net, found: &Analysis, deadline: Instant) -> Option<FuzzyGoals> {
+        let limits = propnet::Limits { deadline: Some(deadline), ..propnet::Limits::default() };
+        let formulas = Formulas::new(desc, net, &limits).ok()?;
+        let fuzzy = FuzzyGoals::compile(&formulas, &Params::default()).ok()?;
+        Some(fuzzy.with_latches(net, found))
+    }
+
+    /// Plays games of `net` until `deadline` (at most [`MAX_GAMES`]) as `guide`'s playouts play
+    /// them and fits the curves of `fuzzy` (built for `net`), as the module header describes;
+    /// why not, if the games do not confirm them or they cost too much.
+    pub fn discover(
+        net: &Net,
+        mut fuzzy: FuzzyGoals,
+        guide: Option<&Guide>,
+        deadline: Instant,
+        seed: u64,
+    ) -> Result<Outlook, Rejected> {
+        let roles = net.roles.len();
+        if roles < 2 || fuzzy.roles().len() != roles {
+            return Err(Rejected::OneRole);
+        }
+        // Per game: every role's lead at the sampled state and final score.
+        let mut samples: Vec<(Vec<f64>, Vec<f64>)> = Vec::new();
+        let (mut evaluating, mut successors) = (Duration::ZERO, 0usize);
+        let started = Instant::now();
+        play_games(net, guide, deadline, seed, MAX_GAMES, |m, trajectory, scores, rng| {
+            let at = &trajectory[rng.random_range(0..trajectory.len())];
+            let clock = Instant::now();
+            let values = fuzzy.values_of(at.words());
+            evaluating += clock.elapsed();
+            successors += (0..roles).map(|r| m.legal_moves(at, r).map_or(0, |l| l.len())).max().unwrap_or(0);
+            let leads = (0..roles).map(|r| lead(values, r)).collect();
+            samples.push((leads, scores.iter().map(|&s| f64::from(s) / 100.0).collect()));
+        });
+        let games = samples.len();
+        let spent = started.elapsed().saturating_sub(evaluating);
+        let (fit, check) = halves(&samples);
+        if fit.len() < 20 || check.len() < 20 {
+            return Err(Rejected::FewGames(games));
+        }
+        // A node seeded evaluates the state after each of its mover's moves; a playout steps
+        // through a game's worth of states.
+        let eval_time = evaluating / games as u32;
+        let node = eval_time.mul_f64(successors as f64 / games as f64);
+        let game = spent / games as u32;
+        let cost = node.as_secs_f64() / game.as_secs_f64().max(1e-9);
+        if cost > MAX_COST {
+            return Err(Rejected::Costly { node, game });
+        }
+        let column = |set: &[&(Vec<f64>, Vec<f64>)], r: usize, which: usize| -> Vec<f64> {
+            set.iter().map(|s| if which == 0 { s.0[r] } else { s.1[r] }).collect()
+        };
+        let mut curves = Vec::with_capacity(roles);
+        for r in 0..roles {
+            let (x, y) = (column(&fit, r, 0), column(&fit, r, 1));
+            let corr = correlation(&x, &y);
+            let threshold = correlation_threshold(x.len());
+            if corr < threshold {
+                return Err(Rejected::Weak { role: r, correlation: corr, threshold });
+            }
+            let (intercept, slope) = logistic(&x, &y);
+            let mut curve = Curve { intercept, slope, correlation: corr, holdout_correlation: 0.0 };
+            let predicted: Vec<f64> = column(&check, r, 0).into_iter().map(|l| curve.predict(l)).collect();
+            curve.holdout_correlation = correlation(&predicted, &column(&check, r, 1));
+            let threshold = confirmation_threshold(check.len());
+            if curve.holdout_correlation < threshold {
+                return Err(Rejected::NotHeldOut { role: r, correlation: curve.holdout_correlation, threshold });
+            }
+            curves.push(curve);
+        }
+        Ok(Outlook { fuzzy, curves, games, eval_time, cost })
+    }
+
+    /// `role`'s lead in `state` (propnet state words): its fuzzy value less the mean of the
+    /// others', on the 0..1 scale.
+    pub fn lead(&mut self, state: &[u64], role: usize) -> f64 {
+        lead(self.fuzzy.values_of(state), role)
+    }
+
+    /// `role`'s predicted score (0..1) at `lead`, from its curve alone.
+    pub fn predict(&self, role: usize, lead: f64) -> f64 {
+        self.curves[role].predict(lead)
+    }
+
+    /// `role`'s score (0..1) after its lead moves from `from` to `to`, where it was `base`
+    /// before: the curve's change in log-odds added to `base`'s, so that a search's own
+    /// estimate of the earlier state sets the level and the heuristic only the change.
+    pub fn shifted(&self, role: usize, base: f64, from: f64, to: f64) -> f64 {
+        let base = base.clamp(MIN_BASE, 1.0 - MIN_BASE);
+        let logit = (base / (1.0 - base)).ln() + self.curves[role].slope * (to - from);
+        1.0 / (1.0 + (-logit).exp())
+    }
+}
+
+/// `role`'s fuzzy value less the mean of the others', on the 0..1 scale.
+fn lead(values: &[f64], role: usize) -> f64 {
+    let others = values.iter().enumerate().filter(|&(q, _)| q != role).map(|(_, v)| v);
+    let mean = others.clone().sum::<f64>() / others.count().max(1) as f64;
+    (values[role] - mean) / 100.0
+}
+
+/// The intercept and slope of the logistic curve of `ys` (0..1) on `xs` of least cross-entropy,
+/// with a little ridge on the slope, by Newton's method from the flat curve.
+fn logistic(xs: &[f64], ys: &[f64]) -> (f64, f64) {
+    let ridge = RIDGE * xs.len() as f64;
+    let (mut a, mut b) = (0.0, 0.0);
+    for _ in 0..NEWTON_STEPS {
+        let (mut ga, mut gb, mut haa, mut hab, mut hbb) = (0.0, ridge * b, 1e-9, 0.0, ridge);
+        for (&x, &y) in xs.iter().zip(ys) {
+            let p = 1.0 / (1.0 + (-(a + b * x)).exp());
+            let w = p * (1.0 - p);
+            ga += p - y;
+            gb += (p - y) * x;
+            haa += w;
+            hab += w * x;
+            hbb += w * x * x;
+        }
+        let det = haa * hbb - hab * hab;
+        if det.abs() < 1e-12 {
+            break;
+        }
+        let (da, db) = ((hbb * ga - hab * gb) / det, (haa * gb - hab * ga) / det);
+        a -= da;
+        b -= db;
+        if da.abs() + db.abs() < 1e-9 {
+            break;
+        }
+    }
+    (a, b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The outlook of a bundled game, confirmed on games of `seconds`, if it holds.
+    fn outlook(name: &str, seconds: u64) -> Result<Outlook, Rejected> {
+        let (desc, net) = testkit::bundled(name);
+        let config = analysis::AnalysisConfig::default();
+        let found = analysis::Analysis::run(&net, &desc, &config, &mut |_| {});
+        let fuzzy = Outlook::heuristic(&desc, &net, &found, Instant::now() + Duration::from_secs(20)).expect("fuzzy");
+        let guide = Guide::new(&net, found.goals, true);
+        Outlook::discover(&net, fuzzy, Some(&guide), Instant::now() + Duration::from_secs(seconds), 3)
+    }
+
+    #[test]
+    fn in_connect_four_a_lead_in_nearly_filled_lines_goes_with_winning() {
+        let o = outlook("connectFour", 20).expect("confirmed in Connect Four");
+        eprintln!("{:?} over {} games, {:?} per state, cost {:.3}", o.curves, o.games, o.eval_time, o.cost);
+        for c in &o.curves {
+            assert!(c.slope > 0.0 && c.holdout_correlation > 0.1, "{c:?}");
+        }
+    }
+
+    #[test]
+    fn the_logistic_fit_finds_the_curve_that_made_the_data() {
+        // Scores drawn as the expected value of a known curve: the fit recovers it.
+        let (a, b) = (0.3, 4.0);
+        let xs: Vec<f64> = (0..400).map(|i| f64::from(i) / 200.0 - 1.0).collect();
+        let ys: Vec<f64> = xs.iter().map(|&x| 1.0 / (1.0 + (-(a + b * x)).exp())).collect();
+        let (fa, fb) = logistic(&xs, &ys);
+        assert!((fa - a).abs() < 0.05 && (fb - b).abs() < 0.2, "fitted {fa}, {fb}");
+    }
+
+    #[test]
+    fn a_role_leads_by_its_value_less_the_others_mean() {
+        assert!((lead(&[80.0, 20.0, 40.0], 0) - 0.5).abs() < 1e-12);
+        assert!((lead(&[80.0, 20.0, 40.0], 1) + 0.4).abs() < 1e-12);
+    }
+}
