@@ -3,14 +3,14 @@
 //! roles' pieces as the tree's priors (where random games find them), guided playouts cut off
 //! after [`CUTOFF`] joint moves and scored by those pieces, the pieces' placement beside their
 //! number (the player's configuration), the same with playouts preferring captures, and the
-//! pieces' balance backed up by implicit minimax
-//! (criterion's "elements/s" are iterations/s). Each sample searches a fresh tree.
+//! pieces' balance backed up by implicit minimax; where there are no pieces, the fuzzy goal
+//! heuristic's outlook as the priors instead (criterion's "elements/s" are iterations/s). Each sample searches a fresh tree.
 //! `cargo bench -p search --bench mcts`.
 
 use analysis::{Analysis, AnalysisConfig};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use propnet::Program;
-use search::mcts::{Guide, Mcts, MctsConfig, Pieces};
+use search::mcts::{Guide, Mcts, MctsConfig, Outlook, Pieces};
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -85,6 +85,14 @@ fn iterations(c: &mut Criterion) {
             let captures = MctsConfig { captures: CAPTURES, ..placement };
             variants.push(("tactics+mast+pieces+cutoff+placement+captures", tactics.clone(), captures));
             variants.push(("tactics+mast+pieces+cutoff+minimax", tactics, MctsConfig { minimax: MINIMAX, ..cutoff }));
+        } else if let Some(outlook) =
+            Outlook::heuristic(&desc, &net, &analysis, Instant::now() + Duration::from_secs(10)).and_then(|fuzzy| {
+                let guide = Guide::new(&net, analysis.goals.clone(), true);
+                Outlook::discover(&net, fuzzy, Some(&guide), Instant::now() + Outlook::TIME, 0).ok()
+            })
+        {
+            let guide = Guide::new(&net, analysis.goals.clone(), true).with_outlook(outlook);
+            variants.push(("tactics+mast+outlook", Some(Arc::new(guide)), mast));
         }
         for (name, guide, config) in variants {
             group.bench_function(BenchmarkId::new(name, count), |b| {
