@@ -650,36 +650,37 @@ fn guide(info: &MatchInfo, deadline: Instant, wait: Instant, options: &MctsOptio
     let (tactics, pieces) = (options.tactics, options.pieces && wanted);
     let Some(game) = info.game.net() else { return Prepared::default() };
     let config = analysis::AnalysisConfig { deadline: Some(deadline), ..analysis::AnalysisConfig::default() };
-    let found = Analysis::run(&game.net, &info.game.desc, &config, &mut |_| {});
-    // The fuzzy heuristic reads the latches, so it is built before the analysis is taken apart.
-    let building = Instant::now() + wait.saturating_duration_since(Instant::now()) / 4;
-    let fuzzy = (options.outlook && s.prior_visits > 0.0)
-        .then(|| Outlook::heuristic(&info.game.desc, &game.net, &found, building))
-        .flatten();
-    let locality = found.locality.filter(|l| l.verdict.enabled).map(Arc::new);
-    let goals = found.goals;
+    let mut found = Analysis::run(&game.net, &info.game.desc, &config, &mut |_| {});
+    let locality = found.locality.take().filter(|l| l.verdict.enabled).map(Arc::new);
+    // The goal latches are copied rather than taken: the outlook's heuristic reads the latches.
+    let goals = found.goals.clone();
     let mut guide = match tactics {
         true => TacticsCost::choose(&game.net, &game.program, goals, budget).0,
         false => Guide::new(&game.net, goals, false),
     };
-    if let Some(forms) = found.goal_forms.filter(|_| options.forms) {
+    if let Some(forms) = found.goal_forms.take().filter(|_| options.forms) {
         guide = guide.with_forms(forms);
     }
-    if let Some(factors) = found.factors.filter(|_| options.factors) {
+    if let Some(factors) = found.factors.take().filter(|_| options.factors) {
         guide = guide.with_factors(factors);
     }
-    let now = Instant::now();
-    let counting = Pieces::TIME.min(wait.saturating_duration_since(now) / 2).max(budget);
-    if let Some(found) = pieces.then(|| Pieces::discover(&game.net, now + counting, 0)).flatten() {
-        guide = guide.with_pieces(&game.net, found);
-    } else if let Some(fuzzy) = fuzzy {
+    // Games to sample for up to `most`, or half the time left before `wait`, or `budget` at least.
+    let counting = |most: Duration| {
         let now = Instant::now();
-        let counting = Outlook::TIME.min(wait.saturating_duration_since(now) / 2).max(budget);
-        if let Ok(outlook) = Outlook::discover(&game.net, fuzzy, Some(&guide), now + counting, 0) {
+        now + most.min(wait.saturating_duration_since(now) / 2).max(budget)
+    };
+    if let Some(pieces) = pieces.then(|| Pieces::discover(&game.net, counting(Pieces::TIME), 0)).flatten() {
+        guide = guide.with_pieces(&game.net, pieces);
+    } else if options.outlook && s.prior_visits > 0.0 {
+        let building = Instant::now() + wait.saturating_duration_since(Instant::now()) / 4;
+        let fuzzy = Outlook::heuristic(&info.game.desc, &game.net, &found, building);
+        if let Some(Ok(outlook)) =
+            fuzzy.map(|f| Outlook::discover(&game.net, f, Some(&guide), counting(Outlook::TIME), 0))
+        {
             guide = guide.with_outlook(outlook);
         }
     }
-    let neighbourhoods = found.neighbourhoods.filter(|_| options.factors);
+    let neighbourhoods = found.neighbourhoods.take().filter(|_| options.factors);
     Prepared { guide: Some(Arc::new(guide)).filter(|g| !g.is_empty()), locality, neighbourhoods }
 }
 

@@ -4,7 +4,8 @@
 //! after [`CUTOFF`] joint moves and scored by those pieces, the pieces' placement beside their
 //! number (the player's configuration), the same with playouts preferring captures, and the
 //! pieces' balance backed up by implicit minimax; where there are no pieces, the fuzzy goal
-//! heuristic's outlook as the priors instead (criterion's "elements/s" are iterations/s). Each sample searches a fresh tree.
+//! heuristic's outlook as the priors instead (criterion's "elements/s" are iterations/s). Each
+//! sample searches a fresh tree.
 //! `cargo bench -p search --bench mcts`.
 
 use analysis::{Analysis, AnalysisConfig};

@@ -11,8 +11,8 @@
 //! outlook is kept only if, for every role, the lead correlates with the score in those games
 //! beyond three standard errors of no correlation (and at least 0.1), and the fitted curve's
 //! predictions correlate with the score in the other half beyond two; and only if evaluating a
-//! state's successors costs no more than a fifth of a playout, since the tree evaluates them
-//! for every node it seeds.
+//! state's successors costs no more than a fifth of a sampled game (played and replayed), since
+//! the tree evaluates them for every node it seeds.
 
 use super::material::{halves, play_games};
 use super::playout::Guide;
