@@ -642,8 +642,7 @@ impl<T: Tree> Thinker<T> {
 /// for the analysis no longer, and `budget` at least), or where there are none and `options`
 /// ask for it, the fuzzy goal heuristic's outlook that games confirm (built in a quarter of the
 /// time left before `wait`, confirmed for [`Outlook::TIME`] at most, half the time then left,
-/// and `budget` at least). None if it would tell the search
-/// nothing.
+/// and `budget` at least). None if it would tell the search nothing.
 fn guide(info: &MatchInfo, deadline: Instant, wait: Instant, options: &MctsOptions, budget: Duration) -> Prepared {
     let s = &options.search;
     let wanted = s.prior_visits > 0.0 || s.cutoff > 0 || s.minimax > 0.0;

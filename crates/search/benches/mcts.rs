@@ -86,14 +86,15 @@ fn iterations(c: &mut Criterion) {
             let captures = MctsConfig { captures: CAPTURES, ..placement };
             variants.push(("tactics+mast+pieces+cutoff+placement+captures", tactics.clone(), captures));
             variants.push(("tactics+mast+pieces+cutoff+minimax", tactics, MctsConfig { minimax: MINIMAX, ..cutoff }));
-        } else if let Some(outlook) =
-            Outlook::heuristic(&desc, &net, &analysis, Instant::now() + Duration::from_secs(10)).and_then(|fuzzy| {
-                let guide = Guide::new(&net, analysis.goals.clone(), true);
-                Outlook::discover(&net, fuzzy, Some(&guide), Instant::now() + Outlook::TIME, 0).ok()
-            })
-        {
-            let guide = Guide::new(&net, analysis.goals.clone(), true).with_outlook(outlook);
-            variants.push(("tactics+mast+outlook", Some(Arc::new(guide)), mast));
+        } else {
+            // The outlook is confirmed on games played as the guide's playouts play them, and
+            // then joins that guide, as in the player.
+            let tactics = Guide::new(&net, analysis.goals.clone(), true);
+            let fuzzy = Outlook::heuristic(&desc, &net, &analysis, Instant::now() + Duration::from_secs(10));
+            let deadline = Instant::now() + Outlook::TIME;
+            if let Some(Ok(outlook)) = fuzzy.map(|f| Outlook::discover(&net, f, Some(&tactics), deadline, 0)) {
+                variants.push(("tactics+mast+outlook", Some(Arc::new(tactics.with_outlook(outlook))), mast));
+            }
         }
         for (name, guide, config) in variants {
             group.bench_function(BenchmarkId::new(name, count), |b| {
