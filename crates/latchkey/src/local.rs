@@ -14,6 +14,8 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+mod judge;
+
 /// The shape of `latchkey local --json`.
 const SCHEMA: u32 = 1;
 
@@ -35,6 +37,11 @@ pub struct Args {
     /// (`--before` moves from each one's end) instead of from random games.
     #[arg(long)]
     from: Option<std::path::PathBuf>,
+    /// With `--from`: judge the moves the players made over the last `--before` joint moves of
+    /// each match instead, per player: moves the search proves lose while another did not,
+    /// positions already lost, and forced wins kept or let go.
+    #[arg(long, requires = "from")]
+    judge: bool,
     /// Seconds of search per position and role.
     #[arg(long, default_value_t = 15.0, value_parser = crate::output::seconds)]
     time: f64,
@@ -82,6 +89,25 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let net = &*propnet.net;
     let locality = Arc::new(Locality::analyse(net, None).context("no deadline was set")?);
     let mut m = PropnetMachine::from_program(Arc::clone(&propnet.program));
+    if let (true, Some(path)) = (args.judge, &args.from) {
+        let mut search =
+            LocalSearch::new(Arc::clone(&propnet.net), Arc::clone(&propnet.program), Arc::clone(&locality));
+        let judged =
+            judge::run(&mut m, &mut search, path, args.before, args.depth, Duration::from_secs_f64(args.time))?;
+        let report = judge::Report {
+            game: game.name.clone(),
+            local_search: locality.verdict.enabled,
+            reason: locality.verdict.reason.clone(),
+            seconds: args.time,
+            players: judged,
+        };
+        if args.json {
+            crate::output::print_json(SCHEMA, &report)?;
+        } else {
+            judge::print(&report);
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
     let positions = match (&args.state, &args.from) {
         (Some(text), _) => vec![parse_state(net, text)?],
         (None, Some(path)) => from_matches(&mut m, path, args.before)?,
@@ -166,15 +192,41 @@ fn endgames(m: &mut PropnetMachine, count: usize, before: usize, seed: u64) -> R
 
 /// The state `before` moves from the end of each match in a `latchkey match --json` report.
 fn from_matches(m: &mut PropnetMachine, path: &std::path::Path, before: usize) -> Result<Vec<PropnetState>> {
+    let mut out = Vec::new();
+    for record in read_report(m, path)?.1 {
+        let at = record.steps.len().saturating_sub(before);
+        out.push(record.steps.get(at).map_or(record.last, |(state, _)| state.clone()));
+    }
+    Ok(out)
+}
+
+/// One match of a report replayed: each state with the joint move played in it, the state it
+/// ended in, and which player sat in each role.
+struct Replayed {
+    steps: Vec<(PropnetState, Vec<u32>)>,
+    last: PropnetState,
+    seats: Vec<usize>,
+}
+
+/// The players' names (in seat order) and the matches of a `latchkey match --json` report,
+/// replayed on `m`.
+fn read_report(m: &mut PropnetMachine, path: &std::path::Path) -> Result<(Vec<String>, Vec<Replayed>)> {
     let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
     let report: serde_json::Value =
         serde_json::from_str(&text).with_context(|| format!("{} is not JSON", path.display()))?;
+    let standings = report["standings"].as_array().map(Vec::as_slice).unwrap_or_default();
+    let names = standings.iter().map(|s| s["player"].as_str().unwrap_or("?").to_owned()).collect();
     let matches = report["matches"].as_array().with_context(|| format!("{} has no matches", path.display()))?;
     let mut out = Vec::new();
     for (i, record) in matches.iter().enumerate() {
-        let steps = record["moves"].as_array().with_context(|| format!("match {} has no moves", i + 1))?;
+        let moves = record["moves"].as_array().with_context(|| format!("match {} has no moves", i + 1))?;
+        let seats = match record["seats"].as_array() {
+            Some(seats) => seats.iter().map(|s| s.as_u64().unwrap_or(0) as usize).collect(),
+            None => (0..m.roles().len()).collect(),
+        };
         let mut state = m.initial_state();
-        for step in &steps[..steps.len().saturating_sub(before)] {
+        let mut steps = Vec::new();
+        for step in moves {
             let names = step.as_array().with_context(|| format!("match {}: a step is not a list", i + 1))?;
             let mut joint = Vec::new();
             for (role, name) in names.iter().enumerate() {
@@ -182,11 +234,12 @@ fn from_matches(m: &mut PropnetMachine, path: &std::path::Path, before: usize) -
                 let mv = m.legal_move(&state, role, name)?;
                 joint.push(mv.with_context(|| format!("match {}: {name} is not legal", i + 1))?);
             }
-            state = m.next_state(&state, &joint)?;
+            let next = m.next_state(&state, &joint)?;
+            steps.push((std::mem::replace(&mut state, next), joint));
         }
-        out.push(state);
+        out.push(Replayed { steps, last: state, seats });
     }
-    Ok(out)
+    Ok((names, out))
 }
 
 /// A state written as its base propositions in KIF, each as the net names it.

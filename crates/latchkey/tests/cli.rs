@@ -340,3 +340,30 @@ fn local_finds_a_pawn_race_win_and_rejects_unknown_propositions() {
     assert!(!o.status.success());
     assert!(stderr(&o).contains("(cellholds 9 9 white) is not a base proposition of the game"), "{}", stderr(&o));
 }
+
+#[test]
+fn local_judges_the_moves_played_in_a_match_report() {
+    let o = latchkey(&["match", "breakthroughsmall", "--players", "random,random", "--games", "2", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let report = temp_file("judged.json", &stdout(&o));
+    let from = report.to_str().unwrap();
+    let args = ["local", "breakthroughsmall", "--from", from, "--judge", "--before", "4", "--time", "1"];
+    let o = latchkey(&[&args[..], &["--json"]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let judged: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    let players = judged["players"].as_array().expect("players");
+    assert_eq!(players.len(), 2, "{judged}");
+    let sum = |f: &dyn Fn(&serde_json::Value) -> u64| players.iter().map(f).sum::<u64>();
+    let count = |key: &'static str| move |p: &serde_json::Value| p[key].as_array().map_or(0, |a| a.len() as u64);
+    // Each match's winner had a forced win before its last move and kept it by ending the game.
+    assert!(sum(&|p| p["wins"].as_u64().unwrap()) >= 2, "{judged}");
+    let last_moves = players.iter().flat_map(|p| p["let_go"].as_array().unwrap()).filter(|f| f["to_end"] == 1);
+    assert_eq!(last_moves.count(), 0, "{judged}");
+    // Random play lets that win in: the loser's move before it was lost already or lost by force.
+    assert!(sum(&|p| p["lost"].as_u64().unwrap()) + sum(&count("blunders")) >= 2, "{judged}");
+    let o = latchkey(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("moves judged"), "{}", stdout(&o));
+    // Judging needs a report.
+    assert!(!latchkey(&["local", "breakthroughsmall", "--judge"]).status.success());
+}
