@@ -27,7 +27,9 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use reasoner::Reasoner;
 use search::factored::Factored;
-use search::mcts::{Guide, Mcts, MctsConfig, MoveVariety, Outlook, Pieces, Plan, SearchMachine, TacticsCost};
+use search::mcts::{
+    Guide, LeadSource, Mcts, MctsConfig, MoveVariety, Outlook, Pieces, Plan, SearchMachine, TacticsCost,
+};
 use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -640,9 +642,10 @@ impl<T: Tree> Thinker<T> {
 /// they ask for priors, cut-off playouts or minimax backups, the roles' pieces that random games
 /// find (for [`Pieces::TIME`] at most, half the time left before `wait` when the player waits
 /// for the analysis no longer, and `budget` at least), or where there are none and `options`
-/// ask for it, the fuzzy goal heuristic's outlook that games confirm (built in a quarter of the
-/// time left before `wait`, confirmed for [`Outlook::TIME`] at most, half the time then left,
-/// and `budget` at least). None if it would tell the search nothing.
+/// ask for it, an outlook that games confirm: of the fuzzy goal heuristic's (built in a quarter
+/// of the time left before `wait`) and the goal forms' best latch heuristic's, each confirmed
+/// for [`Outlook::TIME`] at most, half the time then left, and `budget` at least, the one that
+/// predicts the games held out best. None if it would tell the search nothing.
 fn guide(info: &MatchInfo, deadline: Instant, wait: Instant, options: &MctsOptions, budget: Duration) -> Prepared {
     let s = &options.search;
     let wanted = s.prior_visits > 0.0 || s.cutoff > 0 || s.minimax > 0.0;
@@ -672,10 +675,14 @@ fn guide(info: &MatchInfo, deadline: Instant, wait: Instant, options: &MctsOptio
         guide = guide.with_pieces(&game.net, pieces);
     } else if options.outlook && s.prior_visits > 0.0 {
         let building = Instant::now() + wait.saturating_duration_since(Instant::now()) / 4;
-        let fuzzy = Outlook::heuristic(&info.game.desc, &game.net, &found, building);
-        if let Some(Ok(outlook)) =
-            fuzzy.map(|f| Outlook::discover(&game.net, f, Some(&guide), counting(Outlook::TIME), 0))
-        {
+        let fuzzy = Outlook::heuristic(&info.game.desc, &game.net, &found, building).map(LeadSource::Fuzzy);
+        let latches = guide.latch_heuristic().cloned().map(LeadSource::Latches);
+        let tried = [fuzzy, latches]
+            .into_iter()
+            .flatten()
+            .map(|source| Outlook::discover(&game.net, source, Some(&guide), counting(Outlook::TIME), 0))
+            .collect();
+        if let Some(Ok(outlook)) = Outlook::best(tried) {
             guide = guide.with_outlook(outlook);
         }
     }

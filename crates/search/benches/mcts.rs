@@ -11,7 +11,7 @@
 use analysis::{Analysis, AnalysisConfig};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use propnet::Program;
-use search::mcts::{Guide, Mcts, MctsConfig, Outlook, Pieces};
+use search::mcts::{Guide, LeadSource, Mcts, MctsConfig, Outlook, Pieces};
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -92,7 +92,8 @@ fn iterations(c: &mut Criterion) {
             let tactics = Guide::new(&net, analysis.goals.clone(), true);
             let fuzzy = Outlook::heuristic(&desc, &net, &analysis, Instant::now() + Duration::from_secs(10));
             let deadline = Instant::now() + Outlook::TIME;
-            if let Some(Ok(outlook)) = fuzzy.map(|f| Outlook::discover(&net, f, Some(&tactics), deadline, 0)) {
+            let source = fuzzy.map(LeadSource::Fuzzy);
+            if let Some(Ok(outlook)) = source.map(|f| Outlook::discover(&net, f, Some(&tactics), deadline, 0)) {
                 variants.push(("tactics+mast+outlook", Some(Arc::new(tactics.with_outlook(outlook))), mast));
             }
         }

@@ -297,6 +297,13 @@ impl GoalForms {
         Some((0..roles).map(mean).collect())
     }
 
+    /// The confirmed latch heuristic that random games bore out best (the highest correlation),
+    /// if there is one.
+    pub fn best_latch_heuristic(&self) -> Option<&LatchHeuristic> {
+        let confirmed = self.latch_heuristics.iter().filter(|h| h.confirmed);
+        confirmed.max_by(|a, b| a.correlation.total_cmp(&b.correlation))
+    }
+
     /// Every role's score, if some form's outcome is already decided in `state` (propnet state
     /// words): the state is virtually terminal.
     pub fn decided(&self, state: &[u64]) -> Option<Vec<u32>> {

@@ -14,7 +14,7 @@ use factors::{factors_entry, print_factors, print_neighbourhoods, FactorsEntry};
 use goal_forms::{goal_forms_entry, print_goal_forms, GoalFormsEntry};
 use indicatif::{ProgressBar, ProgressStyle};
 use propnet::{Net, PropnetState};
-use search::mcts::{Curve, Material, MoveVariety, Outlook, Pieces, TacticsCost};
+use search::mcts::{Curve, LeadSource, Material, MoveVariety, Outlook, Pieces, TacticsCost};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::process::ExitCode;
@@ -107,7 +107,8 @@ struct PiecesEntry {
     captures_in_playouts: bool,
 }
 
-/// The fuzzy goal heuristic's fit to the score, for `mcts`'s priors where there are no pieces.
+/// A heuristic's fit to the score (the fuzzy goal heuristic's or a latch heuristic's), for
+/// `mcts`'s priors where there are no pieces.
 #[derive(Serialize)]
 struct OutlookEntry {
     found: Option<OutlookFound>,
@@ -118,6 +119,8 @@ struct OutlookEntry {
 /// A confirmed outlook.
 #[derive(Serialize)]
 struct OutlookFound {
+    /// What its leads are read from: "fuzzy goal heuristic" or "latch heuristic".
+    source: &'static str,
     /// Per role, the logistic curve of its score on its lead.
     curves: Vec<Curve>,
     games: usize,
@@ -415,16 +418,24 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let left = (start + Duration::from_secs_f64(secs)).saturating_duration_since(looked);
     let no_pieces = pieces.as_ref().is_some_and(|p| p.found.is_none());
     let outlook = (no_pieces && !left.is_zero()).then(|| {
-        let fuzzy = Outlook::heuristic(&game.desc, net, &result, looked + left / 2);
+        // As the player: the fuzzy heuristic's outlook and the best latch heuristic's, each
+        // confirmed on games of its own, and the one that predicts the games held out best.
+        let fuzzy = Outlook::heuristic(&game.desc, net, &result, looked + left / 2).map(LeadSource::Fuzzy);
+        let latches = result.goal_forms.as_ref().and_then(|f| f.best_latch_heuristic().cloned());
         let guide = chosen.as_ref().map(|(guide, _)| guide);
-        let end = Instant::now() + left.min(Outlook::TIME);
-        let found = match fuzzy {
-            Some(fuzzy) => Outlook::discover(net, fuzzy, guide, end, 0).map_err(|why| why.to_string()),
-            None => Err("the goal formulas could not be instantiated in the time".to_owned()),
-        };
-        match found {
-            Ok(o) => OutlookEntry {
+        let sources: Vec<LeadSource> = [fuzzy, latches.map(LeadSource::Latches)].into_iter().flatten().collect();
+        let share = sources.len().max(1) as u32;
+        let tried = sources
+            .into_iter()
+            .map(|source| {
+                let left = (start + Duration::from_secs_f64(secs)).saturating_duration_since(Instant::now());
+                Outlook::discover(net, source, guide, Instant::now() + (left / share).min(Outlook::TIME), 0)
+            })
+            .collect();
+        match Outlook::best(tried) {
+            Some(Ok(o)) => OutlookEntry {
                 found: Some(OutlookFound {
+                    source: o.source.describe(),
                     eval_micros: o.eval_time.as_secs_f64() * 1e6,
                     cost: o.cost,
                     curves: o.curves,
@@ -432,7 +443,14 @@ pub fn run(args: Args) -> Result<ExitCode> {
                 }),
                 rejected: None,
             },
-            Err(why) => OutlookEntry { found: None, rejected: Some(why) },
+            Some(Err(why)) => OutlookEntry { found: None, rejected: Some(why.to_string()) },
+            None => OutlookEntry {
+                found: None,
+                rejected: Some(
+                    "the goal formulas could not be instantiated in the time, and no latch heuristic was confirmed"
+                        .to_owned(),
+                ),
+            },
         }
     });
     let looked = analysis::Phase { phase: "outlook".to_owned(), seconds: looked.elapsed().as_secs_f64() };
@@ -773,13 +791,14 @@ fn print(r: &Report) {
     if let Some(o) = &r.outlook {
         match &o.found {
             None => println!(
-                "\noutlook (fuzzy goal heuristic, for mcts's priors): not confirmed: {}",
+                "\noutlook (for mcts's priors): not confirmed: {}",
                 o.rejected.as_deref().unwrap_or("no reason given")
             ),
             Some(found) => {
                 println!(
-                    "\noutlook (fuzzy goal heuristic, for mcts's priors, from {} games; {:.1} µs a state, a node's \
-                     successors {:.0}% of a game's time):",
+                    "\noutlook ({}, for mcts's priors, from {} games; {:.1} µs a state, a node's successors {:.0}% \
+                     of a game's time):",
+                    found.source,
                     found.games,
                     found.eval_micros,
                     100.0 * found.cost

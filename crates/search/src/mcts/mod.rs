@@ -29,8 +29,8 @@
 //! the balance after each move is backed up the tree by implicit minimax and blended into
 //! selection. With `MctsConfig::material_check` the move played is checked against that balance
 //! three to five plies deep, by alpha-beta (`safety`). Where there are no pieces but the guide has an
-//! [`Outlook`] (chapter 16's fuzzy goal heuristic, fitted to the score on games played as the
-//! playouts play them), the priors come from it instead.
+//! [`Outlook`] (chapter 16's fuzzy goal heuristic or a confirmed latch heuristic, fitted to the
+//! score on games played as the playouts play them), the priors come from it instead.
 //!
 //! The search runs on any [`SearchMachine`]: on a propnet as described, on the reasoner (for a
 //! game whose net cannot be built) with plain random playouts, one at a time, and no guide.
@@ -61,7 +61,7 @@ pub use self::engines::SearchMachine;
 use self::mast::Mast;
 pub use self::mast::MastPolicy;
 pub use self::material::{Fit, Group, Material, Term};
-pub use self::outlook::{Curve, Outlook, Rejected};
+pub use self::outlook::{Curve, LeadSource, Outlook, Rejected};
 pub use self::pieces::{Balance, PieceSet, Pieces};
 pub use self::placement::Placement;
 pub(crate) use self::playout::random as random_playout;

@@ -1,10 +1,12 @@
-//! Outlook: chapter 16's fuzzy goal degrees as the tree's priors in games whose roles have no
-//! pieces to count (Connect Four, Pentago, the tic-tac-toe family), once random games show that
-//! they predict the score.
+//! Outlook: chapter 16's fuzzy goal degrees, or a confirmed latch heuristic, as the tree's
+//! priors in games whose roles have no pieces to count (Connect Four, Pentago, the tic-tac-toe
+//! family; Reversi's corners), once random games show that they predict the score.
 //!
 //! The fuzzy heuristic values every role by how nearly the state satisfies its goal formulas (in
 //! a line game, chiefly how many lines it has nearly filled that nobody has blocked). A role's
-//! *lead* is its value less the mean of the others', on the 0..1 scale. Games played as the
+//! *lead* is its value less the mean of the others', on the 0..1 scale. A latch heuristic's lead
+//! is the latches a role holds less the most any other holds, over how many a role can hold
+//! (Reversi: a corner is a quarter). Games played as the
 //! search's playouts play them give, per game, one state drawn uniformly from those before its
 //! end and every role's final score; per role, a logistic curve of the score on the lead is
 //! fitted on half of the games by Newton's method (the scores, 0..1, taken as probabilities). The
@@ -16,7 +18,7 @@
 
 use super::material::{halves, play_games};
 use super::playout::Guide;
-use analysis::{confirmation_threshold, correlation, correlation_threshold, Analysis};
+use analysis::{confirmation_threshold, correlation, correlation_threshold, Analysis, LatchHeuristic};
 use heuristic::{Formulas, FuzzyGoals, Params};
 use machine::StateMachine;
 use propnet::Net;
@@ -114,12 +116,51 @@ impl std::fmt::Display for Rejected {
     }
 }
 
-/// The fuzzy goal heuristic with every role's fitted curve, ready to value states.
+/// What an outlook reads the roles' leads from.
+#[derive(Debug, Clone)]
+pub enum LeadSource {
+    /// Chapter 16's fuzzy goal heuristic.
+    Fuzzy(FuzzyGoals),
+    /// A latch heuristic the goal forms confirmed ("owning these latches is good").
+    Latches(LatchHeuristic),
+}
+
+impl LeadSource {
+    /// `role`'s lead in `state` (propnet state words), on the 0..1 scale.
+    fn lead(&mut self, state: &[u64], role: usize) -> f64 {
+        match self {
+            LeadSource::Fuzzy(fuzzy) => lead(fuzzy.values_of(state), role),
+            LeadSource::Latches(h) => {
+                let most = h.latches.iter().map(Vec::len).max().unwrap_or(0).max(1);
+                f64::from(h.lead(state, role)) / most as f64
+            }
+        }
+    }
+
+    /// The roles it values.
+    fn roles(&self) -> usize {
+        match self {
+            LeadSource::Fuzzy(fuzzy) => fuzzy.roles().len(),
+            LeadSource::Latches(h) => h.latches.len(),
+        }
+    }
+
+    /// What it is, for people.
+    pub fn describe(&self) -> &'static str {
+        match self {
+            LeadSource::Fuzzy(_) => "fuzzy goal heuristic",
+            LeadSource::Latches(_) => "latch heuristic",
+        }
+    }
+}
+
+/// A heuristic's leads with every role's fitted curve, ready to value states.
 ///
 /// Cloning shares the compiled heuristic and gives the clone scratch space of its own.
 #[derive(Debug, Clone)]
 pub struct Outlook {
-    fuzzy: FuzzyGoals,
+    /// What the leads are read from.
+    pub source: LeadSource,
     /// Per role, its curve.
     pub curves: Vec<Curve>,
     /// Games sampled.
@@ -147,17 +188,17 @@ impl Outlook {
     }
 
     /// Plays games of `net` until `deadline` (at most [`MAX_GAMES`]) as `guide`'s playouts play
-    /// them and fits the curves of `fuzzy` (built for `net`), as the module header describes;
-    /// why not, if the games do not confirm them or they cost too much.
+    /// them and fits the curves of the leads `source` (built for `net`) reads, as the module
+    /// header describes; why not, if the games do not confirm them or they cost too much.
     pub fn discover(
         net: &Net,
-        mut fuzzy: FuzzyGoals,
+        mut source: LeadSource,
         guide: Option<&Guide>,
         deadline: Instant,
         seed: u64,
     ) -> Result<Outlook, Rejected> {
         let roles = net.roles.len();
-        if roles < 2 || fuzzy.roles().len() != roles {
+        if roles < 2 || source.roles() != roles {
             return Err(Rejected::OneRole);
         }
         // Per game: every role's lead at the sampled state and final score.
@@ -167,10 +208,9 @@ impl Outlook {
         play_games(net, guide, deadline, seed, MAX_GAMES, |m, trajectory, scores, rng| {
             let at = &trajectory[rng.random_range(0..trajectory.len())];
             let clock = Instant::now();
-            let values = fuzzy.values_of(at.words());
+            let leads = (0..roles).map(|r| source.lead(at.words(), r)).collect();
             evaluating += clock.elapsed();
             successors += (0..roles).map(|r| m.legal_moves(at, r).map_or(0, |l| l.len())).max().unwrap_or(0);
-            let leads = (0..roles).map(|r| lead(values, r)).collect();
             samples.push((leads, scores.iter().map(|&s| f64::from(s) / 100.0).collect()));
         });
         let games = samples.len();
@@ -209,13 +249,30 @@ impl Outlook {
             }
             curves.push(curve);
         }
-        Ok(Outlook { fuzzy, curves, games, eval_time, cost })
+        Ok(Outlook { source, curves, games, eval_time, cost })
     }
 
-    /// `role`'s lead in `state` (propnet state words): its fuzzy value less the mean of the
-    /// others', on the 0..1 scale.
+    /// `role`'s lead in `state` (propnet state words), on the 0..1 scale.
     pub fn lead(&mut self, state: &[u64], role: usize) -> f64 {
-        lead(self.fuzzy.values_of(state), role)
+        self.source.lead(state, role)
+    }
+
+    /// Of the outlooks tried, the one whose curves predicted the games held out best (the least
+    /// of its roles' correlations); the first's rejection where none was confirmed.
+    pub fn best(tried: Vec<Result<Outlook, Rejected>>) -> Option<Result<Outlook, Rejected>> {
+        let worst = |o: &Outlook| o.curves.iter().map(|c| c.holdout_correlation).fold(f64::INFINITY, f64::min);
+        let mut confirmed: Vec<Outlook> = Vec::new();
+        let mut first = None;
+        for t in tried {
+            match t {
+                Ok(o) => confirmed.push(o),
+                Err(why) => first = first.or(Some(why)),
+            }
+        }
+        match confirmed.into_iter().max_by(|a, b| worst(a).total_cmp(&worst(b))) {
+            Some(o) => Some(Ok(o)),
+            None => first.map(Err),
+        }
     }
 
     /// `role`'s predicted score (0..1) at `lead`, from its curve alone.
@@ -281,7 +338,8 @@ mod tests {
         let found = analysis::Analysis::run(&net, &desc, &config, &mut |_| {});
         let fuzzy = Outlook::heuristic(&desc, &net, &found, Instant::now() + Duration::from_secs(20)).expect("fuzzy");
         let guide = Guide::new(&net, found.goals, true);
-        Outlook::discover(&net, fuzzy, Some(&guide), Instant::now() + Duration::from_secs(seconds), 3)
+        let source = LeadSource::Fuzzy(fuzzy);
+        Outlook::discover(&net, source, Some(&guide), Instant::now() + Duration::from_secs(seconds), 3)
     }
 
     #[test]
@@ -290,6 +348,35 @@ mod tests {
         eprintln!("{:?} over {} games, {:?} per state, cost {:.3}", o.curves, o.games, o.eval_time, o.cost);
         for c in &o.curves {
             assert!(c.slope > 0.0 && c.holdout_correlation > 0.1, "{c:?}");
+        }
+    }
+
+    #[test]
+    fn in_reversi_holding_more_corners_goes_with_winning() {
+        let Some(shared) = testkit::shared::locate(env!("CARGO_MANIFEST_DIR"), "a latch outlook in Reversi") else {
+            return;
+        };
+        let path = testkit::shared::game(&shared, "reversi").expect("reversi in the corpus");
+        let net = testkit::shared::compile(&path).expect("reversi has a propnet");
+        let soon = |s| Some(Instant::now() + Duration::from_secs(s));
+        let mut forms = analysis::GoalForms::discover(&net, soon(10), 11);
+        forms.use_latches(&net, &analysis::structural_latches(&net), true, soon(10), 11);
+        let corners = forms.best_latch_heuristic().expect("owning the corners is confirmed good").clone();
+        assert!(corners.latches.iter().all(|l| l.len() == 4), "{:?}", corners.latches);
+        let source = LeadSource::Latches(corners);
+        let o = Outlook::discover(&net, source, None, Instant::now() + Duration::from_secs(20), 3).expect("confirmed");
+        eprintln!("{:?} over {} games", o.curves, o.games);
+        for c in &o.curves {
+            assert!(c.slope > 0.0 && c.holdout_correlation > 0.1, "{c:?}");
+        }
+        // A corner more than the other side is a quarter of the lead, whichever role holds it.
+        let mut rng = <rand::rngs::SmallRng as rand::SeedableRng>::seed_from_u64(5);
+        let mut m = propnet::PropnetMachine::new(&net);
+        let initial = m.initial_state();
+        let mut o = o;
+        for state in machine::random_trajectory(&mut m, &initial, &mut rng, 200).expect("a game") {
+            let (white, black) = (o.lead(state.words(), 0), o.lead(state.words(), 1));
+            assert!((4.0 * white).fract().abs() < 1e-9 && (white + black).abs() < 1e-9, "{white} {black}");
         }
     }
 

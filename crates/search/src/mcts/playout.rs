@@ -8,7 +8,7 @@ use super::material::count;
 use super::outlook::Outlook;
 use super::pieces::{Balance, Pieces};
 use super::{score, Best};
-use analysis::{Factors, GoalForms, GoalLatches, ScoreRange};
+use analysis::{Factors, GoalForms, GoalLatches, LatchHeuristic, ScoreRange};
 use machine::playout::PlayoutEnd;
 use machine::{MachineError, StateMachine};
 use propnet::{GoalOracle, Net, Program, PropnetMachine, PropnetState, Watch};
@@ -60,7 +60,7 @@ pub struct Guide {
     factors: Option<Arc<Factors>>,
     /// Where playouts can see what a move does to the roles' pieces.
     captures: Option<Captures>,
-    /// The fuzzy goal heuristic confirmed for the tree's priors, where the roles have no pieces.
+    /// The outlook confirmed for the tree's priors, where the roles have no pieces.
     outlook: Option<Outlook>,
 }
 
@@ -150,14 +150,14 @@ impl Guide {
         self
     }
 
-    /// The guide with the fuzzy goal heuristic random games confirmed, for the tree's priors
+    /// The guide with the outlook random games confirmed, for the tree's priors
     /// where the roles have no pieces (the pieces' balance gives them where they have).
     pub fn with_outlook(mut self, outlook: Outlook) -> Guide {
         self.outlook = Some(outlook);
         self
     }
 
-    /// The confirmed fuzzy goal heuristic, where there is one.
+    /// The confirmed outlook, where there is one.
     pub fn outlook(&self) -> Option<&Outlook> {
         self.outlook.as_ref()
     }
@@ -215,6 +215,12 @@ impl Guide {
     pub fn latch_value(&self, state: &[u64]) -> Option<Vec<u8>> {
         let values = self.forms.as_ref()?.latch_value(state)?;
         Some(values.iter().map(|v| (v * 100.0).round() as u8).collect())
+    }
+
+    /// The confirmed latch heuristic that random games bore out best, if the goal forms have
+    /// one: what an [`Outlook`] can read leads from.
+    pub fn latch_heuristic(&self) -> Option<&LatchHeuristic> {
+        self.forms.as_ref()?.best_latch_heuristic()
     }
 
     /// The tree's priors for the states reached from `previous`, where the guide knows the

@@ -97,8 +97,7 @@ impl<M: SearchMachine> Mcts<M> {
 
     /// Whether selection fills in a mover's priors (and, with implicit minimax, every role's
     /// balance after each of its moves) when it first comes through a node: only the roles'
-    /// pieces and the confirmed fuzzy goal heuristic give them, so elsewhere nodes are never
-    /// seeded.
+    /// pieces and a confirmed outlook give them, so elsewhere nodes are never seeded.
     pub(super) fn seeds_priors(&self) -> bool {
         let wanted = self.config.prior_visits > 0.0 || self.anchor.is_some();
         let pieces = self.guide.as_ref().is_some_and(|g| g.has_pieces());
@@ -111,7 +110,7 @@ impl<M: SearchMachine> Mcts<M> {
     /// visits to have one): the root's mean is a better start for a move than the prior alone,
     /// and the prior says which way to move it. Otherwise, from the outlook: the root's mean
     /// (or, before it has one, the outlook's prediction there) shifted by the change in the
-    /// mover's fuzzy lead since the root. With implicit minimax, also every role's balance
+    /// mover's lead since the root. With implicit minimax, also every role's balance
     /// after each move, measured from the anchor, and the node's minimax values from them.
     fn seed_priors(&mut self, at: NodeRef) -> Result<(), MachineError> {
         let Some(guide) = self.guide.clone() else { return Ok(()) };
