@@ -130,10 +130,18 @@ impl LeadSource {
     fn lead(&mut self, state: &[u64], role: usize) -> f64 {
         match self {
             LeadSource::Fuzzy(fuzzy) => lead(fuzzy.values_of(state), role),
-            LeadSource::Latches(h) => {
-                let most = h.latches.iter().map(Vec::len).max().unwrap_or(0).max(1);
-                f64::from(h.lead(state, role)) / most as f64
+            LeadSource::Latches(h) => latch_lead(h, state, role),
+        }
+    }
+
+    /// Every role's lead in `state`, the state valued once.
+    fn leads(&mut self, state: &[u64]) -> Vec<f64> {
+        match self {
+            LeadSource::Fuzzy(fuzzy) => {
+                let values = fuzzy.values_of(state);
+                (0..values.len()).map(|r| lead(values, r)).collect()
             }
+            LeadSource::Latches(h) => (0..h.latches.len()).map(|r| latch_lead(h, state, r)).collect(),
         }
     }
 
@@ -208,7 +216,7 @@ impl Outlook {
         play_games(net, guide, deadline, seed, MAX_GAMES, |m, trajectory, scores, rng| {
             let at = &trajectory[rng.random_range(0..trajectory.len())];
             let clock = Instant::now();
-            let leads = (0..roles).map(|r| source.lead(at.words(), r)).collect();
+            let leads = source.leads(at.words());
             evaluating += clock.elapsed();
             successors += (0..roles).map(|r| m.legal_moves(at, r).map_or(0, |l| l.len())).max().unwrap_or(0);
             samples.push((leads, scores.iter().map(|&s| f64::from(s) / 100.0).collect()));
@@ -288,6 +296,13 @@ impl Outlook {
         let logit = (base / (1.0 - base)).ln() + self.curves[role].slope * (to - from);
         1.0 / (1.0 + (-logit).exp())
     }
+}
+
+/// The latches `role` holds less the most any other role holds, over how many one role can
+/// hold.
+fn latch_lead(h: &LatchHeuristic, state: &[u64], role: usize) -> f64 {
+    let most = h.latches.iter().map(Vec::len).max().unwrap_or(0).max(1);
+    f64::from(h.lead(state, role)) / most as f64
 }
 
 /// `role`'s fuzzy value less the mean of the others', on the 0..1 scale.
