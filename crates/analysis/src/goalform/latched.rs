@@ -109,11 +109,17 @@ impl LatchHeuristic {
         held(&self.latches[role]) - others.unwrap_or(0)
     }
 
+    /// The lead over how many latches one role can hold (−1..1): what an outlook fits the score
+    /// to (a Reversi corner is a quarter).
+    pub fn relative_lead(&self, state: &[u64], role: usize) -> f64 {
+        let most = self.latches.iter().map(Vec::len).max().unwrap_or(0).max(1) as f64;
+        f64::from(self.lead(state, role)) / most
+    }
+
     /// The lead as a value in 0..1 for search (a half at no lead, 1 with every latch held and
     /// none by anyone else).
     pub fn value(&self, state: &[u64], role: usize) -> f64 {
-        let most = self.latches.iter().map(Vec::len).max().unwrap_or(0).max(1) as f64;
-        (0.5 + f64::from(self.lead(state, role)) / (2.0 * most)).clamp(0.0, 1.0)
+        (0.5 + self.relative_lead(state, role) / 2.0).clamp(0.0, 1.0)
     }
 }
 

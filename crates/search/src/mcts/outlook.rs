@@ -130,7 +130,7 @@ impl LeadSource {
     fn lead(&mut self, state: &[u64], role: usize) -> f64 {
         match self {
             LeadSource::Fuzzy(fuzzy) => lead(fuzzy.values_of(state), role),
-            LeadSource::Latches(h) => latch_lead(h, state, role),
+            LeadSource::Latches(h) => h.relative_lead(state, role),
         }
     }
 
@@ -141,7 +141,7 @@ impl LeadSource {
                 let values = fuzzy.values_of(state);
                 (0..values.len()).map(|r| lead(values, r)).collect()
             }
-            LeadSource::Latches(h) => (0..h.latches.len()).map(|r| latch_lead(h, state, r)).collect(),
+            LeadSource::Latches(h) => (0..h.latches.len()).map(|r| h.relative_lead(state, r)).collect(),
         }
     }
 
@@ -296,13 +296,6 @@ impl Outlook {
         let logit = (base / (1.0 - base)).ln() + self.curves[role].slope * (to - from);
         1.0 / (1.0 + (-logit).exp())
     }
-}
-
-/// The latches `role` holds less the most any other role holds, over how many one role can
-/// hold.
-fn latch_lead(h: &LatchHeuristic, state: &[u64], role: usize) -> f64 {
-    let most = h.latches.iter().map(Vec::len).max().unwrap_or(0).max(1);
-    f64::from(h.lead(state, role)) / most as f64
 }
 
 /// `role`'s fuzzy value less the mean of the others', on the 0..1 scale.
