@@ -293,6 +293,18 @@ fn function_terms_and_lifetimes() {
     check_text(text, &[a.clone(), b, c, a]);
 }
 
+/// A state listed with repeats can have as many entries as the previous state while lacking
+/// some of its propositions: the engine must still drop the tables computed from the old state.
+#[test]
+fn state_listed_with_repeats_replaces_a_state_of_the_same_length() {
+    let text = "(role r)\n(edge 3 3)\n(<= (tc ?x ?y) (true (on ?x ?y)))\n\
+                (<= (tc ?x ?y) (tc ?x ?z) (edge ?z ?y))\n";
+    let first = scenario("(on 1 0) (on 0 2) (on 2 2) (on 0 0)", &[]);
+    let repeats = scenario("(on 0 2) (on 2 2) (on 0 2) (on 0 2)", &[]);
+    assert_eq!(model_of(text, &repeats, "tc"), set(&["[0 2]", "[2 2]"]));
+    check_text(text, &[first, repeats]);
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(1000))]
 

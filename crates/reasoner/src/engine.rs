@@ -106,9 +106,15 @@ impl Engine {
         }
     }
 
-    /// Makes `props` the current state (the true base propositions); a no-op if it already is.
+    /// Makes `props` the current state (the true base propositions, repeats allowed); a no-op if
+    /// it already is.
     pub fn set_state(&mut self, props: &[TermId]) {
-        if props.len() == self.state_set.len() && props.iter().all(|p| self.state_set.contains(p)) {
+        // Compared as sets: a list with repeats can have the old state's length while missing
+        // some of its propositions.
+        let same = props.len() >= self.state_set.len()
+            && props.iter().all(|p| self.state_set.contains(p))
+            && props.iter().copied().collect::<FxHashSet<TermId>>().len() == self.state_set.len();
+        if same {
             return;
         }
         self.stores[Lifetime::State as usize].clear();
