@@ -93,12 +93,6 @@ fn corpus() -> Vec<(String, Net)> {
     games.iter().filter_map(|f| Some((testkit::shared::stem(f), testkit::shared::compile(f)?))).collect()
 }
 
-/// The net of the corpus game called `name`.
-fn corpus_game(name: &str) -> Option<Net> {
-    let shared = testkit::shared::locate(env!("CARGO_MANIFEST_DIR"), "goal forms")?;
-    testkit::shared::compile(&testkit::shared::game(&shared, name).expect("a corpus game"))
-}
-
 /// The goal forms of `net` with what its structural latches give, heuristics included.
 fn forms_with_latches(net: &Net) -> GoalForms {
     let mut forms = GoalForms::discover(net, None, 11);
@@ -141,7 +135,7 @@ fn confirmed_forms_agree_with_the_goal_net_on_fresh_random_games_of_every_corpus
 
 #[test]
 fn a_tampered_form_is_caught() {
-    let Some(net) = corpus_game("reversi") else { return };
+    let Some(net) = testkit::shared::net(env!("CARGO_MANIFEST_DIR"), "reversi") else { return };
     let forms = GoalForms::discover(&net, None, 11);
     let mut form = forms.emulator().expect("reversi's goals are a comparison of disc counts").clone();
     let (clean, asked) = disagreements(&net, &form, 100);
@@ -155,7 +149,7 @@ fn a_tampered_form_is_caught() {
 
 #[test]
 fn dots_and_boxes_is_decided_once_a_player_has_more_than_half_the_boxes() {
-    let Some(net) = corpus_game("dotsAndBoxes") else { return };
+    let Some(net) = testkit::shared::net(env!("CARGO_MANIFEST_DIR"), "dotsAndBoxes") else { return };
     let forms = forms_with_latches(&net);
     let decider = forms.deciders.first().expect("a virtual terminal over the boxes");
     assert_eq!(decider.exclusive, 25, "each of the 25 boxes is owned by one player at most");
@@ -166,7 +160,7 @@ fn dots_and_boxes_is_decided_once_a_player_has_more_than_half_the_boxes() {
 
 #[test]
 fn owning_reversi_corners_is_confirmed_good() {
-    let Some(net) = corpus_game("reversi") else { return };
+    let Some(net) = testkit::shared::net(env!("CARGO_MANIFEST_DIR"), "reversi") else { return };
     let forms = forms_with_latches(&net);
     let h = forms.latch_heuristics.first().expect("the disc counts hold latches");
     let corners = |role: usize| {
@@ -190,10 +184,10 @@ fn score_counters_are_proved_to_rise_and_piece_counters_to_fall() {
         let emulator = forms.emulator().expect("goals emulated by counters");
         emulator.tallies.iter().map(|t| (t.name.clone(), t.trend)).collect()
     };
-    let Some(dots) = corpus_game("dotsAndBoxes") else { return };
+    let Some(dots) = testkit::shared::net(env!("CARGO_MANIFEST_DIR"), "dotsAndBoxes") else { return };
     let forms = forms_with_latches(&dots);
     assert!(trends(&forms).iter().all(|(_, t)| *t == Trend::Rises), "{:?}", trends(&forms));
-    let Some(checkers) = corpus_game("checkers") else { return };
+    let Some(checkers) = testkit::shared::net(env!("CARGO_MANIFEST_DIR"), "checkers") else { return };
     let mut forms = forms_with_latches(&checkers);
     assert!(trends(&forms).iter().all(|(_, t)| *t == Trend::Falls), "{:?}", trends(&forms));
     // The same look at play catches a trend that is claimed the wrong way round.

@@ -47,9 +47,7 @@ fn every_corpus_game_gets_a_legal_move_for_every_role() {
 
 /// The material estimates of a corpus game from a second of random games.
 fn material(stem: &str) -> Option<(propnet::Net, Material)> {
-    let shared = testkit::shared::locate(env!("CARGO_MANIFEST_DIR"), "material on the corpus")?;
-    let file = testkit::shared::game(&shared, stem).expect("a corpus game");
-    let net = testkit::compile(&testkit::load(stem, &testkit::shared::read_text(&file).expect("readable")));
+    let net = testkit::shared::net(env!("CARGO_MANIFEST_DIR"), stem)?;
     let material = Material::discover(&net, None, Instant::now() + Duration::from_secs(1), 1);
     Some((net, material))
 }

@@ -56,6 +56,14 @@ pub fn compile(path: &Path) -> Option<propnet::Net> {
     propnet::compile(&desc, &propnet::Limits { deadline: Some(deadline), ..Default::default() }).ok()
 }
 
+/// The optimised propnet of the corpus game called `stem`, for a test about that one game
+/// (`manifest_dir` as for [`locate`]); `None` to skip the test where the corpus is absent.
+pub fn net(manifest_dir: &str, stem: &str) -> Option<propnet::Net> {
+    let shared = locate(manifest_dir, &format!("a test on {stem}"))?;
+    let path = game(&shared, stem).unwrap_or_else(|| panic!("{stem} in the corpus"));
+    Some(compile(&path).unwrap_or_else(|| panic!("{stem} has a propnet")))
+}
+
 /// Every corpus game, the first corpus's in name order, then the next's.
 pub fn games(shared: &Path) -> Vec<PathBuf> {
     CORPORA.iter().flat_map(|c| files(&shared.join(c).join("games"), "kif")).collect()

@@ -88,11 +88,7 @@ fn every_reported_win_is_a_forced_win_on_small_boards() {
 /// search restricts itself to must still leave out only what cannot matter.
 #[test]
 fn every_reported_win_is_a_forced_win_in_knightthrough() {
-    let Some(shared) = testkit::shared::locate(env!("CARGO_MANIFEST_DIR"), "local search in Knightthrough") else {
-        return;
-    };
-    let path = testkit::shared::game(&shared, "knightThrough").expect("knightThrough in the corpus");
-    let net = testkit::shared::compile(&path).expect("knightThrough has a propnet");
+    let Some(net) = testkit::shared::net(env!("CARGO_MANIFEST_DIR"), "knightThrough") else { return };
     let (wins, _) = check_reported_wins(net, 2, 40);
     assert!(wins > 5, "only {wins} wins");
 }

@@ -361,11 +361,7 @@ mod tests {
 
     #[test]
     fn in_reversi_holding_more_corners_goes_with_winning() {
-        let Some(shared) = testkit::shared::locate(env!("CARGO_MANIFEST_DIR"), "a latch outlook in Reversi") else {
-            return;
-        };
-        let path = testkit::shared::game(&shared, "reversi").expect("reversi in the corpus");
-        let net = testkit::shared::compile(&path).expect("reversi has a propnet");
+        let Some(net) = testkit::shared::net(env!("CARGO_MANIFEST_DIR"), "reversi") else { return };
         let soon = |s| Some(Instant::now() + Duration::from_secs(s));
         let mut forms = analysis::GoalForms::discover(&net, soon(10), 11);
         forms.use_latches(&net, &analysis::structural_latches(&net), true, soon(10), 11);
