@@ -111,17 +111,14 @@ impl Engine {
     pub fn set_state(&mut self, props: &[TermId]) {
         // Compared as sets: a list with repeats can have the old state's length while missing
         // some of its propositions.
-        let same = props.len() >= self.state_set.len()
-            && props.iter().all(|p| self.state_set.contains(p))
-            && props.iter().copied().collect::<FxHashSet<TermId>>().len() == self.state_set.len();
-        if same {
+        let props: FxHashSet<TermId> = props.iter().copied().collect();
+        if props == self.state_set {
             return;
         }
         self.stores[Lifetime::State as usize].clear();
         self.stores[Lifetime::Move as usize].clear();
         self.moves.clear();
-        self.state_set.clear();
-        self.state_set.extend(props.iter().copied());
+        self.state_set = props;
         self.state.clear();
         self.state.extend(self.state_set.iter().copied());
         let pool = &self.pool;
