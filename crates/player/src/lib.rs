@@ -333,9 +333,10 @@ mod tests {
         assert!(!options.forms && !options.local && !options.factored);
         assert!(options.analysis && options.tactics && options.factors && options.ponder);
         assert_eq!((options.search.batch, options.search.exploration, options.search.mast), (8, 0.4, 0.6));
-        let options = MctsOptions::default().adjusted("cutoff=0:prior=12:minimax=0.4:local-share=0.25").unwrap();
+        let options =
+            MctsOptions::default().adjusted("cutoff=0:prior=12:minimax=0.4:local-share=0.3:local-idle=0.1").unwrap();
         assert_eq!((options.search.cutoff, options.search.prior_visits, options.search.minimax), (0, 12.0, 0.4));
-        assert_eq!(options.local_share, 0.25);
+        assert_eq!((options.local_share, options.local_idle), (0.3, 0.1));
         assert!(MctsOptions::default().search.cutoff > 0, "the player cuts guided playouts short by default");
         let bad = ["batch=0", "batch=65", "batch=2.5", "threads=x", "exploration=-1", "exploration=inf", "mast=1.5"];
         for bad in bad.into_iter().chain([
@@ -345,6 +346,7 @@ mod tests {
             "minimax=1.5",
             "local-share=0",
             "local-share=2",
+            "local-idle=0",
         ]) {
             let e = create(&format!("mcts:{bad}"), 1).err().unwrap();
             assert!(e.to_string().starts_with(&format!("bad setting {bad:?}")), "{e}");

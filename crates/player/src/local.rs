@@ -35,6 +35,21 @@ const PER_ITERATION: Duration = Duration::from_secs(30);
 /// The deepest iteration, in the searching role's own moves.
 const MAX_DEPTH: u32 = 24;
 
+/// How many roots in a row the searches must prove nothing at before the thread keeps to its
+/// idle share.
+const QUIET_ROOTS: u32 = 2;
+
+/// The shares of processor time the local search's thread keeps to.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Share {
+    /// While its searches prove something: a move won or lost by force at one of the last
+    /// [`QUIET_ROOTS`] roots.
+    pub busy: f64,
+    /// While they have proved nothing at the last [`QUIET_ROOTS`] roots (the middlegame, where
+    /// the forced lines are longer than its horizon and the time is the tree's).
+    pub idle: f64,
+}
+
 /// A position to search and the move that locates it (none: the whole board).
 #[derive(Clone, PartialEq, Eq)]
 struct Target {
@@ -93,7 +108,7 @@ impl LocalWorker {
         net: Arc<Net>,
         program: Arc<Program>,
         locality: Arc<Locality>,
-        share: f64,
+        share: Share,
     ) -> std::io::Result<LocalWorker> {
         let (requests, inbox) = mpsc::channel::<Vec<Target>>();
         let (outbox, results) = mpsc::channel();
@@ -197,19 +212,22 @@ impl Drop for LocalWorker {
 /// (a Breakthrough position where the player missed a forced win against the Sancho player,
 /// replayed: 223 ms and its pause before a 17 ms win).
 /// A search whose target is requested again resumes where it stopped. After each iteration it
-/// rests until the processor time it had is `share` of the iteration and the rest together;
-/// targets that come meanwhile are taken up after the rest, unless the root moved. A new root
-/// ends the rest, so the thread has somewhat more than `share` over a match (at a quarter,
-/// 28–44% of a core shared with the tree, mean 34%, in Breakthrough against the Sancho player;
-/// 38–43% at 0.35).
+/// rests until the processor time it had is its share of the iteration and the rest together:
+/// `share.busy` while a search proved a move won or lost at this root or the one before, and
+/// `share.idle` otherwise, so that the middlegame, where forced lines run past its horizon,
+/// leaves the core to the tree. Targets that come meanwhile are taken up after the rest, unless
+/// the root moved. A new root ends the rest, so the thread has somewhat more than its share
+/// over a match (at a quarter throughout, 28–44% of a core shared with the tree, mean 34%, in
+/// Breakthrough against the Sancho player; 38–43% at 0.35).
 fn serve(
     search: &mut LocalSearch,
     inbox: &Receiver<Vec<Target>>,
     outbox: &Sender<Found>,
     cancel: &AtomicBool,
-    share: f64,
+    share: Share,
 ) {
     let mut jobs: Vec<Job> = Vec::new();
+    let mut pace = Pace::default();
     let mut newest = match inbox.recv() {
         Ok(targets) => Some(targets),
         Err(_) => return,
@@ -224,6 +242,7 @@ fn serve(
         }
         if let Some(targets) = newest.take() {
             cancel.store(false, Ordering::Relaxed);
+            pace.targeted(&targets);
             jobs = retarget(search, jobs, targets);
         }
         let next =
@@ -254,6 +273,7 @@ fn serve(
             let marks = job.result.decided[job.sent..].iter().map(|&(mv, _)| (mv, to_move)).collect();
             job.sent = job.result.decided.len();
             let winner = won.then_some(job.role);
+            pace.proved();
             if outbox.send(Found { state: job.target.state.clone(), marks, winner }).is_err() {
                 return;
             }
@@ -262,8 +282,48 @@ fn serve(
         // time it had, so the rest is reckoned from the processor time where the platform
         // tells it.
         let used = thread_time().zip(clock).map_or_else(|| started.elapsed(), |(now, then)| now.saturating_sub(then));
-        if !rest(inbox, cancel, used.div_f64(share).saturating_sub(started.elapsed()), &mut newest) {
+        if !rest(inbox, cancel, used.div_f64(pace.share(share)).saturating_sub(started.elapsed()), &mut newest) {
             return;
+        }
+    }
+}
+
+/// Whether the searches have proved anything lately, which sets the share the thread keeps to.
+struct Pace {
+    /// Roots since the searches last proved a move won or lost.
+    quiet: u32,
+    /// The latest root targeted.
+    root: Option<PropnetState>,
+}
+
+impl Default for Pace {
+    /// Idle: the opening proves nothing.
+    fn default() -> Pace {
+        Pace { quiet: QUIET_ROOTS, root: None }
+    }
+}
+
+impl Pace {
+    /// Counts a new root when `targets` have one.
+    fn targeted(&mut self, targets: &[Target]) {
+        let first = targets.first().map(|t| &t.state);
+        if first != self.root.as_ref() {
+            self.root = first.cloned();
+            self.quiet = self.quiet.saturating_add(1);
+        }
+    }
+
+    /// A search proved a move won or lost at the current root.
+    fn proved(&mut self) {
+        self.quiet = 0;
+    }
+
+    /// The share to keep to now.
+    fn share(&self, share: Share) -> f64 {
+        if self.quiet < QUIET_ROOTS {
+            share.busy
+        } else {
+            share.idle
         }
     }
 }
@@ -399,6 +459,36 @@ mod tests {
     }
 
     #[test]
+    fn the_share_is_busy_from_a_proof_until_two_roots_prove_nothing() {
+        let net = testkit::bundled("breakthroughsmall").1;
+        let mut m = PropnetMachine::from_program(Arc::new(Program::new(&net)));
+        let first = m.initial_state();
+        let moves = m.legal_moves(&first, 0).unwrap();
+        let noop = m.legal_moves(&first, 1).unwrap()[0];
+        let roots: Vec<PropnetState> =
+            moves[..2].iter().map(|&mv| m.next_state(&first, &[mv, noop]).unwrap()).collect();
+        let at = |root: &PropnetState, seed: Option<u32>| {
+            let mut targets = vec![Target { state: root.clone(), seed: None }];
+            targets.extend(seed.map(|mv| Target { state: first.clone(), seed: Some(mv) }));
+            targets
+        };
+        let share = Share { busy: 0.25, idle: 0.05 };
+        let mut pace = Pace::default();
+        assert_eq!(pace.share(share), 0.05, "the opening starts idle");
+        pace.targeted(&at(&first, None));
+        pace.proved();
+        assert_eq!(pace.share(share), 0.25);
+        // Another likeliest move at the same root is not a new root.
+        pace.targeted(&at(&first, Some(moves[0])));
+        pace.targeted(&at(&roots[0], None));
+        assert_eq!(pace.share(share), 0.25, "busy at the root after a proof");
+        pace.targeted(&at(&roots[1], Some(moves[1])));
+        assert_eq!(pace.share(share), 0.05, "idle after two roots without one");
+        pace.proved();
+        assert_eq!(pace.share(share), 0.25);
+    }
+
+    #[test]
     fn a_rest_is_cut_short_by_a_new_root_only() {
         let (requests, inbox) = mpsc::channel();
         let cancel = AtomicBool::new(false);
@@ -444,7 +534,8 @@ mod tests {
         let (outbox, results) = mpsc::channel();
         let cancel = Arc::new(AtomicBool::new(false));
         let flag = Arc::clone(&cancel);
-        let thread = std::thread::spawn(move || serve(&mut search, &inbox, &outbox, &flag, 1.0));
+        let thread =
+            std::thread::spawn(move || serve(&mut search, &inbox, &outbox, &flag, Share { busy: 1.0, idle: 1.0 }));
         requests.send(vec![Target { state: state.clone(), seed: Some(step) }]).unwrap();
         let winner = loop {
             let found = results.recv_timeout(Duration::from_secs(60)).expect("a result within a minute");

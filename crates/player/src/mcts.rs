@@ -18,7 +18,7 @@
 //! Moves cross between the player and its thread as KIF text, since the reasoner's moves mean
 //! something only to the machine that made them.
 
-use crate::local::LocalWorker;
+use crate::local::{LocalWorker, Share};
 use crate::{MatchInfo, Player, PlayerError, Track};
 use analysis::{Analysis, Factors, Locality};
 use machine::{MachineError, StateMachine};
@@ -95,10 +95,12 @@ pub struct MctsOptions {
     /// Run the local forced-win search beside the tree where the analysis finds the game's
     /// moves local enough (see [`crate::local`]).
     pub local: bool,
-    /// The share of processor time the local search's thread keeps to (it rests after each
-    /// iteration until a new root comes), since it takes the time from the tree where they
-    /// share a core.
+    /// The share of processor time the local search's thread keeps to while its searches prove
+    /// something (it rests after each iteration until a new root comes), since it takes the
+    /// time from the tree where they share a core.
     pub local_share: f64,
+    /// The share it keeps to while its searches have proved nothing at the last two roots.
+    pub local_idle: f64,
     /// Hand the search the goal forms the analysis confirms: goal emulation, virtual terminals
     /// and latch heuristics.
     pub forms: bool,
@@ -157,6 +159,13 @@ const CAPTURES: f64 = 0.5;
 /// against Sancho; at a quarter it had 28–44% (mean 34%) and went 12–8.
 const LOCAL_SHARE: f64 = 0.25;
 
+/// The share of the time the local search's thread searches while it has proved nothing at
+/// the last two roots: a Breakthrough middlegame, where it spent its quarter for nothing and
+/// the player lost 13 of 17 matches that the tactics did not decide against the player without
+/// it (BENCHMARKS.md). At a twentieth it still completes the shallow iterations that find a
+/// tactic beginning, and then has its full share again.
+const LOCAL_IDLE: f64 = 0.05;
+
 impl Default for MctsOptions {
     fn default() -> MctsOptions {
         MctsOptions {
@@ -165,6 +174,7 @@ impl Default for MctsOptions {
             tactics: true,
             local: true,
             local_share: LOCAL_SHARE,
+            local_idle: LOCAL_IDLE,
             forms: true,
             factors: true,
             factored: true,
@@ -209,7 +219,7 @@ const SWITCHES: [(&str, Flag); 13] = [
 type Setter = fn(&mut MctsOptions, f64) -> Result<(), &'static str>;
 
 /// The search settings a `NAME=VALUE` switch sets (`mcts:batch=8`), each with its setter.
-const SETTINGS: [(&str, Setter); 16] = [
+const SETTINGS: [(&str, Setter); 17] = [
     ("batch", |o, v| whole(v, 1, 64).map(|x| o.search.batch = x)),
     ("threads", |o, v| whole(v, 1, 256).map(|x| o.search.threads = x)),
     ("exploration", |o, v| non_negative(v).map(|x| o.search.exploration = x)),
@@ -217,6 +227,7 @@ const SETTINGS: [(&str, Setter); 16] = [
     ("heuristic-bias", |o, v| non_negative(v).map(|x| o.search.heuristic_bias = x)),
     ("local-weight", |o, v| non_negative(v).map(|x| o.search.local_weight = x)),
     ("local-share", |o, v| share(v).map(|x| o.local_share = x)),
+    ("local-idle", |o, v| share(v).map(|x| o.local_idle = x)),
     ("mast", |o, v| chance(v).map(|x| o.search.mast = x)),
     ("rave", |o, v| non_negative(v).map(|x| o.search.rave = x)),
     ("prior", |o, v| non_negative(v).map(|x| o.search.prior_visits = x)),
@@ -816,7 +827,7 @@ impl Player for MctsPlayer {
                         Arc::clone(&net.net),
                         Arc::clone(&net.program),
                         locality,
-                        self.options.local_share,
+                        Share { busy: self.options.local_share, idle: self.options.local_idle },
                     )
                     .map_err(|source| PlayerError::Thread { what: "local search", source })?;
                     thinker.helper = Some(Box::new(worker));
