@@ -20,8 +20,8 @@ use machine::StateMachine;
 use propnet::{Net, Program, PropnetMachine, PropnetState};
 use search::mcts::{Mcts, MoveStats};
 use search::{LocalResult, LocalSearch};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, TryRecvError};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -211,23 +211,23 @@ impl Drop for LocalWorker {
 /// (then reckoned at three times that) longer, while the mover's finds a win in milliseconds
 /// (a Breakthrough position where the player missed a forced win against the Sancho player,
 /// replayed: 223 ms and its pause before a 17 ms win).
-/// A search whose target is requested again resumes where it stopped. After each iteration it
-/// rests until the processor time it had is its share of the iteration and the rest together:
-/// `share.busy` while a search proved a move won or lost at this root or the one before, and
-/// `share.idle` otherwise, so that the middlegame, where forced lines run past its horizon,
-/// leaves the core to the tree. Targets that come meanwhile are taken up after the rest, unless
-/// the root moved. A new root ends the rest, so the thread has somewhat more than its share
-/// over a match (at a quarter throughout, 28–44% of a core shared with the tree, mean 34%, in
-/// Breakthrough against the Sancho player; 38–43% at 0.35).
+/// A search whose target is requested again resumes where it stopped. The thread keeps its
+/// processor time to a share of the wall-clock time (see [`Governor`]): `share.busy` while a
+/// search proved a move won or lost at this root or the one before, and `share.idle`
+/// otherwise, so that the opening and a middlegame whose forced lines run past its horizon
+/// leave the core to the tree.
 fn serve(
     search: &mut LocalSearch,
     inbox: &Receiver<Vec<Target>>,
     outbox: &Sender<Found>,
-    cancel: &AtomicBool,
+    cancel: &Arc<AtomicBool>,
     share: Share,
 ) {
     let mut jobs: Vec<Job> = Vec::new();
     let mut pace = Pace::default();
+    let governed = Arc::new(AtomicU64::new(pace.share(share).to_bits()));
+    let mut governor = Governor::new(Arc::clone(&governed), Arc::clone(cancel));
+    search.set_throttle(Box::new(move || governor.pause()));
     let mut newest = match inbox.recv() {
         Ok(targets) => Some(targets),
         Err(_) => return,
@@ -255,9 +255,8 @@ fn serve(
             }
             continue;
         };
-        let started = Instant::now();
-        let clock = thread_time();
-        let deadline = started + PER_ITERATION;
+        governed.store(pace.share(share).to_bits(), Ordering::Relaxed);
+        let deadline = Instant::now() + PER_ITERATION;
         match search.deepen(&job.target.state, job.role, job.target.seed, &mut job.result, deadline) {
             Ok(finished) => {
                 job.done = job.result.win.is_some() || job.result.depth >= MAX_DEPTH;
@@ -277,13 +276,6 @@ fn serve(
             if outbox.send(Found { state: job.target.state.clone(), marks, winner }).is_err() {
                 return;
             }
-        }
-        // On a core shared with the tree an iteration's wall time is about twice the processor
-        // time it had, so the rest is reckoned from the processor time where the platform
-        // tells it.
-        let used = thread_time().zip(clock).map_or_else(|| started.elapsed(), |(now, then)| now.saturating_sub(then));
-        if !rest(inbox, cancel, used.div_f64(pace.share(share)).saturating_sub(started.elapsed()), &mut newest) {
-            return;
         }
     }
 }
@@ -328,30 +320,61 @@ impl Pace {
     }
 }
 
-/// Waits `length`, keeping the newest targets that come meanwhile, or until a new root comes
-/// (the cancel flag set with its targets). False once the channel is closed.
-fn rest(
-    inbox: &Receiver<Vec<Target>>,
-    cancel: &AtomicBool,
-    length: Duration,
-    newest: &mut Option<Vec<Target>>,
-) -> bool {
-    let until = Instant::now() + length;
-    loop {
-        let left = until.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            return true;
+/// The most processor time the thread saves up while it waits, so that a new root's first
+/// iterations, where the quick wins are found, run at once.
+const BURST: Duration = Duration::from_millis(250);
+
+/// The longest the thread sleeps before it looks at its cancel flag again.
+const NAP: Duration = Duration::from_millis(10);
+
+/// Keeps the thread's processor time to a share of the wall-clock time, inside iterations as
+/// well as between them: the search calls [`Governor::pause`] every thousand positions or so,
+/// and it sleeps while the thread is ahead of its share. Resting between iterations instead
+/// did not keep to it: a new root ended the rest, and an iteration ran until the root moved,
+/// so at a nominal quarter, and at a tenth, the thread had 30–48% of the core through most of a
+/// Breakthrough match (BENCHMARKS.md).
+struct Governor {
+    /// The share to keep to, as the bits of an `f64`: the thread changes it as its searches
+    /// prove something or nothing.
+    share: Arc<AtomicU64>,
+    /// Set when the root moves: a pause ends at once.
+    cancel: Arc<AtomicBool>,
+    /// Seconds of processor time the thread may still use (negative: ahead of its share).
+    credit: f64,
+    /// When the credit was last reckoned, and the thread's processor time then.
+    reckoned: Option<(Instant, Option<Duration>)>,
+}
+
+impl Governor {
+    /// A governor keeping to the share in `share`, with a full burst to spend.
+    fn new(share: Arc<AtomicU64>, cancel: Arc<AtomicBool>) -> Governor {
+        Governor { share, cancel, credit: BURST.as_secs_f64(), reckoned: None }
+    }
+
+    /// Sleeps, in naps, while the thread has used more than its share, or until the cancel
+    /// flag is set. Reckons from the first call, so it must be called on the governed thread.
+    fn pause(&mut self) {
+        self.reckon(false);
+        while self.credit < 0.0 && !self.cancel.load(Ordering::Relaxed) {
+            let share = f64::from_bits(self.share.load(Ordering::Relaxed));
+            std::thread::sleep(Duration::from_secs_f64(-self.credit / share).min(NAP));
+            self.reckon(true);
         }
-        match inbox.recv_timeout(left) {
-            Ok(targets) => {
-                *newest = Some(targets);
-                if cancel.load(Ordering::Relaxed) {
-                    return true;
-                }
-            }
-            Err(RecvTimeoutError::Timeout) => return true,
-            Err(RecvTimeoutError::Disconnected) => return false,
+    }
+
+    /// Adds the share of the wall-clock time since the last reckoning to the credit and takes
+    /// off the processor time used meanwhile (where the platform does not tell it, the time
+    /// awake: none after a nap).
+    fn reckon(&mut self, napped: bool) {
+        let (now, cpu) = (Instant::now(), thread_time());
+        if let Some((then, before)) = self.reckoned {
+            let awake = if napped { Duration::ZERO } else { now - then };
+            let used = cpu.zip(before).map_or(awake, |(cpu, before)| cpu.saturating_sub(before));
+            let share = f64::from_bits(self.share.load(Ordering::Relaxed));
+            let earned = share * (now - then).as_secs_f64();
+            self.credit = (self.credit + earned - used.as_secs_f64()).min(BURST.as_secs_f64());
         }
+        self.reckoned = Some((now, cpu));
     }
 }
 
@@ -488,26 +511,31 @@ mod tests {
         assert_eq!(pace.share(share), 0.25);
     }
 
+    #[cfg(unix)]
     #[test]
-    fn a_rest_is_cut_short_by_a_new_root_only() {
-        let (requests, inbox) = mpsc::channel();
-        let cancel = AtomicBool::new(false);
-        let mut newest = None;
-        // New targets for the same root are kept for after the rest.
-        requests.send(Vec::new()).unwrap();
-        let started = Instant::now();
-        assert!(rest(&inbox, &cancel, Duration::from_millis(100), &mut newest));
-        assert!(started.elapsed() >= Duration::from_millis(100));
-        assert!(newest.take().is_some_and(|t| t.is_empty()));
-        // A new root ends it (a minute's rest, over at once).
+    fn the_governor_keeps_a_busy_thread_to_its_share_and_a_cancel_ends_a_pause() {
+        let share = Arc::new(AtomicU64::new(0.25f64.to_bits()));
+        let cancel = Arc::new(AtomicBool::new(false));
+        let mut governor = Governor::new(Arc::clone(&share), Arc::clone(&cancel));
+        let (started, before) = (Instant::now(), thread_time().expect("read on Unix"));
+        let mut x = 0u64;
+        while started.elapsed() < Duration::from_millis(1500) {
+            for i in 0..20_000u64 {
+                x = std::hint::black_box(x.wrapping_mul(31).wrapping_add(i));
+            }
+            governor.pause();
+        }
+        // Busy work that pauses as the search does uses its share and its burst at most (a
+        // loaded machine can only give it less); without the governor it would use all of it.
+        let used = thread_time().unwrap().saturating_sub(before).as_secs_f64();
+        let allowed = 0.25 * started.elapsed().as_secs_f64() + BURST.as_secs_f64() + 0.05;
+        assert!(used <= allowed, "{used:.3} s of processor time in {:?}", started.elapsed());
+        // Far ahead of its share, a pause still ends at once when the root moves.
+        governor.credit = -100.0;
         cancel.store(true, Ordering::Relaxed);
-        requests.send(Vec::new()).unwrap();
-        let started = Instant::now();
-        assert!(rest(&inbox, &cancel, Duration::from_secs(60), &mut newest));
-        assert!(started.elapsed() < Duration::from_secs(30));
-        assert!(newest.is_some());
-        drop(requests);
-        assert!(!rest(&inbox, &cancel, Duration::from_secs(60), &mut newest));
+        let paused = Instant::now();
+        governor.pause();
+        assert!(paused.elapsed() < Duration::from_secs(5));
     }
 
     #[cfg(unix)]

@@ -153,17 +153,16 @@ const CAPTURES: f64 = 0.5;
 
 /// The share of the time the local search's thread searches by default. On one core, all of it
 /// cost Breakthrough 11–19 against no local search over 30 matches, a quarter went 16–14
-/// (BENCHMARKS.md); a quarter as the thread then reckoned it, which gave it 24–41% of the core
-/// (mean 31%) when sampled, and 14–6 against the Sancho player. The share is now reckoned in
-/// processor time, but a new root still ends a rest: at 0.35 the thread had 38–43% and went 6–8
-/// against Sancho; at a quarter it had 28–44% (mean 34%) and went 12–8.
+/// (BENCHMARKS.md). Those shares were nominal: the thread rested between iterations, a new root
+/// ended the rest, and an iteration ran on until the root moved, so it had 28–44% of the core
+/// at a nominal quarter (mean 34%) and 30–48% through most of a match even at a tenth. It now
+/// keeps to its share inside iterations too (see `local::Governor`).
 const LOCAL_SHARE: f64 = 0.25;
 
 /// The share of the time the local search's thread searches while it has proved nothing at
-/// the last two roots: a Breakthrough middlegame, where it spent its quarter for nothing and
-/// the player lost 13 of 17 matches that the tactics did not decide against the player without
-/// it (BENCHMARKS.md). At a twentieth it still completes the shallow iterations that find a
-/// tactic beginning, and then has its full share again.
+/// the last two roots (the opening, and a middlegame whose forced lines run past its horizon),
+/// so that the tree has the core there; at a twentieth the shallow iterations that see a
+/// tactic beginning still run, and the first proof gives the thread its full share again.
 const LOCAL_IDLE: f64 = 0.05;
 
 impl Default for MctsOptions {

@@ -85,7 +85,13 @@ pub struct LocalSearch {
     own_predecessors: Vec<Vec<Vec<u32>>>,
     /// Set by another thread to stop the search under way as if its deadline had passed.
     cancel: Option<Arc<AtomicBool>>,
+    /// Called every [`CHECK_EVERY`] positions, before the deadline and the cancel flag are
+    /// looked at: the owner's chance to pause the search where it stands.
+    throttle: Option<Box<dyn FnMut() + Send>>,
 }
+
+/// How many positions the search visits between looks at its clock, flag and throttle.
+const CHECK_EVERY: u64 = 1024;
 
 /// The per-iteration data: which moves count, and the table.
 struct Plan {
@@ -113,13 +119,20 @@ impl LocalSearch {
     /// A searcher over `program` (compiled from `net`) with `locality` analysed from `net`.
     pub fn new(net: Arc<Net>, program: Arc<Program>, locality: Arc<Locality>) -> LocalSearch {
         let own_predecessors = (0..net.roles.len()).map(|role| locality.own_predecessors(&net, role)).collect();
-        LocalSearch { net, locality, machine: PropnetMachine::from_program(program), own_predecessors, cancel: None }
+        let machine = PropnetMachine::from_program(program);
+        LocalSearch { net, locality, machine, own_predecessors, cancel: None, throttle: None }
     }
 
     /// Lets another thread stop searches early by setting `flag` (the search clears nothing:
     /// the owner resets it before the next search).
     pub fn set_cancel(&mut self, flag: Arc<AtomicBool>) {
         self.cancel = Some(flag);
+    }
+
+    /// Has the search call `throttle` every [`CHECK_EVERY`] positions, so that its owner can
+    /// pause it mid-iteration (to keep a thread to a share of a core) without losing its work.
+    pub fn set_throttle(&mut self, throttle: Box<dyn FnMut() + Send>) {
+        self.throttle = Some(throttle);
     }
 
     /// Searches for wins of `role` from `state` by iterative deepening up to `max_depth` of its
@@ -256,10 +269,13 @@ impl LocalSearch {
         mover: usize,
     ) -> Result<bool, Stop> {
         plan.nodes += 1;
-        if plan.nodes.is_multiple_of(1024)
-            && (Instant::now() > plan.deadline || self.cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed)))
-        {
-            return Err(Stop::Time);
+        if plan.nodes.is_multiple_of(CHECK_EVERY) {
+            if let Some(throttle) = self.throttle.as_mut() {
+                throttle();
+            }
+            if Instant::now() > plan.deadline || self.cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed)) {
+                return Err(Stop::Time);
+            }
         }
         if self.machine.is_terminal(state)? {
             return Ok(self.machine.goal_values(state, plan.role)?.contains(&plan.best));

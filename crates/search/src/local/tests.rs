@@ -137,3 +137,34 @@ fn a_search_resumed_by_deepening_proves_what_one_run_proves() {
     assert_eq!(resumed.finished.len(), 3);
     assert!(search.begin(&state, 0).unwrap().is_some_and(|r| !r.to_move));
 }
+
+#[test]
+fn the_throttle_is_called_as_the_search_goes_and_changes_nothing_it_proves() {
+    let net = Arc::new(testkit::bundled("breakthroughsmall").1);
+    let locality = Arc::new(Locality::analyse(&net, None).expect("no deadline"));
+    let program = Arc::new(Program::new(&net));
+    let mut search = LocalSearch::new(Arc::clone(&net), Arc::clone(&program), locality);
+    let mut m = PropnetMachine::from_program(program);
+    let initial = m.initial_state();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    // The first endgame position of seeded random games whose search is long enough to throttle.
+    let mut rng = SmallRng::seed_from_u64(5);
+    let (state, plain) = loop {
+        let trajectory = random_trajectory(&mut m, &initial, &mut rng, 200).unwrap();
+        let state = trajectory[trajectory.len().saturating_sub(8)].clone();
+        let plain = search.search(&state, 0, None, 4, deadline).unwrap();
+        if plain.nodes >= 4 * CHECK_EVERY {
+            break (state, plain);
+        }
+    };
+    let calls = Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let counter = Arc::clone(&calls);
+    search.set_throttle(Box::new(move || {
+        counter.fetch_add(1, Ordering::Relaxed);
+    }));
+    let throttled = search.search(&state, 0, None, 4, deadline).unwrap();
+    assert_eq!((throttled.depth, throttled.win, &throttled.decided), (plain.depth, plain.win, &plain.decided));
+    assert_eq!(throttled.nodes, plain.nodes);
+    let calls = calls.load(Ordering::Relaxed);
+    assert!(calls >= 1 && calls <= throttled.nodes / CHECK_EVERY, "{calls} calls over {} positions", throttled.nodes);
+}
