@@ -96,8 +96,8 @@ pub struct MctsOptions {
     /// moves local enough (see [`crate::local`]).
     pub local: bool,
     /// The share of processor time the local search's thread keeps to while its searches prove
-    /// something (it rests after each iteration until a new root comes), since it takes the
-    /// time from the tree where they share a core.
+    /// something (it pauses the search whenever it is ahead), since it takes the time from the
+    /// tree where they share a core.
     pub local_share: f64,
     /// The share it keeps to while its searches have proved nothing at the last two roots.
     pub local_idle: f64,

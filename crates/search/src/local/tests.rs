@@ -33,14 +33,18 @@ fn forced_win(m: &mut PropnetMachine, state: &PropnetState, role: usize, left: u
     }
 }
 
+/// A local searcher over `net`, with the locality analysed in full, and its program.
+fn searcher(net: &Arc<Net>) -> (LocalSearch, Arc<Program>) {
+    let locality = Arc::new(Locality::analyse(net, None).expect("no deadline"));
+    let program = Arc::new(Program::new(net));
+    (LocalSearch::new(Arc::clone(net), Arc::clone(&program), locality), program)
+}
+
 /// Searches `role`'s wins within `depth` own moves from the last states of seeded random games
 /// of `net` until `positions` searches have run, and checks every reported win and every move
 /// reported decided against [`forced_win`]. Returns the wins and tenuki results seen.
 fn check_reported_wins(net: Net, depth: u32, positions: usize) -> (usize, usize) {
-    let net = Arc::new(net);
-    let locality = Arc::new(Locality::analyse(&net, None).expect("no deadline"));
-    let program = Arc::new(Program::new(&net));
-    let mut search = LocalSearch::new(Arc::clone(&net), Arc::clone(&program), locality);
+    let (mut search, program) = searcher(&Arc::new(net));
     let mut m = PropnetMachine::from_program(program);
     let mut rng = SmallRng::seed_from_u64(3);
     let initial = m.initial_state();
@@ -98,9 +102,7 @@ fn every_reported_win_is_a_forced_win_in_knightthrough() {
 /// from the pawn.
 fn free_run() -> (LocalSearch, Arc<Program>, PropnetState) {
     let net = Arc::new(testkit::bundled("breakthrough").1);
-    let locality = Arc::new(Locality::analyse(&net, None).expect("no deadline"));
-    let program = Arc::new(Program::new(&net));
-    let search = LocalSearch::new(Arc::clone(&net), Arc::clone(&program), locality);
+    let (search, program) = searcher(&net);
     let state = testkit::state_of(&net, &testkit::BREAKTHROUGH_FREE_RUN);
     (search, program, state)
 }
@@ -140,10 +142,7 @@ fn a_search_resumed_by_deepening_proves_what_one_run_proves() {
 
 #[test]
 fn the_throttle_is_called_as_the_search_goes_and_changes_nothing_it_proves() {
-    let net = Arc::new(testkit::bundled("breakthroughsmall").1);
-    let locality = Arc::new(Locality::analyse(&net, None).expect("no deadline"));
-    let program = Arc::new(Program::new(&net));
-    let mut search = LocalSearch::new(Arc::clone(&net), Arc::clone(&program), locality);
+    let (mut search, program) = searcher(&Arc::new(testkit::bundled("breakthroughsmall").1));
     let mut m = PropnetMachine::from_program(program);
     let initial = m.initial_state();
     let deadline = Instant::now() + Duration::from_secs(60);
