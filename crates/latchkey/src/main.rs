@@ -17,6 +17,7 @@ mod perft;
 mod playout;
 mod serve;
 mod solve;
+mod tournament;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
@@ -54,6 +55,9 @@ enum Command {
     Local(local::Args),
     /// Play a series of local matches between players, swapping seats across games.
     Match(matches::Args),
+    /// Play a tournament: seat-swapped pairs between many players, concurrently, stopped by an
+    /// SPRT, rated, journaled and resumable.
+    Tournament(tournament::Args),
     /// Play matches for a GGP game server over HTTP, one at a time.
     Serve(serve::Args),
     /// Fuzzy goal heuristics (chapter 16): how nearly a state satisfies each role's goals.
@@ -98,6 +102,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Solve(args) => solve::run(args),
         Command::Local(args) => local::run(args),
         Command::Match(args) => matches::run(args),
+        Command::Tournament(args) => tournament::run(args),
         Command::Serve(args) => serve::run(args),
         Command::Heuristic(args) => heuristic::run(args),
         Command::Games => {

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// The shape of `latchkey match --json`.
-const SCHEMA: u32 = 1;
+const SCHEMA: u32 = 2;
 
 /// `latchkey match`'s arguments.
 #[derive(clap::Args)]
@@ -42,14 +42,16 @@ pub struct Args {
     quiet: bool,
 }
 
-/// How the game was prepared before the series: the players' start clock is what was left.
+/// How the game was prepared before the series: players in this process share what was built,
+/// and their start clock is what was left of it.
 #[derive(Serialize)]
 struct Prepared {
     /// `propnet`, or `reasoner` when the net was not built in time.
     engine: &'static str,
     /// Seconds the preparation took.
     seconds: f64,
-    /// The start clock as given, in seconds.
+    /// The start clock of the players in this process, in seconds: the start clock less the
+    /// preparation.
     start_clock: f64,
 }
 
@@ -67,23 +69,25 @@ pub fn run(args: Args) -> Result<ExitCode> {
         Duration::try_from_secs_f64(secs).with_context(|| format!("the {what} must be a number of seconds, not {secs}"))
     };
     let clocks = Clocks { start: clock(args.start_clock, "start clock")?, play: clock(args.play_clock, "play clock")? };
-    // The game is prepared as a player behind a game server prepares it, within the start
-    // clock, and the players get what is left of it: a local match measures what a server sees.
-    let begun = Instant::now();
-    let game = Arc::new(game::prepare(&args.game, begun + clocks.start)?);
-    let took = begun.elapsed();
-    let prepared = Prepared {
-        engine: if game.net().is_some() { "propnet" } else { "reasoner" },
-        seconds: took.as_secs_f64(),
-        start_clock: clocks.start.as_secs_f64(),
-    };
-    let clocks = Clocks { start: clocks.start.saturating_sub(took), ..clocks };
     let mut players = args
         .players
         .iter()
         .enumerate()
         .map(|(i, spec)| player::create(spec.trim(), args.seed.wrapping_add(i as u64 + 1)))
         .collect::<Result<Vec<Box<dyn Player>>, _>>()?;
+    if let Some(remote) = players.iter().find(|p| p.over_protocol()) {
+        player::whole_seconds(clocks, remote.name())?;
+    }
+    // The game is prepared as a player behind a game server prepares it, within the start
+    // clock, and the players in this process, which share it, get what is left of it: a local
+    // match measures what a server sees. Players over the protocol build their own and get it all.
+    let begun = Instant::now();
+    let game = Arc::new(game::prepare(&args.game, begun + clocks.start)?);
+    let prepared = Prepared {
+        engine: if game.net().is_some() { "propnet" } else { "reasoner" },
+        seconds: game.prepared.as_secs_f64(),
+        start_clock: game.start_clock(clocks.start, false).as_secs_f64(),
+    };
     let names: Vec<String> = players.iter().map(|p| p.name().to_owned()).collect();
 
     let bar = if args.json { ProgressBar::hidden() } else { ProgressBar::new(args.games as u64) };
@@ -156,10 +160,11 @@ fn seconds(d: Duration) -> String {
 
 fn print_table(s: &Series, prepared: &Prepared) {
     println!(
-        "\n{} game{} of {}, start clock {} s (prepared on the {} in {:.2} s), play clock {} s",
+        "\n{} game{} of {}, start clock {} s ({} s for players in this process: prepared on the {} in {:.2} s), play clock {} s",
         s.matches.len(),
         if s.matches.len() == 1 { "" } else { "s" },
         s.game,
+        seconds(s.options.clocks.start),
         seconds(Duration::from_secs_f64(prepared.start_clock)),
         prepared.engine,
         prepared.seconds,

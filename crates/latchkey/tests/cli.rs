@@ -298,7 +298,7 @@ fn every_json_output_names_its_schema() {
         (&["heuristic", "tictactoe", "--json"], 1),
         (&["solve", "buttonsandlights", "--json"], 1),
         (&["analyze", "buttonsandlights", "--json"], 2),
-        (&["match", "tictactoe", "--players", "random,random", "--games", "1", "--playclock", "1", "--json"], 1),
+        (&["match", "tictactoe", "--players", "random,random", "--games", "1", "--playclock", "1", "--json"], 2),
     ];
     for (args, schema) in runs {
         let o = latchkey(args);

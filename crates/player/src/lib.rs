@@ -38,6 +38,10 @@ pub struct Game {
     pub desc: gdl::Description,
     /// The propnet, or why there is none.
     pub propnet: Result<Propnet, NoPropnet>,
+    /// How long the referee took to read the rules and build the propnet. Players in this
+    /// process share what it built, so their start clock is this much shorter than the one a
+    /// player over the GGP protocol, which builds its own, is given.
+    pub prepared: Duration,
 }
 
 /// Why a game is played without a propnet.
@@ -87,6 +91,7 @@ impl Game {
         rules: &str,
         deadline: Instant,
     ) -> Result<(Game, Vec<gdl::Problem>), gdl::GdlError> {
+        let begun = Instant::now();
         let (desc, warnings) = gdl::load(label, rules)?;
         let now = Instant::now();
         let window = deadline.saturating_duration_since(now).mul_f64(BUILD_SHARE);
@@ -106,18 +111,30 @@ impl Game {
                 .unwrap_or(Err(NoPropnet::OutOfTime { seconds: window.as_secs_f64() })),
             Err(_) => build(&desc).map_err(NoPropnet::Build),
         };
-        Ok((Game { name: name.to_owned(), rules: rules.to_owned(), desc, propnet }, warnings))
+        let prepared = begun.elapsed();
+        Ok((Game { name: name.to_owned(), rules: rules.to_owned(), desc, propnet, prepared }, warnings))
     }
 
     /// A game named `name` with the GDL text `rules`, parsed as `desc`, whose optimised propnet
     /// is `net`.
     pub fn new(name: String, rules: String, desc: gdl::Description, net: Net) -> Game {
-        Game { name, rules, desc, propnet: Ok(Propnet::new(net)) }
+        Game { name, rules, desc, propnet: Ok(Propnet::new(net)), prepared: Duration::ZERO }
     }
 
     /// A game played on the reasoner, its propnet not built.
     pub fn on_reasoner(name: String, rules: String, desc: gdl::Description) -> Game {
-        Game { name, rules, desc, propnet: Err(NoPropnet::NotBuilt) }
+        Game { name, rules, desc, propnet: Err(NoPropnet::NotBuilt), prepared: Duration::ZERO }
+    }
+
+    /// The start clock a player gets when matches of this game are given `start`: all of it
+    /// when the player speaks the GGP protocol (`over_protocol`) and builds its own game, less
+    /// the referee's preparation when it shares the game built here.
+    pub fn start_clock(&self, start: Duration, over_protocol: bool) -> Duration {
+        if over_protocol {
+            start
+        } else {
+            start.saturating_sub(self.prepared)
+        }
     }
 
     /// The roles, in the order of the rules.
@@ -248,6 +265,19 @@ pub enum PlayerError {
         /// The answer's text.
         body: String,
     },
+    /// A clock cannot be told over the GGP protocol, which speaks whole seconds.
+    #[error("the GGP protocol speaks whole seconds: the {what} of {seconds} s cannot be told to {url}")]
+    Clock {
+        /// The player's address.
+        url: String,
+        /// Which clock.
+        what: &'static str,
+        /// The clock in seconds.
+        seconds: f64,
+    },
+    /// The match was halted before it ended (the tournament was interrupted).
+    #[error("the match was halted")]
+    Halted,
     /// A remote player did not answer `ready` to `START`.
     #[error("{url} answered {reply:?} to START")]
     NotReady {
@@ -286,6 +316,17 @@ pub fn create(spec: &str, seed: u64) -> Result<Box<dyn Player>, PlayerError> {
     }
 }
 
+/// Checks that `clocks` can be told to `player` over the GGP protocol, which speaks whole
+/// seconds: a clock is never rounded to one the player is not judged by.
+pub fn whole_seconds(clocks: Clocks, player: &str) -> Result<(), PlayerError> {
+    for (what, d) in [("start clock", clocks.start), ("play clock", clocks.play)] {
+        if d.subsec_nanos() != 0 || d.is_zero() {
+            return Err(PlayerError::Clock { url: player.to_owned(), what, seconds: d.as_secs_f64() });
+        }
+    }
+    Ok(())
+}
+
 /// A game player, local or remote.
 pub trait Player: Send {
     /// The player's name in reports.
@@ -300,6 +341,13 @@ pub trait Player: Send {
 
     /// Ends the match, given the joint move that ended it.
     fn stop(&mut self, last: Option<&[String]>) -> Result<(), PlayerError>;
+
+    /// Whether the player is spoken to over the GGP protocol: it builds the game from the rules
+    /// itself (so its start clock is not shortened by the referee's preparation), and its clocks
+    /// are sent in whole seconds.
+    fn over_protocol(&self) -> bool {
+        false
+    }
 
     /// A legal move to answer with when [`play`](Self::play) could not read the joint move
     /// `last`: one of ours in the state that our own move and the others' readable moves (any

@@ -8,7 +8,8 @@ use machine::StateMachine;
 use rand::rngs::SmallRng;
 use rand::Rng;
 use reasoner::Reasoner;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -28,7 +29,7 @@ fn seconds<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> 
 }
 
 /// What went wrong with a player's move.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "kind", content = "detail")]
 pub enum Fault {
     /// The move (or the start acknowledgement) came after the deadline.
@@ -40,7 +41,7 @@ pub enum Fault {
 }
 
 /// A fault, where it happened, and the move played instead.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FaultRecord {
     /// The step: 0 for the start, n for the n-th move.
     pub step: usize,
@@ -53,7 +54,7 @@ pub struct FaultRecord {
 }
 
 /// How a match ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum End {
     /// A terminal state was reached.
@@ -65,7 +66,7 @@ pub enum End {
 }
 
 /// Everything about one match.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MatchRecord {
     /// For each role, the index of the player who played it.
     pub seats: Vec<usize>,
@@ -77,6 +78,10 @@ pub struct MatchRecord {
     pub faults: Vec<FaultRecord>,
     /// How the match ended.
     pub end: End,
+    /// For each step (0 is the start, n the n-th move), the seconds each role's player took to
+    /// answer, to the millisecond.
+    #[serde(default)]
+    pub times: Vec<Vec<f64>>,
 }
 
 /// What happens during a match, for live reports.
@@ -115,6 +120,11 @@ pub const MAX_STEPS: usize = 10_000;
 /// What one player answered, and when.
 type Answer<T> = (Result<T, PlayerError>, Instant);
 
+/// `d` in seconds, to the millisecond.
+fn millis(d: Duration) -> f64 {
+    d.as_millis() as f64 / 1000.0
+}
+
 /// Runs `ask` for every seated player at once, one thread each, and collects the answers with the
 /// moments they came; a player that panics has failed.
 fn ask_all<T: Send>(
@@ -134,7 +144,11 @@ fn ask_all<T: Send>(
 
 /// Plays one match of `game` numbered `number`: role r is played by `players[seats[r]]` (`seats`
 /// must be a permutation of the players' indices, one per role). Replacement moves are drawn
-/// from `rng`; `events` hears about every start, move and end.
+/// from `rng`; `events` hears about every start, move and end. A player over the GGP protocol
+/// gets the whole start clock, one in this process the start clock less the game's preparation
+/// ([`Game::start_clock`]); each is told the clocks it is judged by. When `halt` is set the
+/// match is abandoned before its next step ([`PlayerError::Halted`]), its players stopped.
+#[allow(clippy::too_many_arguments)]
 pub fn play_match(
     game: &Arc<Game>,
     players: &mut [Box<dyn Player>],
@@ -143,8 +157,9 @@ pub fn play_match(
     number: usize,
     rng: &mut SmallRng,
     events: &mut dyn FnMut(Event<'_>),
+    halt: &AtomicBool,
 ) -> Result<MatchRecord, PlayerError> {
-    let table = Table { game, players, seats, clocks, number, rng, events };
+    let table = Table { game, players, seats, clocks, number, rng, events, halt };
     match game.machine() {
         Some(m) => table.referee(m),
         None => table.referee(Reasoner::new(&game.desc)),
@@ -160,12 +175,13 @@ struct Table<'a> {
     number: usize,
     rng: &'a mut SmallRng,
     events: &'a mut dyn FnMut(Event<'_>),
+    halt: &'a AtomicBool,
 }
 
 impl Table<'_> {
     /// Plays the match on the machine `m`.
     fn referee<M: StateMachine>(self, mut m: M) -> Result<MatchRecord, PlayerError> {
-        let Table { game, players, seats, clocks, number, rng, events } = self;
+        let Table { game, players, seats, clocks, number, rng, events, halt } = self;
         let roles = m.roles().to_vec();
         let players_count = players.len();
         let mut slots: Vec<Option<&mut Box<dyn Player>>> = players.iter_mut().map(Some).collect();
@@ -183,22 +199,26 @@ impl Table<'_> {
             goals: Vec::new(),
             faults: Vec::new(),
             end: End::Terminal,
+            times: Vec::new(),
         };
-        let deadline = Instant::now() + clocks.start;
+        let asked = Instant::now();
+        let start_clocks: Vec<Duration> =
+            seated.iter().map(|p| game.start_clock(clocks.start, p.over_protocol())).collect();
         let started = ask_all(&mut seated, |r, p| {
             let info = MatchInfo {
                 id: format!("{}-{number}", game.name),
                 game: Arc::clone(game),
                 role: roles[r].clone(),
-                start_clock: clocks.start,
+                start_clock: start_clocks[r],
                 play_clock: clocks.play,
             };
-            p.start(&info, deadline)
+            p.start(&info, asked + start_clocks[r])
         });
+        record.times.push(started.iter().map(|(_, at)| millis(*at - asked)).collect());
         for (role, (result, at)) in started.into_iter().enumerate() {
             let fault = match result {
                 Err(e) => Some(Fault::Error(ggp::error_chain(&e))),
-                Ok(()) if at > deadline => Some(Fault::Late),
+                Ok(()) if at > asked + start_clocks[role] => Some(Fault::Late),
                 Ok(()) => None,
             };
             record.faults.extend(fault.map(|fault| FaultRecord { step: 0, role, fault, replacement: None }));
@@ -207,6 +227,10 @@ impl Table<'_> {
         let mut state = m.initial_state();
         let mut last: Option<Vec<String>> = None;
         loop {
+            if halt.load(Ordering::Relaxed) {
+                ask_all(&mut seated, |_, p| p.stop(last.as_deref()));
+                return Err(PlayerError::Halted);
+            }
             if m.is_terminal(&state)? {
                 break;
             }
@@ -222,8 +246,10 @@ impl Table<'_> {
                 record.end = End::NoLegalMove;
                 break;
             }
-            let deadline = Instant::now() + clocks.play;
+            let asked = Instant::now();
+            let deadline = asked + clocks.play;
             let answers = ask_all(&mut seated, |_, p| p.play(last.as_deref(), deadline));
+            record.times.push(answers.iter().map(|(_, at)| millis(*at - asked)).collect());
             let step = record.moves.len() + 1;
             let first_fault = record.faults.len();
             let mut joint = Vec::with_capacity(roles.len());

@@ -1,7 +1,7 @@
 //! A player on another machine, spoken to over the GGP protocol: the referee posts it the same
 //! messages a game server would, and waits for each answer no longer than the clock allows.
 
-use crate::{MatchInfo, Player, PlayerError};
+use crate::{Clocks, MatchInfo, Player, PlayerError};
 use ggp::{Message, Start};
 use std::time::{Duration, Instant};
 
@@ -50,19 +50,33 @@ impl Remote {
     }
 }
 
+impl Remote {
+    /// Asks the player for its `INFO` and returns the answer, waiting at most `wait` (and a
+    /// grace): whether a player is up and speaks the protocol.
+    pub fn info(&self, wait: Duration) -> Result<String, PlayerError> {
+        self.send(&Message::Info, Instant::now() + wait)
+    }
+}
+
 impl Player for Remote {
     fn name(&self) -> &str {
         &self.url
     }
 
+    fn over_protocol(&self) -> bool {
+        true
+    }
+
     fn start(&mut self, info: &MatchInfo, deadline: Instant) -> Result<(), PlayerError> {
         let rules = ggp::canonical_rules(&info.game.name, &info.game.rules)?;
+        // A clock is refused rather than rounded: the player is judged by the clock it is told.
+        crate::whole_seconds(Clocks { start: info.start_clock, play: info.play_clock }, &self.url)?;
         let start = Start {
             id: info.id.clone(),
             role: info.role.clone(),
             rules,
-            start_clock: info.start_clock.as_secs().max(1),
-            play_clock: info.play_clock.as_secs().max(1),
+            start_clock: info.start_clock.as_secs(),
+            play_clock: info.play_clock.as_secs(),
         };
         let reply = self.send(&Message::Start(start), deadline)?;
         if !reply.eq_ignore_ascii_case("ready") {

@@ -6,6 +6,7 @@ use crate::{Game, Player, PlayerError};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use serde::Serialize;
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 /// How a series is played.
@@ -76,7 +77,8 @@ pub fn run_series(
     let mut matches = Vec::with_capacity(options.games);
     for k in 0..options.games {
         let seats: Vec<usize> = (0..n).map(|r| (r + k) % n).collect();
-        matches.push(play_match(game, players, &seats, options.clocks, k + 1, &mut rng, events)?);
+        let halt = AtomicBool::new(false);
+        matches.push(play_match(game, players, &seats, options.clocks, k + 1, &mut rng, events, &halt)?);
     }
     let names = names(players.iter().map(|p| p.name()));
     let standings = names.into_iter().enumerate().map(|(p, name)| standing(name, p, &matches)).collect();
@@ -84,7 +86,7 @@ pub fn run_series(
 }
 
 /// The players' names, numbered (`alphabeta 1`, `alphabeta 2`) where they repeat.
-fn names<'a>(names: impl Iterator<Item = &'a str>) -> Vec<String> {
+pub fn names<'a>(names: impl Iterator<Item = &'a str>) -> Vec<String> {
     let names: Vec<&str> = names.collect();
     let count = |name: &str, among: &[&str]| among.iter().filter(|n| **n == name).count();
     (0..names.len())
@@ -137,28 +139,14 @@ fn standing(player: String, p: usize, matches: &[MatchRecord]) -> Standing {
     s
 }
 
-/// Two-sided 95% quantiles of Student's t for 1 to 30 degrees of freedom.
-const T95: [f64; 30] = [
-    12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131, 2.120,
-    2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
-];
-
-/// The mean of `xs` and, from two values on, its 95% confidence interval (t quantiles up to 30
-/// degrees of freedom, the normal 1.96 beyond: within 2% of t there).
+/// The mean of `xs` and, from two values on, its 95% confidence interval (Student's t), cut to
+/// the goal range.
 fn mean_and_interval(xs: &[f64]) -> (f64, Option<[f64; 2]>) {
-    let n = xs.len();
-    if n == 0 {
-        return (0.0, None);
+    match stats::mean_interval(xs, 0.95) {
+        None => (0.0, None),
+        // Goal values lie in 0..=100, and so does their mean: the normal approximation's tails do not.
+        Some((mean, half)) => (mean, half.map(|h| [(mean - h).max(0.0), (mean + h).min(100.0)])),
     }
-    let mean = xs.iter().sum::<f64>() / n as f64;
-    if n < 2 {
-        return (mean, None);
-    }
-    let variance = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
-    let t = T95.get(n - 2).copied().unwrap_or(1.96);
-    let half = t * (variance / n as f64).sqrt();
-    // Goal values lie in 0..=100, and so does their mean: the normal approximation's tails do not.
-    (mean, Some([(mean - half).max(0.0), (mean + half).min(100.0)]))
 }
 
 #[cfg(test)]
@@ -170,10 +158,10 @@ mod tests {
         // 40, 60, 50 and 50 have mean 50 and sample variance 200 / 3; with 3 degrees of freedom
         // the half-width is 3.182 · √(200 / 3 / 4).
         let (mean, ci) = mean_and_interval(&[40.0, 60.0, 50.0, 50.0]);
-        let half = 3.182 * (200.0f64 / 3.0 / 4.0).sqrt();
+        let half = 3.182446 * (200.0f64 / 3.0 / 4.0).sqrt();
         assert_eq!(mean, 50.0);
         let [lo, hi] = ci.unwrap();
-        assert!((lo - (50.0 - half)).abs() < 1e-9 && (hi - (50.0 + half)).abs() < 1e-9);
+        assert!((lo - (50.0 - half)).abs() < 1e-4 && (hi - (50.0 + half)).abs() < 1e-4);
         // 0, 100, 50, 50: the half-width (65) would reach past both ends of the goal range.
         assert_eq!(mean_and_interval(&[0.0, 100.0, 50.0, 50.0]), (50.0, Some([0.0, 100.0])));
         assert_eq!(mean_and_interval(&[70.0]), (70.0, None));
