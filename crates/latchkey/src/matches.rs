@@ -139,14 +139,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
 
 /// A fault in words, with the move played instead.
 fn describe(f: &FaultRecord) -> String {
-    let what = match &f.fault {
-        player::Fault::Late => "late".to_owned(),
-        player::Fault::Illegal(mv) => format!("illegal move {mv}"),
-        player::Fault::Error(e) => format!("failed: {e}"),
-    };
     match &f.replacement {
-        Some(mv) => format!("{what}, played {mv}"),
-        None => what,
+        Some(mv) => format!("{}, played {mv}", f.fault),
+        None => f.fault.to_string(),
     }
 }
 

@@ -3,7 +3,6 @@
 
 use crate::game;
 use anyhow::{bail, Context, Result};
-use player::Fault;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -202,12 +201,7 @@ fn describe(p: &Played) -> String {
         p.record.moves.len()
     );
     for f in &p.record.faults {
-        let what = match &f.fault {
-            Fault::Late => "late".to_owned(),
-            Fault::Illegal(mv) => format!("illegal move {mv}"),
-            Fault::Error(e) => format!("failed: {e}"),
-        };
-        line.push_str(&format!(" [{} at step {}: {what}]", p.players[f.role], f.step));
+        line.push_str(&format!(" [{} at step {}: {}]", p.players[f.role], f.step, f.fault));
     }
     line
 }

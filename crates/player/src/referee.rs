@@ -40,6 +40,17 @@ pub enum Fault {
     Error(String),
 }
 
+impl std::fmt::Display for Fault {
+    /// The fault in words, as the reports print it: `late`, `illegal move M`, `failed: WHY`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Fault::Late => f.write_str("late"),
+            Fault::Illegal(mv) => write!(f, "illegal move {mv}"),
+            Fault::Error(e) => write!(f, "failed: {e}"),
+        }
+    }
+}
+
 /// A fault, where it happened, and the move played instead.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FaultRecord {

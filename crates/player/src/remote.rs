@@ -48,9 +48,7 @@ impl Remote {
         }
         Ok(text.trim().to_owned())
     }
-}
 
-impl Remote {
     /// Asks the player for its `INFO` and returns the answer, waiting at most `wait` (and a
     /// grace): whether a player is up and speaks the protocol.
     pub fn info(&self, wait: Duration) -> Result<String, PlayerError> {

@@ -63,15 +63,13 @@ impl Hall {
         let mut lease = Lease { hall: self, players: Vec::new(), urls: Vec::new(), started: Vec::new() };
         // Remote addresses, all at once: a match never holds some while waiting for others.
         {
+            let mut wanted: HashMap<usize, usize> = HashMap::new();
+            for &e in seating.iter().filter(|&&e| matches!(self.entrants[e].kind, Kind::Remote(_))) {
+                *wanted.entry(e).or_default() += 1;
+            }
             let mut free = self.free.lock().expect("the hall's lock");
             loop {
-                let short = seating.iter().enumerate().any(|(r, &e)| {
-                    let wanted = seating.iter().filter(|&&x| x == e).count();
-                    matches!(self.entrants[e].kind, Kind::Remote(_))
-                        && seating[..r].iter().all(|&x| x != e)
-                        && free.urls[&e].len() < wanted
-                });
-                if !short {
+                if wanted.iter().all(|(e, &n)| free.urls[e].len() >= n) {
                     break;
                 }
                 free = self.returned.wait(free).expect("the hall's lock");

@@ -34,6 +34,20 @@ pub struct Settings {
     pub sprt: Option<stats::Sprt>,
 }
 
+impl Settings {
+    /// The clocks as durations, or why the seconds given are not a clock.
+    pub fn clocks(&self) -> Result<player::Clocks, TournamentError> {
+        let clock = |secs: f64, what: &str| {
+            std::time::Duration::try_from_secs_f64(secs)
+                .map_err(|_| TournamentError::Setup(format!("bad {what} {secs}")))
+        };
+        Ok(player::Clocks {
+            start: clock(self.start_clock, "start clock")?,
+            play: clock(self.play_clock, "play clock")?,
+        })
+    }
+}
+
 /// One finished match, as the journal holds it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Played {

@@ -11,7 +11,7 @@ use std::collections::{HashSet, VecDeque};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 /// A tournament ready to run.
 pub struct Tournament {
@@ -83,9 +83,8 @@ pub fn run(
     let mut ledger = Ledger::new(t.entrants.clone(), &pairings, t.settings.sprt);
     let mut seen = HashSet::new();
     for (i, played) in done.iter().enumerate() {
-        let p = ledger.pairing(&played.pairing).filter(|_| t.settings.games.len() == t.games.len());
-        let known = t.games.iter().any(|g| g.name == played.game) && played.round < usize::MAX;
-        let Some(p) = p.filter(|_| known) else {
+        let known = t.games.iter().any(|g| g.name == played.game);
+        let Some(p) = ledger.pairing(&played.pairing).filter(|_| known) else {
             return Err(TournamentError::Journal {
                 file: journal.path().display().to_string(),
                 line: i + 2,
@@ -116,10 +115,7 @@ pub fn run(
     }
     let board = Mutex::new(Board { queue, ledger, journal, failure: None });
     let failed = AtomicBool::new(false);
-    let clocks = Clocks {
-        start: Duration::from_secs_f64(t.settings.start_clock),
-        play: Duration::from_secs_f64(t.settings.play_clock),
-    };
+    let clocks = t.settings.clocks()?;
     std::thread::scope(|scope| {
         for slot in 0..concurrency {
             let (board, hall, failed, pairings) = (&board, &hall, &failed, &pairings);
@@ -233,12 +229,7 @@ fn check(t: &Tournament) -> Result<(), TournamentError> {
             )));
         }
     }
-    let clocks = Clocks {
-        start: Duration::try_from_secs_f64(t.settings.start_clock)
-            .map_err(|_| TournamentError::Setup(format!("bad start clock {}", t.settings.start_clock)))?,
-        play: Duration::try_from_secs_f64(t.settings.play_clock)
-            .map_err(|_| TournamentError::Setup(format!("bad play clock {}", t.settings.play_clock)))?,
-    };
+    let clocks = t.settings.clocks()?;
     let most = t.games.iter().map(|g| g.roles().len()).max().unwrap_or(2);
     for e in &t.entrants {
         if e.over_protocol() {
