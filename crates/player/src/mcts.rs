@@ -22,14 +22,13 @@ use crate::local::{LocalWorker, Share};
 use crate::{MatchInfo, Player, PlayerError, Track};
 use analysis::{Analysis, Factors, Locality};
 use machine::{MachineError, StateMachine};
+use metagame::{Knowledge, LeadSource, MoveVariety, Outlook, Pieces, TacticsCost};
 use propnet::PropnetMachine;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use reasoner::Reasoner;
 use search::factored::Factored;
-use search::mcts::{
-    Guide, LeadSource, Mcts, MctsConfig, MoveVariety, Outlook, Pieces, Plan, SearchMachine, TacticsCost,
-};
+use search::mcts::{Mcts, MctsConfig, Plan, SearchMachine};
 use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -90,7 +89,7 @@ pub struct MctsOptions {
     pub analysis: bool,
     /// Keep searching between move requests (on the opponents' time).
     pub ponder: bool,
-    /// Playouts take decisive moves and avoid anti-decisive ones (see [`Guide`]).
+    /// Playouts take decisive moves and avoid anti-decisive ones (see [`Knowledge`]).
     pub tactics: bool,
     /// Run the local forced-win search beside the tree where the analysis finds the game's
     /// moves local enough (see [`crate::local`]).
@@ -668,7 +667,7 @@ fn guide(info: &MatchInfo, deadline: Instant, wait: Instant, options: &MctsOptio
     let goals = found.goals.clone();
     let mut guide = match tactics {
         true => TacticsCost::choose(&game.net, &game.program, goals, budget).0,
-        false => Guide::new(&game.net, goals, false),
+        false => Knowledge::new(&game.net, goals, false),
     };
     if let Some(forms) = found.goal_forms.take().filter(|_| options.forms) {
         guide = guide.with_forms(forms);
@@ -703,7 +702,7 @@ fn guide(info: &MatchInfo, deadline: Instant, wait: Instant, options: &MctsOptio
 /// What the analysis prepares for the search.
 #[derive(Default)]
 struct Prepared {
-    guide: Option<Arc<Guide>>,
+    guide: Option<Arc<Knowledge>>,
     /// The locality of moves, where the local search should run.
     locality: Option<Arc<Locality>>,
     /// The game's approximate split, where it has one and no exact one.
@@ -751,7 +750,7 @@ impl Analyst {
 fn prepare_puzzle(
     mcts: &mut Mcts,
     net: &propnet::Net,
-    guide: Option<&Guide>,
+    guide: Option<&Knowledge>,
     end: Instant,
 ) -> Result<bool, PlayerError> {
     let best = mcts.machine().program().goal_values(0).into_iter().max().unwrap_or(100);
@@ -759,8 +758,8 @@ fn prepare_puzzle(
     mcts.search(now + end.saturating_duration_since(now).mul_f64(PUZZLE_SEARCH_SHARE))?;
     let best_found = mcts.plan().is_some_and(|p| p.score >= best);
     let options = search::SolveConfig {
-        goals: guide.map(Guide::goals),
-        factors: guide.and_then(Guide::factors),
+        goals: guide.map(Knowledge::goals),
+        factors: guide.and_then(Knowledge::factors),
         deadline: Some(end),
         ..search::SolveConfig::default()
     };
@@ -804,7 +803,7 @@ impl Player for MctsPlayer {
                 let guide = prepared.guide;
                 let config = self.options.search_for(&net.program, MoveVariety::TRIAL.min(share(0.05) - now));
                 let several = info.game.roles().len() > 1 && self.options.factored;
-                let exact = guide.as_deref().and_then(Guide::factors);
+                let exact = guide.as_deref().and_then(Knowledge::factors);
                 let splits = exact.into_iter().chain(prepared.neighbourhoods.as_ref()).filter(|_| several);
                 for split in splits {
                     if let Some(factored) = Factored::new(Arc::clone(&net.program), split, &config)? {

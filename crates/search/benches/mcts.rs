@@ -10,8 +10,9 @@
 
 use analysis::{Analysis, AnalysisConfig};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use metagame::{Knowledge, LeadSource, Outlook, Pieces};
 use propnet::Program;
-use search::mcts::{Guide, LeadSource, Mcts, MctsConfig, Outlook, Pieces};
+use search::mcts::{Mcts, MctsConfig};
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -61,11 +62,11 @@ fn iterations(c: &mut Criterion) {
         let mut group = c.benchmark_group(format!("mcts/{game}"));
         group.sample_size(10).measurement_time(Duration::from_secs(3)).warm_up_time(Duration::from_secs(1));
         group.throughput(Throughput::Elements(count));
-        let guide = |tactics| Some(Arc::new(Guide::new(&net, analysis.goals.clone(), tactics)));
+        let guide = |tactics| Some(Arc::new(Knowledge::new(&net, analysis.goals.clone(), tactics)));
         let pieces = Pieces::discover(&net, Instant::now() + Pieces::TIME, 0);
         let with_pieces = |tactics| {
             let pieces = pieces.clone()?;
-            Some(Some(Arc::new(Guide::new(&net, analysis.goals.clone(), tactics).with_pieces(&net, pieces))))
+            Some(Some(Arc::new(Knowledge::new(&net, analysis.goals.clone(), tactics).with_pieces(&net, pieces))))
         };
         let plain = MctsConfig { threads: 1, ..MctsConfig::default() };
         let mast = MctsConfig { mast: MAST, ..plain.clone() };
@@ -89,7 +90,7 @@ fn iterations(c: &mut Criterion) {
         } else {
             // The outlook is confirmed on games played as the guide's playouts play them, and
             // then joins that guide, as in the player.
-            let tactics = Guide::new(&net, analysis.goals.clone(), true);
+            let tactics = Knowledge::new(&net, analysis.goals.clone(), true);
             let fuzzy = Outlook::heuristic(&desc, &net, &analysis, Instant::now() + Duration::from_secs(10));
             let deadline = Instant::now() + Outlook::TIME;
             let source = fuzzy.map(LeadSource::Fuzzy);

@@ -21,9 +21,10 @@
 //! changes them only in the real game, and a tree that no longer matches it there starts
 //! afresh from the real state.
 
-use crate::mcts::{Mcts, MctsConfig, MoveStats, Outcome, SearchMachine, SearchStats, Settings};
+use crate::mcts::{Mcts, MctsConfig, MoveStats, SearchMachine, SearchStats};
 use analysis::Factors;
 use machine::{MachineError, StateMachine};
+use metagame::playout::{self, Outcome, Settings};
 use propnet::{Program, PropnetMachine, PropnetState};
 use rand::rngs::SmallRng;
 use std::sync::Arc;
@@ -208,7 +209,7 @@ impl SearchMachine for FactorView {
         rng: &mut SmallRng,
         settings: &Settings,
     ) -> Result<Vec<Option<Outcome<u32>>>, MachineError> {
-        starts.iter().map(|start| crate::mcts::random_playout(self, start, rng, settings)).collect()
+        starts.iter().map(|start| playout::random(self, start, rng, settings)).collect()
     }
 }
 

@@ -5,8 +5,8 @@
 //! leaves while the tree thread selects. The reasoner plays one leaf at a time, and its states
 //! are ids in its own term store, so it searches on one thread.
 
-use super::playout::{self, Outcome, Settings};
 use machine::{MachineError, StateMachine};
+use metagame::playout::{self, Outcome, Settings};
 use propnet::{PropnetMachine, PropnetState};
 use rand::rngs::SmallRng;
 use reasoner::Reasoner;
@@ -82,7 +82,7 @@ impl SearchMachine for PropnetMachine {
         rng: &mut SmallRng,
         settings: &Settings,
     ) -> Result<Vec<Option<Outcome<u32>>>, MachineError> {
-        match &settings.guide {
+        match &settings.knowledge {
             Some(guide) => {
                 starts.iter().map(|start| playout::guided(self, scratch, start, guide, rng, settings)).collect()
             }

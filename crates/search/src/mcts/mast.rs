@@ -5,11 +5,7 @@
 //! one, so that what a move was worth anywhere in the search steers play everywhere: moves are
 //! net inputs, the same move (a piece's step from one cell to another) in every state.
 
-use super::Best;
-use propnet::MovePolicy;
-use rand::rngs::SmallRng;
-use rand::Rng;
-use std::sync::Arc;
+use metagame::playout::MastPolicy;
 
 /// Iterations between two copies of the means handed to playouts: a copy per batch of 64 keeps
 /// them fresh at a cost of one pass over the moves.
@@ -17,36 +13,6 @@ const REFRESH: u32 = 64;
 
 /// The mean of a move never played: the most, so that a greedy playout tries it and learns it.
 const UNSEEN: f32 = 1.0;
-
-/// What playouts need of the means: a copy of them (0..=1, per move index) and the chance of
-/// the greedy choice.
-#[derive(Debug, Clone)]
-pub struct MastPolicy {
-    /// Per move index, its mean score so far scaled to 0..=1.
-    pub values: Arc<[f32]>,
-    /// The chance that a role with a choice plays its legal move of best mean.
-    pub greedy: f64,
-}
-
-impl MastPolicy {
-    /// The policy as the bit-sliced playouts take it.
-    pub fn moves(&self) -> MovePolicy<'_> {
-        MovePolicy { values: &self.values, greedy: self.greedy }
-    }
-
-    /// A move of `legal` (not empty): with the greedy chance the one of best mean (ties at
-    /// random), else a uniformly random one.
-    pub fn pick(&self, legal: &[u32], rng: &mut SmallRng) -> u32 {
-        if legal.len() > 1 && rng.random_bool(self.greedy) {
-            let mut best = Best::new();
-            for &mv in legal {
-                best.offer(mv, f64::from(self.values.get(mv as usize).copied().unwrap_or(0.0)), rng);
-            }
-            return best.get().unwrap_or(legal[0]);
-        }
-        legal[rng.random_range(0..legal.len())]
-    }
-}
 
 /// The running sums behind the means, kept by the tree's thread.
 #[derive(Debug)]
@@ -116,6 +82,7 @@ fn mean(sum: f64, count: f64) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rand::rngs::SmallRng;
     use rand::SeedableRng;
 
     #[test]

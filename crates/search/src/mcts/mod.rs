@@ -16,21 +16,22 @@
 //! most a mover can still achieve (rather than the game's best score) makes a proven move
 //! decisive, selection leans towards moves that keep the maximum and raise the minimum, and
 //! playouts look one move ahead at the latches, avoiding moves that lower the mover's maximum
-//! and taking those that raise its minimum (`playout`). With the guide's tactics, playouts also
-//! take decisive moves and take back anti-decisive ones (`playout::guided`); what they cost and
-//! bring is measured by [`TacticsCost`]. Without latches or tactics every playout is
+//! and taking those that raise its minimum. With the tactics, playouts also take decisive moves
+//! and take back anti-decisive ones ([`metagame::playout::guided`]); what they cost and bring is
+//! measured by [`metagame::TacticsCost`]. Without latches or tactics every playout is
 //! bit-sliced: up to 64 leaves chosen with virtual loss are played out in one pass. With
 //! `MctsConfig::mast`, every move's mean score over the search steers the playouts' draws
-//! (`mast`), where [`MoveVariety`] says a move's name tells where it is played. Where the guide
-//! knows the roles' [`Pieces`], a mover's moves start from priors: the material each wins or
-//! loses since the root (with `MctsConfig::placement`, and where its pieces stand better or
-//! worse, [`Placement`]), counting as a few playouts (`select`), with `MctsConfig::cutoff`
-//! guided playouts stop early and are scored by that balance, and with `MctsConfig::minimax`
-//! the balance after each move is backed up the tree by implicit minimax and blended into
-//! selection. With `MctsConfig::material_check` the move played is checked against that balance
-//! three to five plies deep, by alpha-beta (`safety`). Where there are no pieces but the guide has an
-//! [`Outlook`] (chapter 16's fuzzy goal heuristic or a confirmed latch heuristic, fitted to the
-//! score on games played as the playouts play them), the priors come from it instead.
+//! (`mast`), where [`metagame::MoveVariety`] says a move's name tells where it is played. Where
+//! the search knows the roles' [`metagame::Pieces`], a mover's moves start from priors: the
+//! material each wins or loses since the root (with `MctsConfig::placement`, and where its
+//! pieces stand better or worse, [`metagame::Placement`]), counting as a few playouts
+//! (`select`), with `MctsConfig::cutoff` guided playouts stop early and are scored by that
+//! balance, and with `MctsConfig::minimax` the balance after each move is backed up the tree by
+//! implicit minimax and blended into selection. With `MctsConfig::material_check` the move
+//! played is checked against that balance three to five plies deep, by alpha-beta (`safety`).
+//! Where there are no pieces but an [`metagame::Outlook`] (chapter 16's fuzzy goal heuristic or
+//! a confirmed latch heuristic, fitted to the score on games played as the playouts play them),
+//! the priors come from it instead.
 //!
 //! The search runs on any [`SearchMachine`]: on a propnet as described, on the reasoner (for a
 //! game whose net cannot be built) with plain random playouts, one at a time, and no guide.
@@ -39,14 +40,8 @@
 //! other threads can share), workers with machines of their own play the leaves while the tree
 //! thread selects the next ones.
 
-mod calibrate;
 mod engines;
 mod mast;
-mod material;
-mod outlook;
-mod pieces;
-mod placement;
-mod playout;
 mod run;
 mod safety;
 mod select;
@@ -56,24 +51,18 @@ mod tree;
 #[cfg(test)]
 mod tests;
 
-pub use self::calibrate::{MoveVariety, TacticsCost};
 pub use self::engines::SearchMachine;
 use self::mast::Mast;
-pub use self::mast::MastPolicy;
-pub use self::material::{Fit, Group, Material, Term};
-pub use self::outlook::{Curve, LeadSource, Outlook, Rejected};
-pub use self::pieces::{Balance, PieceSet, Pieces};
-pub use self::placement::Placement;
-pub(crate) use self::playout::random as random_playout;
-pub use self::playout::{Cutoff, Guide, Lookahead, Outcome, Settings};
 use self::solver::compare;
 use self::tree::{Amaf, Edge, Kind, Node, NodeRef, Pool, Proof};
 use crate::matrix::{NormalForm, MAX_JOINT_MOVES};
 use analysis::Factors;
 use machine::MachineError;
+use metagame::playout;
+use metagame::{Knowledge, Outlook};
 use propnet::{Program, PropnetMachine};
 use rand::rngs::SmallRng;
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use serde::Serialize;
 use std::sync::Arc;
 use std::time::Instant;
@@ -147,7 +136,7 @@ pub struct MctsConfig {
     pub cutoff: u32,
     /// How much where the pieces stand counts in the priors and the cut-off playouts' scores,
     /// beside how many there are: the change since the root in the placement random games
-    /// fitted ([`Placement`]), this many times the score it predicts; 0 counts material alone.
+    /// fitted ([`metagame::Placement`]), this many times the score it predicts; 0 counts material alone.
     pub placement: f64,
     /// What the local search's verdict adds to a move's value in selection (scores scaled to
     /// 0..=1): a forced win gains it, a forced loss loses it, so moves that all lose keep
@@ -297,7 +286,7 @@ struct Worker<M: SearchMachine> {
 
 /// A Monte Carlo tree search that keeps its tree between moves.
 pub struct Mcts<M: SearchMachine = PropnetMachine> {
-    guide: Option<Arc<Guide>>,
+    guide: Option<Arc<Knowledge>>,
     config: MctsConfig,
     roles: usize,
     /// The tree thread's machine (expansion, and the playouts when the search has one thread).
@@ -339,15 +328,10 @@ impl<M: SearchMachine> std::fmt::Debug for Mcts<M> {
     }
 }
 
-/// A goal query's answer as a score, read as [`machine::played_value`] reads it.
-fn score(goal: &Result<u32, MachineError>) -> u8 {
-    machine::played_score(goal).min(100) as u8
-}
-
 impl Mcts<PropnetMachine> {
     /// A search on `program`'s net from its initial state, using the analysis' goal latches in
     /// `guide` (if any) as the module header describes.
-    pub fn new(program: Arc<Program>, guide: Option<Arc<Guide>>, config: MctsConfig) -> Result<Mcts, MachineError> {
+    pub fn new(program: Arc<Program>, guide: Option<Arc<Knowledge>>, config: MctsConfig) -> Result<Mcts, MachineError> {
         Mcts::on(PropnetMachine::from_program(program), guide, config)
     }
 }
@@ -356,7 +340,7 @@ impl<M: SearchMachine> Mcts<M> {
     /// A search on `machine` from the initial state, using the analysis' goal latches in `guide`
     /// (if any, and if the machine's states are the bitsets they read) as the module header
     /// describes.
-    pub fn on(mut machine: M, guide: Option<Arc<Guide>>, config: MctsConfig) -> Result<Mcts<M>, MachineError> {
+    pub fn on(mut machine: M, guide: Option<Arc<Knowledge>>, config: MctsConfig) -> Result<Mcts<M>, MachineError> {
         let roles = machine.roles().len();
         let game_range = (0..roles)
             .map(|r| machine.goal_range(r).map_or((0, 100), |(lo, hi)| (lo.min(100) as u8, hi.min(100) as u8)))
@@ -379,7 +363,7 @@ impl<M: SearchMachine> Mcts<M> {
         let guide = guide.filter(|g| bits && !g.is_empty());
         let minimax = config.minimax > 0.0 && guide.as_ref().is_some_and(|g| g.has_pieces());
         let anchor = M::bits(&initial).filter(|_| minimax).map(Box::from);
-        let outlook = guide.as_deref().and_then(Guide::outlook).cloned();
+        let outlook = guide.as_deref().and_then(Knowledge::outlook).cloned();
         let mut mcts = Mcts {
             guide,
             pool: Pool::new(config.max_nodes, config.max_bytes),
@@ -703,7 +687,7 @@ impl<M: SearchMachine> Mcts<M> {
     fn describe(&mut self, state: M::State) -> Result<Node<M>, MachineError> {
         let m = &mut self.machine;
         let mut node = Node::new(state);
-        let latched = self.guide.as_deref().map(Guide::goals).zip(M::bits(&node.state));
+        let latched = self.guide.as_deref().map(Knowledge::goals).zip(M::bits(&node.state));
         node.range = match latched {
             Some((g, bits)) => (0..self.roles)
                 .map(|r| {
@@ -719,7 +703,7 @@ impl<M: SearchMachine> Mcts<M> {
         node.starts.push(0);
         let terminal = m.is_terminal(&node.state)?;
         let mut stuck = false;
-        let factors = self.guide.as_deref().and_then(Guide::factors);
+        let factors = self.guide.as_deref().and_then(Knowledge::factors);
         for r in 0..self.roles {
             if !terminal {
                 let mut legal = m.legal_moves(&node.state, r)?;
@@ -767,39 +751,6 @@ impl<M: SearchMachine> Mcts<M> {
             }
         }
         Ok(node)
-    }
-}
-
-/// The item of greatest key among those offered, ties broken uniformly at random as they come
-/// (one draw per tie, the first included), without collecting them.
-pub(super) struct Best<T> {
-    item: Option<T>,
-    top: f64,
-    ties: u32,
-}
-
-impl<T> Best<T> {
-    /// Nothing offered yet.
-    pub fn new() -> Best<T> {
-        Best { item: None, top: f64::NEG_INFINITY, ties: 0 }
-    }
-
-    /// Offers `item` with `key`.
-    pub fn offer(&mut self, item: T, key: f64, rng: &mut SmallRng) {
-        if key > self.top {
-            (self.top, self.ties) = (key, 0);
-        }
-        if key == self.top {
-            self.ties += 1;
-            if rng.random_range(0..self.ties) == 0 {
-                self.item = Some(item);
-            }
-        }
-    }
-
-    /// The item chosen, if any was offered.
-    pub fn get(self) -> Option<T> {
-        self.item
     }
 }
 

@@ -1,9 +1,10 @@
 //! The search loop: batches of leaves selected on the tree's thread, played out here or by worker
 //! threads with machines of their own, and backed up as their results come in.
 
-use super::playout::{self, Outcome};
-use super::{Cutoff, Leaf, Mcts, SearchMachine, SearchStats, Selected, Settings, Worker, GUIDED_BATCH};
+use super::{Leaf, Mcts, SearchMachine, SearchStats, Selected, Worker, GUIDED_BATCH};
 use machine::MachineError;
+use metagame::bits;
+use metagame::playout::{Cutoff, Outcome, Settings};
 use std::sync::{mpsc, Arc};
 use std::time::Instant;
 
@@ -19,13 +20,13 @@ impl<M: SearchMachine> Mcts<M> {
             max_steps: self.config.max_playout_steps,
             // Plans need the moves of single-player playouts, move averages and RAVE those of all.
             trace: self.roles == 1 || self.mast.is_some() || self.config.rave > 0.0,
-            guide: self.guide.clone().filter(|g| self.config.guided_playouts && g.steers_playouts()),
+            knowledge: self.guide.clone().filter(|g| self.config.guided_playouts && g.steers_playouts()),
             deadline,
             mast: None,
             cutoff: None,
             captures: self.config.captures,
         };
-        let batch = match settings.guide {
+        let batch = match settings.knowledge {
             Some(_) => self.config.batch.clamp(1, GUIDED_BATCH),
             None => self.config.batch.clamp(1, 64),
         };
@@ -135,7 +136,7 @@ impl<M: SearchMachine> Mcts<M> {
     /// The settings for the next batch: `settings` with the move averages as they are now, and
     /// the playouts' early end taken against the current root where the search asks for one.
     fn batch_settings(&mut self, settings: &Settings) -> Settings {
-        let cut = self.config.cutoff > 0 && settings.guide.as_ref().is_some_and(|g| g.has_pieces());
+        let cut = self.config.cutoff > 0 && settings.knowledge.as_ref().is_some_and(|g| g.has_pieces());
         let root = M::bits(&self.root_node().state).filter(|_| cut);
         let cutoff = root.map(|words| Cutoff {
             steps: self.config.cutoff,
@@ -195,13 +196,13 @@ impl<M: SearchMachine> Mcts<M> {
         let played = &mut self.played;
         played.iter_mut().for_each(|w| *w = 0);
         for mv in outcome.moves.iter().filter_map(M::move_index) {
-            playout::learn(played, mv);
+            bits::insert(played, mv);
         }
         for (k, &at) in leaf.path.iter().enumerate().rev() {
             let Some(node) = self.pool.get_mut(at) else { continue };
             for (r, &c) in leaf.choices[k * roles..(k + 1) * roles].iter().enumerate() {
                 if let Some(mv) = M::move_index(&node.role_move(r, c as usize)) {
-                    playout::learn(played, mv);
+                    bits::insert(played, mv);
                 }
             }
             for r in 0..roles {
@@ -211,7 +212,7 @@ impl<M: SearchMachine> Mcts<M> {
                 }
                 for i in from..to {
                     let Some(amaf) = node.amaf.get_mut(i) else { break };
-                    if M::move_index(&node.moves[i]).is_some_and(|mv| playout::is_set(played, mv)) {
+                    if M::move_index(&node.moves[i]).is_some_and(|mv| bits::contains(played, mv)) {
                         amaf.visits += 1;
                         amaf.sum += u32::from(outcome.scores[r]);
                     }

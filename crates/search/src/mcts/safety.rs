@@ -8,10 +8,10 @@
 //! lasts, since five plies also see a threat of two moves: a piece that reaches the last rank
 //! unless it is stopped at once.
 
-use super::pieces::Balance;
 use super::tree::Kind;
 use super::{Mcts, SearchMachine};
 use machine::MachineError;
+use metagame::Balance;
 use std::time::Instant;
 
 /// Plies of the first, always completed, iteration: the mover's move, the reply, the answer.

@@ -3,9 +3,10 @@
 //! expands the first new joint move, and the statistics added (or taken back) along its path.
 
 use super::tree::{Amaf, Edge, Kind, Node, NodeRef, Pool, Proof};
-use super::{Best, Leaf, Mcts, MctsConfig, Plan, SearchMachine, Selected, MAX_PATH};
+use super::{Leaf, Mcts, MctsConfig, Plan, SearchMachine, Selected, MAX_PATH};
 use crate::matrix::matched_share;
 use machine::MachineError;
+use metagame::playout::Best;
 use rand::rngs::SmallRng;
 use rand::Rng;
 

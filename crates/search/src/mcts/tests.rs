@@ -3,6 +3,8 @@
 use super::*;
 use analysis::GoalLatches;
 use machine::StateMachine;
+use metagame::playout::{Cutoff, Lookahead, Settings};
+use metagame::Pieces;
 use propnet::{Net, PropnetState};
 use std::time::Duration;
 
@@ -19,15 +21,15 @@ fn goal_latches(net: &Net) -> GoalLatches {
 }
 
 /// The guide of `net`'s goal latches.
-fn guide(net: &Net) -> Arc<Guide> {
-    Arc::new(Guide::new(net, goal_latches(net), false))
+fn guide(net: &Net) -> Arc<Knowledge> {
+    Arc::new(Knowledge::new(net, goal_latches(net), false))
 }
 
 /// `net`'s guide of goal latches, with the tactics if asked, and the roles' pieces that random
 /// games find.
-fn piece_guide(net: &Net, tactics: bool) -> Guide {
+fn piece_guide(net: &Net, tactics: bool) -> Knowledge {
     let pieces = Pieces::discover(net, Instant::now() + Duration::from_secs(30), 1).expect("pieces");
-    Guide::new(net, goal_latches(net), tactics).with_pieces(net, pieces)
+    Knowledge::new(net, goal_latches(net), tactics).with_pieces(net, pieces)
 }
 
 /// One thread, a fixed seed, the given pool size.
@@ -51,7 +53,7 @@ fn position(net: &Net, moves: &[[&str; 2]]) -> (PropnetMachine, PropnetState) {
 fn search_from(
     net: &Net,
     moves: &[[&str; 2]],
-    guide: Option<Arc<Guide>>,
+    guide: Option<Arc<Knowledge>>,
     config: MctsConfig,
 ) -> (PropnetMachine, Mcts) {
     let (m, state) = position(net, moves);
@@ -113,7 +115,7 @@ fn tictactoe_blocks_the_immediate_loss() {
 #[test]
 fn move_averages_learn_that_the_centre_is_best_and_leave_the_proof_sound() {
     let net = net("tictactoe");
-    let tactics = Arc::new(Guide::new(&net, GoalLatches::new(&net, &[]), true));
+    let tactics = Arc::new(Knowledge::new(&net, GoalLatches::new(&net, &[]), true));
     // Bit-sliced and guided playouts, on one thread and on workers.
     for (guide, threads) in [(None, 1), (None, 2), (Some(tactics), 1)] {
         let config = MctsConfig { threads, mast: 0.6, ..config(200_000) };
@@ -393,7 +395,7 @@ fn a_playout_cut_off_early_scores_the_material_won_since_the_root() {
     leaf.set(gone, false);
     let cutoff = Some(Cutoff { steps: 2, root: Arc::from(root.words()), placement: 0.0 });
     let settings =
-        Settings { max_steps: 10_000, trace: true, guide: None, deadline: None, mast: None, cutoff, captures: 0.0 };
+        Settings { max_steps: 10_000, trace: true, knowledge: None, deadline: None, mast: None, cutoff, captures: 0.0 };
     let mut rng = SmallRng::seed_from_u64(3);
     let mut lookahead = Lookahead::default();
     let outcome =

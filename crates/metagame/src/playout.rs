@@ -1,17 +1,16 @@
-//! Playouts from the leaves of the tree: on a propnet bit-sliced, up to 64 leaves in one pass,
-//! or one at a time steered by the goal latches, the tactics (decisive and anti-decisive
-//! moves) and the pieces (captures); on any other machine one uniformly random playout at a
-//! time.
+//! Playouts: on a propnet bit-sliced, up to 64 at a time, or one at a time steered by what the
+//! player knows (the goal latches, the tactics' decisive and anti-decisive moves, the pieces'
+//! captures); on any other machine one uniformly random playout at a time. The tree search
+//! plays its leaves out with them, and the learning during the start clock plays its games
+//! with them, so that what it learns is about the games the search will sample.
 
-use super::mast::MastPolicy;
-use super::material::count;
-use super::outlook::Outlook;
-use super::pieces::{Balance, Pieces};
-use super::{score, Best};
-use analysis::{Factors, GoalForms, GoalLatches, LatchHeuristic, ScoreRange};
+use crate::bits;
+use crate::knowledge::{Captures, Knowledge};
+use crate::material::count;
+use analysis::ScoreRange;
 use machine::playout::PlayoutEnd;
 use machine::{MachineError, StateMachine};
-use propnet::{GoalOracle, Net, Program, PropnetMachine, PropnetState, Watch};
+use propnet::{MovePolicy, Program, PropnetMachine, PropnetState};
 use rand::rngs::SmallRng;
 use rand::Rng;
 use std::sync::Arc;
@@ -32,226 +31,6 @@ pub struct Outcome<Mv> {
     pub moves: Vec<Mv>,
 }
 
-/// What playouts know beyond the rules: the analysis' goal latches (possibly none), and
-/// cut-down copies of the game's net on which a playout looks a move ahead at a small cost —
-/// one computing the next values of the latch bases and of the bases the goals and terminal
-/// read, one judging whether a state so computed ends the game and how. With `tactics`, a
-/// playout takes a move that wins at once (decisive) and takes back a move after which an
-/// opponent has one (anti-decisive); otherwise the judge is used only where the end reads few
-/// bases, for the latches' sake.
-#[derive(Debug)]
-pub struct Guide {
-    goals: GoalLatches,
-    /// The latch bases, ascending: looked at for every candidate move when there are latches.
-    latch_watch: Watch,
-    /// The latch bases and the bases the end reads, ascending: looked at for candidate moves
-    /// that may end the game.
-    watch: Watch,
-    /// The net cut down to the next values of the watched bases.
-    next: Arc<Program>,
-    /// The net cut down to its goals and terminal.
-    outcome: Option<Arc<Program>>,
-    tactics: bool,
-    /// The roles' pieces, for the tree's priors.
-    pieces: Option<Pieces>,
-    /// Confirmed forms of the goal calculation: scores without the goal net, virtual terminals.
-    forms: Option<Arc<GoalForms>>,
-    /// The factors, where search can leave some aside.
-    factors: Option<Arc<Factors>>,
-    /// Where playouts can see what a move does to the roles' pieces.
-    captures: Option<Captures>,
-    /// The outlook confirmed for the tree's priors, where the roles have no pieces.
-    outlook: Option<Outlook>,
-}
-
-/// The net cut down to the next values of the roles' pieces, for playouts that prefer moves
-/// gaining material.
-#[derive(Debug)]
-struct Captures {
-    next: Arc<Program>,
-    /// The pieces' bases, ascending.
-    watch: Watch,
-    /// Per role, its pieces as a bitset over `watch`'s positions.
-    masks: Vec<Vec<u64>>,
-}
-
-impl Captures {
-    /// The lookahead over `pieces`' bases in `net`.
-    fn new(net: &Net, pieces: &Pieces) -> Captures {
-        let watch: Vec<usize> =
-            (0..net.bases.len()).filter(|&b| pieces.sets.iter().any(|set| is_set(&set.group.mask, b as u32))).collect();
-        let masks = pieces
-            .sets
-            .iter()
-            .map(|set| {
-                let mut mask = Vec::new();
-                for (j, &b) in watch.iter().enumerate() {
-                    if is_set(&set.group.mask, b as u32) {
-                        learn(&mut mask, j as u32);
-                    }
-                }
-                mask
-            })
-            .collect();
-        let next = Arc::new(Program::new(&propnet::cut::to_next(net, &watch)));
-        let watch = Watch::new(&next, watch);
-        Captures { next, watch, masks }
-    }
-
-    /// `role`'s material against the others' from counts of each role's pieces.
-    fn lead(role: usize, counts: impl Iterator<Item = u32>) -> i64 {
-        counts.enumerate().map(|(q, n)| if q == role { i64::from(n) } else { -i64::from(n) }).sum()
-    }
-}
-
-impl Guide {
-    /// The guide given by `goals`, the goal latches of `net` (maybe none), with decisive and
-    /// anti-decisive moves in playouts if `tactics`.
-    pub fn new(net: &Net, goals: GoalLatches, tactics: bool) -> Guide {
-        let latch_watch = goals.bases();
-        let mut watch = latch_watch.clone();
-        let ends = net.bases_read(net.goals.iter().flatten().map(|&(_, n)| n).chain([net.terminal]));
-        // Where the end reads a few bases (a king on the last rank, a step counter), judging
-        // every candidate costs little; where it reads the whole board (no piece or no legal
-        // move left) it costs about a full step per candidate (skirmish: 8 times fewer
-        // iterations), which only the tactics, looking at moves that have ended games, pay for.
-        let outcome = (tactics || ends.len() * 4 <= net.bases.len()).then(|| {
-            watch.extend(ends);
-            watch.sort_unstable();
-            watch.dedup();
-            Arc::new(Program::new(&propnet::cut::to_outcome(net)))
-        });
-        let next = Arc::new(Program::new(&propnet::cut::to_next(net, &watch)));
-        Guide {
-            goals,
-            latch_watch: Watch::new(&next, latch_watch),
-            watch: Watch::new(&next, watch),
-            next,
-            outcome,
-            tactics,
-            pieces: None,
-            forms: None,
-            factors: None,
-            captures: None,
-            outlook: None,
-        }
-    }
-
-    /// The goal latches.
-    pub fn goals(&self) -> &GoalLatches {
-        &self.goals
-    }
-
-    /// The guide with the roles' `pieces` (found in `net`) for the tree's priors and, where
-    /// playouts run guided, for preferring moves that gain material in them.
-    pub fn with_pieces(mut self, net: &Net, pieces: Pieces) -> Guide {
-        self.captures = self.steers_playouts().then(|| Captures::new(net, &pieces));
-        self.pieces = Some(pieces);
-        self
-    }
-
-    /// The guide with the outlook random games confirmed, for the tree's priors
-    /// where the roles have no pieces (the pieces' balance gives them where they have).
-    pub fn with_outlook(mut self, outlook: Outlook) -> Guide {
-        self.outlook = Some(outlook);
-        self
-    }
-
-    /// The confirmed outlook, where there is one.
-    pub fn outlook(&self) -> Option<&Outlook> {
-        self.outlook.as_ref()
-    }
-
-    /// The guide with the goal forms random games confirmed (none if they found nothing usable).
-    pub fn with_forms(mut self, forms: GoalForms) -> Guide {
-        let useful = |f: &GoalForms| {
-            f.emulator().is_some() || !f.deciders.is_empty() || f.latch_heuristics.iter().any(|h| h.confirmed)
-        };
-        self.forms = Some(forms).filter(useful).map(Arc::new);
-        self
-    }
-
-    /// The guide with the game's factors, kept where search can leave one aside or (in a
-    /// puzzle) try one at a time.
-    pub fn with_factors(mut self, factors: Factors) -> Guide {
-        self.factors = Some(factors).filter(Factors::useful).map(Arc::new);
-        self
-    }
-
-    /// The game's factors, where search gains from them.
-    pub fn factors(&self) -> Option<&Factors> {
-        self.factors.as_deref()
-    }
-
-    /// The goal emulator for bit-sliced playouts on `program`, where it pays: where the goal
-    /// gates outnumber the bits the emulator has to gather from 64 finished playouts (one per
-    /// base proposition and playout). `latchkey bench` measured othello-comp2007 (177k goal
-    /// gates, 130 bases) 1.44 times faster emulated and reversi (16k) 1.06 times, and dots and
-    /// boxes (500 goal gates, 164 bases) 0.96 times.
-    pub fn goal_oracle(&self, program: &Program) -> Option<Arc<dyn GoalOracle>> {
-        let heavy = program.stats().goal_gates >= 64 * program.base_count();
-        let forms = self.forms.as_ref().filter(|f| heavy && f.emulator().is_some())?;
-        Some(Arc::clone(forms) as Arc<dyn GoalOracle>)
-    }
-
-    /// Every role's score if it is already decided in `state` (propnet state words): by the goal
-    /// latches, or by a goal form's virtual terminal.
-    pub fn decided(&self, state: &[u64]) -> Option<Vec<u32>> {
-        self.goals.determined(state).or_else(|| self.forms.as_ref()?.decided(state))
-    }
-
-    /// Every role's score in terminal `state` by the goal emulator, if there is one and it
-    /// knows; otherwise the goal net's.
-    pub fn scores<M: StateMachine>(&self, m: &mut M, state: &M::State, bits: Option<&[u64]>) -> Vec<u8> {
-        let emulated = self.forms.as_ref().zip(bits).and_then(|(f, b)| f.scores(b));
-        match emulated {
-            Some(values) => values.iter().map(|&v| v.min(100) as u8).collect(),
-            None => scores(m, state),
-        }
-    }
-
-    /// Per role, the confirmed latch heuristics' value of `state` (propnet state words) on the
-    /// 0..=100 scale, if any latch heuristic was confirmed.
-    pub fn latch_value(&self, state: &[u64]) -> Option<Vec<u8>> {
-        let values = self.forms.as_ref()?.latch_value(state)?;
-        Some(values.iter().map(|v| (v * 100.0).round() as u8).collect())
-    }
-
-    /// The confirmed latch heuristic that random games bore out best, if the goal forms have
-    /// one: what an [`Outlook`] can read leads from.
-    pub fn latch_heuristic(&self) -> Option<&LatchHeuristic> {
-        self.forms.as_ref()?.best_latch_heuristic()
-    }
-
-    /// The tree's priors for the states reached from `previous`, where the guide knows the
-    /// roles' pieces: their balance since `root` (propnet state words; the placement counting
-    /// `placement` times, see [`Pieces::balance`]), and how much of the search's prior weight it
-    /// gets there.
-    pub fn priors(&self, previous: &[u64], root: &[u64], placement: f64) -> Option<(Balance<'_>, f64)> {
-        let p = self.pieces.as_ref()?;
-        Some((p.balance(previous, root, placement), p.weight(root)))
-    }
-
-    /// Whether the guide knows the roles' pieces: the tree's priors and the cutoff's score.
-    pub fn has_pieces(&self) -> bool {
-        self.pieces.is_some()
-    }
-
-    /// Whether playouts run guided (one at a time, looking ahead) rather than bit-sliced.
-    pub fn steers_playouts(&self) -> bool {
-        !self.goals.is_empty() || self.tactics
-    }
-
-    /// Whether the guide tells the search nothing (the search then ignores it).
-    pub fn is_empty(&self) -> bool {
-        !self.steers_playouts()
-            && self.pieces.is_none()
-            && self.forms.is_none()
-            && self.factors.is_none()
-            && self.outlook.is_none()
-    }
-}
-
 /// How a batch of playouts runs.
 #[derive(Debug, Clone)]
 pub struct Settings {
@@ -259,8 +38,8 @@ pub struct Settings {
     pub max_steps: u32,
     /// Record the moves of every playout.
     pub trace: bool,
-    /// Steer playouts by the goal latches.
-    pub guide: Option<Arc<Guide>>,
+    /// What steers playouts: the goal latches, the tactics, the pieces.
+    pub knowledge: Option<Arc<Knowledge>>,
     /// Playouts still running then are dropped.
     pub deadline: Option<Instant>,
     /// The moves' mean scores, where playouts prefer the best (move-average sampling).
@@ -282,7 +61,7 @@ pub struct Cutoff {
     pub steps: u32,
     /// The search's root, whose material the balance is taken against.
     pub root: Arc<[u64]>,
-    /// How much the pieces' placement counts in the balance (see [`Pieces::balance`]).
+    /// How much the pieces' placement counts in the balance (see [`crate::Pieces::balance`]).
     pub placement: f64,
 }
 
@@ -291,7 +70,7 @@ impl Settings {
     /// until `deadline`: what sampling random games asks for.
     pub fn traced(max_steps: u32, deadline: Instant) -> Settings {
         let deadline = Some(deadline);
-        Settings { max_steps, trace: true, guide: None, deadline, mast: None, cutoff: None, captures: 0.0 }
+        Settings { max_steps, trace: true, knowledge: None, deadline, mast: None, cutoff: None, captures: 0.0 }
     }
 
     /// Whether the deadline has passed.
@@ -330,22 +109,8 @@ impl Lookahead {
     }
 }
 
-/// Whether the bitset `set` holds `mv`.
-pub(super) fn is_set(set: &[u64], mv: u32) -> bool {
-    set.get(mv as usize / 64).is_some_and(|w| w >> (mv % 64) & 1 == 1)
-}
-
-/// Adds `mv` to the bitset `set`.
-pub(super) fn learn(set: &mut Vec<u64>, mv: u32) {
-    let k = mv as usize / 64;
-    if set.len() <= k {
-        set.resize(k + 1, 0);
-    }
-    set[k] |= 1 << (mv % 64);
-}
-
 /// One uniformly random playout from `start` on any machine; `None` if the deadline passed.
-pub(crate) fn random<M: StateMachine>(
+pub fn random<M: StateMachine>(
     m: &mut M,
     start: &M::State,
     rng: &mut SmallRng,
@@ -387,7 +152,7 @@ pub(crate) fn random<M: StateMachine>(
 
 /// One playout from each of `starts`, 64 at a time bit-sliced: random moves, or where the
 /// settings have move averages, partly the best by them.
-pub(super) fn bit_sliced(
+pub fn bit_sliced(
     m: &mut PropnetMachine,
     starts: &[PropnetState],
     rng: &mut SmallRng,
@@ -435,11 +200,11 @@ struct Rewind {
 /// move among those ranked best that leaves it the most material ahead. A state whose scores
 /// the latches decide ends the playout; with a cutoff in `s` and the guide's pieces, so does
 /// the cutoff's step, scored by the piece balance since the root.
-pub(super) fn guided(
+pub fn guided(
     m: &mut PropnetMachine,
     lookahead: &mut Lookahead,
     start: &PropnetState,
-    guide: &Guide,
+    guide: &Knowledge,
     rng: &mut SmallRng,
     s: &Settings,
 ) -> Result<Option<Outcome<u32>>, MachineError> {
@@ -493,7 +258,7 @@ pub(super) fn guided(
         if terminal || decided.is_some() {
             if steps > 0 {
                 for r in (0..roles).filter(|&r| chose[r]) {
-                    learn(ending, joint[r]);
+                    bits::insert(ending, joint[r]);
                 }
             }
             let scores = match decided {
@@ -542,7 +307,7 @@ pub(super) fn guided(
             }
             if let Some(j) = judge.as_mut() {
                 candidates.clear();
-                candidates.extend((0..l.len()).filter(|&k| !guide.tactics || is_set(ending, l[k])));
+                candidates.extend((0..l.len()).filter(|&k| !guide.tactics || bits::contains(ending, l[k])));
                 if !candidates.is_empty() {
                     pick(l, &candidates, &mut chosen);
                     look.lookahead(&state, &joint, r, &chosen, &guide.watch, &mut bits);
@@ -707,13 +472,89 @@ fn tier(now: Option<ScoreRange>, after: Option<ScoreRange>) -> i8 {
 }
 
 /// Every role's score in `state`, read as [`machine::played_value`] reads it.
-pub(super) fn scores<M: StateMachine>(m: &mut M, state: &M::State) -> Vec<u8> {
+pub fn scores<M: StateMachine>(m: &mut M, state: &M::State) -> Vec<u8> {
     (0..m.roles().len()).map(|r| score(&m.goal(state, r))).collect()
+}
+
+/// A goal query's answer as a score, read as [`machine::played_value`] reads it.
+pub fn score(goal: &Result<u32, MachineError>) -> u8 {
+    machine::played_score(goal).min(100) as u8
+}
+
+/// What playouts take of the move averages (MAST) the search keeps: a copy of every move's
+/// mean score (0..=1, per move index) and the chance of the greedy choice.
+#[derive(Debug, Clone)]
+pub struct MastPolicy {
+    /// Per move index, its mean score so far scaled to 0..=1.
+    pub values: Arc<[f32]>,
+    /// The chance that a role with a choice plays its legal move of best mean.
+    pub greedy: f64,
+}
+
+impl MastPolicy {
+    /// The policy as the bit-sliced playouts take it.
+    pub fn moves(&self) -> MovePolicy<'_> {
+        MovePolicy { values: &self.values, greedy: self.greedy }
+    }
+
+    /// A move of `legal` (not empty): with the greedy chance the one of best mean (ties at
+    /// random), else a uniformly random one.
+    pub fn pick(&self, legal: &[u32], rng: &mut SmallRng) -> u32 {
+        if legal.len() > 1 && rng.random_bool(self.greedy) {
+            let mut best = Best::new();
+            for &mv in legal {
+                best.offer(mv, f64::from(self.values.get(mv as usize).copied().unwrap_or(0.0)), rng);
+            }
+            return best.get().unwrap_or(legal[0]);
+        }
+        legal[rng.random_range(0..legal.len())]
+    }
+}
+
+/// The item of greatest key among those offered, ties broken uniformly at random as they come
+/// (one draw per tie, the first included), without collecting them.
+pub struct Best<T> {
+    item: Option<T>,
+    top: f64,
+    ties: u32,
+}
+
+impl<T> Default for Best<T> {
+    fn default() -> Best<T> {
+        Best::new()
+    }
+}
+
+impl<T> Best<T> {
+    /// Nothing offered yet.
+    pub fn new() -> Best<T> {
+        Best { item: None, top: f64::NEG_INFINITY, ties: 0 }
+    }
+
+    /// Offers `item` with `key`.
+    pub fn offer(&mut self, item: T, key: f64, rng: &mut SmallRng) {
+        if key > self.top {
+            (self.top, self.ties) = (key, 0);
+        }
+        if key == self.top {
+            self.ties += 1;
+            if rng.random_range(0..self.ties) == 0 {
+                self.item = Some(item);
+            }
+        }
+    }
+
+    /// The item chosen, if any was offered.
+    pub fn get(self) -> Option<T> {
+        self.item
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Pieces;
+    use analysis::GoalLatches;
     use std::time::Duration;
 
     fn range(min: u32, max: u32) -> Option<ScoreRange> {
@@ -736,10 +577,10 @@ mod tests {
 
     /// A tic-tac-toe machine, its guide with tactics and no latches, and the state after
     /// `moves` (x's and o's moves alternating, the other role's `noop` implied).
-    fn tictactoe(moves: &[&str]) -> (PropnetMachine, Guide, PropnetState) {
+    fn tictactoe(moves: &[&str]) -> (PropnetMachine, Knowledge, PropnetState) {
         let net = testkit::bundled("tictactoe").1;
         let mut m = PropnetMachine::new(&net);
-        let guide = Guide::new(&net, GoalLatches::new(&net, &[]), true);
+        let guide = Knowledge::new(&net, GoalLatches::new(&net, &[]), true);
         let mut state = m.initial_state();
         for (k, mv) in moves.iter().enumerate() {
             let named = |r: usize| if r == k % 2 { *mv } else { "noop" };
@@ -751,14 +592,19 @@ mod tests {
 
     /// The first joint move of each of `n` guided playouts from `state`, printed, after 200
     /// from the initial state have shown which moves end games.
-    fn first_moves(m: &mut PropnetMachine, guide: &Guide, state: &PropnetState, n: usize) -> Vec<(String, Vec<u8>)> {
+    fn first_moves(
+        m: &mut PropnetMachine,
+        guide: &Knowledge,
+        state: &PropnetState,
+        n: usize,
+    ) -> Vec<(String, Vec<u8>)> {
         first_moves_capturing(m, guide, state, n, 0.0)
     }
 
     /// [`first_moves`] with the given chance of playing the move that gains the most material.
     fn first_moves_capturing(
         m: &mut PropnetMachine,
-        guide: &Guide,
+        guide: &Knowledge,
         state: &PropnetState,
         n: usize,
         captures: f64,
@@ -766,8 +612,15 @@ mod tests {
         use rand::SeedableRng;
         let mut rng = SmallRng::seed_from_u64(3);
         let mut look = Lookahead::default();
-        let settings =
-            Settings { max_steps: 100, trace: true, guide: None, deadline: None, mast: None, cutoff: None, captures };
+        let settings = Settings {
+            max_steps: 100,
+            trace: true,
+            knowledge: None,
+            deadline: None,
+            mast: None,
+            cutoff: None,
+            captures,
+        };
         let initial = m.initial_state();
         for _ in 0..200 {
             guided(m, &mut look, &initial, guide, &mut rng, &settings).expect("plays");
@@ -804,7 +657,7 @@ mod tests {
     fn without_tactics_a_playout_plays_at_random() {
         let (mut m, _, state) = tictactoe(&["(mark 1 1)", "(mark 2 1)", "(mark 3 3)", "(mark 2 2)"]);
         let net = testkit::bundled("tictactoe").1;
-        let plain = Guide::new(&net, GoalLatches::new(&net, &[]), false);
+        let plain = Knowledge::new(&net, GoalLatches::new(&net, &[]), false);
         let firsts: std::collections::HashSet<String> =
             first_moves(&mut m, &plain, &state, 50).into_iter().map(|(first, _)| first).collect();
         assert!(firsts.len() > 1, "x's five moves are all played: {firsts:?}");
@@ -812,10 +665,10 @@ mod tests {
 
     /// A Breakthrough position, white to move, where white's pawn on d4 can take black's on
     /// e5; the other pawns are far apart.
-    fn a_capture_on_offer() -> (PropnetMachine, Guide, PropnetState) {
+    fn a_capture_on_offer() -> (PropnetMachine, Knowledge, PropnetState) {
         let net = testkit::bundled("breakthrough").1;
         let pieces = Pieces::discover(&net, Instant::now() + Duration::from_secs(30), 1).expect("pawns are pieces");
-        let guide = Guide::new(&net, GoalLatches::new(&net, &[]), true).with_pieces(&net, pieces);
+        let guide = Knowledge::new(&net, GoalLatches::new(&net, &[]), true).with_pieces(&net, pieces);
         let bases = [
             "(control white)",
             "(cellholds 4 4 white)",

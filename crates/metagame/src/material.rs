@@ -13,7 +13,8 @@
 //! predicted score, and the prediction is kept only if it correlates with the score in the other
 //! half as well. A counted set is read with a few word operations per group.
 
-use super::playout::{self, Guide, Lookahead, Settings};
+use crate::playout::{self, Lookahead, Settings};
+use crate::Knowledge;
 use analysis::{correlation, correlation_threshold};
 use machine::StateMachine;
 use propnet::{Net, PropnetMachine, PropnetState};
@@ -51,7 +52,7 @@ pub struct Group {
 
 /// What a group counts, read from its name.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct Kind {
+pub(crate) struct Kind {
     /// Its relation.
     pub relation: String,
     /// Its relation's arity.
@@ -62,7 +63,7 @@ pub(super) struct Kind {
 
 impl Group {
     /// What it counts: its relation, arity and fixed argument position.
-    pub(super) fn kind(&self) -> Kind {
+    pub(crate) fn kind(&self) -> Kind {
         let parts = propnet::net::name_parts(&self.name);
         Kind { relation: parts[0].to_owned(), arity: parts.len() - 1, fixed: parts[1..].iter().position(|p| *p != "?") }
     }
@@ -107,7 +108,7 @@ impl Material {
     /// Plays games of `net` until `deadline` (at most [`MAX_GAMES`]), as the search's playouts
     /// play them with `guide` (uniformly random where it has none or it does not steer them),
     /// and fits each role's estimate, as the module header describes.
-    pub fn discover(net: &Net, guide: Option<&Guide>, deadline: Instant, seed: u64) -> Material {
+    pub fn discover(net: &Net, guide: Option<&Knowledge>, deadline: Instant, seed: u64) -> Material {
         let roles = net.roles.len();
         let candidates = candidates(net);
         if candidates.is_empty() {
@@ -150,14 +151,14 @@ impl Material {
 }
 
 /// How many of `mask`'s propositions hold in `state`.
-pub(super) fn count(mask: &[u64], state: &[u64]) -> u32 {
+pub(crate) fn count(mask: &[u64], state: &[u64]) -> u32 {
     mask.iter().zip(state).map(|(m, s)| (m & s).count_ones()).sum()
 }
 
 /// The candidate groups of `net`'s bases: per relation of arity at least one, the whole
 /// relation and its propositions per constant at each argument position, each of at least two
 /// propositions and fewer than the whole relation (but for the whole itself).
-pub(super) fn candidates(net: &Net) -> Vec<Group> {
+pub(crate) fn candidates(net: &Net) -> Vec<Group> {
     let words = net.bases.len().div_ceil(64);
     // Per relation and arity, its bases with their arguments.
     type Members<'a> = Vec<(usize, Vec<&'a str>)>;
@@ -207,7 +208,7 @@ struct Sample {
 
 /// Games from the initial state until `deadline`, one sample each: uniformly random, or played
 /// as `guide`'s playouts.
-fn sample(net: &Net, guide: Option<&Guide>, candidates: &[Group], deadline: Instant, seed: u64) -> Vec<Sample> {
+fn sample(net: &Net, guide: Option<&Knowledge>, candidates: &[Group], deadline: Instant, seed: u64) -> Vec<Sample> {
     let mut out = Vec::new();
     play_games(net, guide, deadline, seed, MAX_GAMES, |_, trajectory, scores, rng| {
         let n = trajectory.len();
@@ -223,9 +224,9 @@ fn sample(net: &Net, guide: Option<&Guide>, candidates: &[Group], deadline: Inst
 /// the search's playouts play them with `guide` (uniformly random where it has none or it does
 /// not steer them), and hands each to `each` with the machine, the states before each joint
 /// move (at least one) and every role's final score.
-pub(super) fn play_games(
+pub(crate) fn play_games(
     net: &Net,
-    guide: Option<&Guide>,
+    guide: Option<&Knowledge>,
     deadline: Instant,
     seed: u64,
     games: usize,
@@ -272,7 +273,7 @@ fn moments(xs: impl Iterator<Item = f64> + Clone) -> (f64, f64) {
 }
 
 /// The even and the odd items of `items`: one half to choose on, the other to check.
-pub(super) fn halves<T>(items: &[T]) -> (Vec<&T>, Vec<&T>) {
+pub(crate) fn halves<T>(items: &[T]) -> (Vec<&T>, Vec<&T>) {
     (items.iter().step_by(2).collect(), items.iter().skip(1).step_by(2).collect())
 }
 
@@ -337,7 +338,7 @@ fn fit(samples: &[Sample], role: usize) -> Option<Fit> {
 
 /// Solves the square system whose augmented rows are `a` by Gaussian elimination with partial
 /// pivoting; `None` if it is singular.
-pub(super) fn solve(mut a: Vec<Vec<f64>>) -> Option<Vec<f64>> {
+pub(crate) fn solve(mut a: Vec<Vec<f64>>) -> Option<Vec<f64>> {
     let n = a.len();
     for c in 0..n {
         let p = (c..n).max_by(|&i, &j| a[i][c].abs().total_cmp(&a[j][c].abs()))?;

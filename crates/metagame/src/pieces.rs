@@ -7,7 +7,7 @@
 //! first pawn to wander through decides it, whatever the material. The count of a role's pieces
 //! at the end of random games still goes with its score (about 0.17 in Breakthrough over
 //! thousands of games), which is enough to tell the tree which side of an exchange a move is
-//! on. The candidates are [`material`](super::material)'s groups. A group is a role's pieces if
+//! on. The candidates are [`material`](crate::material)'s groups. A group is a role's pieces if
 //! it has at least six propositions, its count stays the same on at least half the joint moves,
 //! every group fixing the same argument position of its relation keeps its count on nine in
 //! ten of the joint moves that keep the whole relation's count (a piece that moves stays a
@@ -22,9 +22,9 @@
 //! same random games fit where the pieces are better placed ([`Placement`]); with a weight, the
 //! change in placement since the root moves the value too.
 
-use super::material::{candidates, count, halves, Group, Kind};
-use super::placement::{Placement, Positions};
-use super::playout::{self, Settings};
+use crate::material::{candidates, count, halves, Group, Kind};
+use crate::placement::{Placement, Positions};
+use crate::playout::{self, Settings};
 use analysis::{confirmation_threshold, correlation, correlation_threshold};
 use machine::StateMachine;
 use propnet::{Net, PropnetMachine};

@@ -16,8 +16,8 @@
 //! state's successors costs no more than a fifth of a sampled game (played and replayed), since
 //! the tree evaluates them for every node it seeds.
 
-use super::material::{halves, play_games};
-use super::playout::Guide;
+use crate::material::{halves, play_games};
+use crate::Knowledge;
 use analysis::{confirmation_threshold, correlation, correlation_threshold, Analysis, LatchHeuristic};
 use heuristic::{Formulas, FuzzyGoals, Params};
 use machine::StateMachine;
@@ -201,7 +201,7 @@ impl Outlook {
     pub fn discover(
         net: &Net,
         mut source: LeadSource,
-        guide: Option<&Guide>,
+        guide: Option<&Knowledge>,
         deadline: Instant,
         seed: u64,
     ) -> Result<Outlook, Rejected> {
@@ -345,7 +345,7 @@ mod tests {
         let config = analysis::AnalysisConfig::default();
         let found = analysis::Analysis::run(&net, &desc, &config, &mut |_| {});
         let fuzzy = Outlook::heuristic(&desc, &net, &found, Instant::now() + Duration::from_secs(20)).expect("fuzzy");
-        let guide = Guide::new(&net, found.goals, true);
+        let guide = Knowledge::new(&net, found.goals, true);
         let source = LeadSource::Fuzzy(fuzzy);
         Outlook::discover(&net, source, Some(&guide), Instant::now() + Duration::from_secs(seconds), 3)
     }

@@ -2,7 +2,8 @@
 //! where they are played, measured from its initial state at the start of a match, so that the
 //! player turns the tactics and the move averages off where they do not pay.
 
-use super::playout::{self, Guide, Lookahead, Settings};
+use crate::playout::{self, Lookahead, Settings};
+use crate::{bits, Knowledge};
 use analysis::GoalLatches;
 use machine::StateMachine;
 use propnet::{Net, Program, PropnetMachine};
@@ -50,16 +51,16 @@ impl TacticsCost {
     /// The guide for playouts of `net` (compiled as `program`) with the goal latches `goals`:
     /// with the tactics if measuring them for `budget` shows that they pay, else without; and
     /// the measurement. The one way the player and `latchkey analyze` decide.
-    pub fn choose(net: &Net, program: &Arc<Program>, goals: GoalLatches, budget: Duration) -> (Guide, TacticsCost) {
-        let tactical = Guide::new(net, goals.clone(), true);
+    pub fn choose(net: &Net, program: &Arc<Program>, goals: GoalLatches, budget: Duration) -> (Knowledge, TacticsCost) {
+        let tactical = Knowledge::new(net, goals.clone(), true);
         let cost = TacticsCost::measure(program, &tactical, budget, 0);
-        let guide = if cost.pays() { tactical } else { Guide::new(net, goals, false) };
+        let guide = if cost.pays() { tactical } else { Knowledge::new(net, goals, false) };
         (guide, cost)
     }
 
     /// Plays tactical playouts with `guide` (which must have tactics) for half of `budget`,
     /// then plain ones for the other half, on one thread.
-    pub fn measure(program: &Arc<Program>, guide: &Guide, budget: Duration, seed: u64) -> TacticsCost {
+    pub fn measure(program: &Arc<Program>, guide: &Knowledge, budget: Duration, seed: u64) -> TacticsCost {
         let mut m = PropnetMachine::from_program(Arc::clone(program));
         let mut rng = SmallRng::seed_from_u64(seed);
         let initial = m.initial_state();
@@ -68,7 +69,7 @@ impl TacticsCost {
         let settings = Settings {
             max_steps: 10_000,
             trace: false,
-            guide: None,
+            knowledge: None,
             deadline: Some(started + half),
             mast: None,
             cutoff: None,
@@ -181,7 +182,7 @@ impl MoveVariety {
                         legal_sum[r] += legal.len() as u64;
                         choices[r] += 1;
                         for &mv in &legal {
-                            playout::learn(&mut seen[r], mv);
+                            bits::insert(&mut seen[r], mv);
                         }
                     }
                 }
@@ -226,7 +227,7 @@ mod tests {
 
     fn cost(name: &str) -> TacticsCost {
         let net = testkit::bundled(name).1;
-        let guide = Guide::new(&net, GoalLatches::new(&net, &[]), true);
+        let guide = Knowledge::new(&net, GoalLatches::new(&net, &[]), true);
         TacticsCost::measure(&Arc::new(Program::new(&net)), &guide, Duration::from_millis(200), 1)
     }
 

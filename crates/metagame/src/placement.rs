@@ -13,8 +13,8 @@
 //! only if its predictions go with the score in the other half's positions beyond two standard
 //! errors of no correlation (counting games, not positions), for every role.
 
-use super::material::{solve, Group};
-use super::playout::is_set;
+use crate::bits;
+use crate::material::{solve, Group};
 use analysis::{confirmation_threshold, correlation};
 use serde::Serialize;
 
@@ -26,7 +26,7 @@ const MAX_FEATURES: usize = 256;
 const RIDGE: f64 = 0.05;
 
 /// Positions sampled from random games, every one a state's words at the same width.
-pub(super) struct Positions {
+pub(crate) struct Positions {
     /// The states' words, `width` per position.
     pub words: Vec<u64>,
     /// Words per position.
@@ -68,7 +68,7 @@ impl Placement {
     /// [`candidates`](super::material::candidates)) on the even games of `positions` against
     /// `scores` (per game, every role's score 0..1), and keeps it if every role's holds on the
     /// odd games.
-    pub(super) fn fit(
+    pub(crate) fn fit(
         sets: &[&Group],
         candidates: &[Group],
         positions: &Positions,
@@ -81,7 +81,7 @@ impl Placement {
             return None;
         }
         let counts = |words: &[u64]| -> Vec<f64> {
-            features.iter().map(|f| f.iter().filter(|&&b| is_set(words, b as u32)).count() as f64).collect()
+            features.iter().map(|f| f.iter().filter(|&&b| bits::contains(words, b as u32)).count() as f64).collect()
         };
         // Sums over the fitting half: counts, their products, scores, and scores times counts.
         let (mut m, mut sx, mut sxx, mut sy, mut sxy) =
@@ -134,7 +134,8 @@ impl Placement {
             // Each set's mean weight is what a piece of it is worth wherever it stands: the
             // material balance values that already.
             for set in sets {
-                let members: Vec<usize> = (0..bases.len()).filter(|&i| is_set(&set.mask, bases[i] as u32)).collect();
+                let members: Vec<usize> =
+                    (0..bases.len()).filter(|&i| bits::contains(&set.mask, bases[i] as u32)).collect();
                 let avg = members.iter().map(|&i| per_base[i]).sum::<f64>() / members.len().max(1) as f64;
                 members.iter().for_each(|&i| per_base[i] -= avg);
             }
@@ -165,7 +166,7 @@ impl Placement {
     /// squares add, relative to pieces standing on average squares.
     pub fn value(&self, state: &[u64], role: usize) -> f64 {
         let w = &self.weights[role];
-        self.bases.iter().zip(w).filter(|(&b, _)| is_set(state, b as u32)).map(|(_, &x)| x).sum()
+        self.bases.iter().zip(w).filter(|(&b, _)| bits::contains(state, b as u32)).map(|(_, &x)| x).sum()
     }
 }
 
@@ -182,7 +183,7 @@ fn features(sets: &[&Group], candidates: &[Group]) -> Vec<Vec<usize>> {
                 continue;
             }
             let members: Vec<usize> = (0..set.mask.len() * 64)
-                .filter(|&b| is_set(&set.mask, b as u32) && is_set(&c.mask, b as u32))
+                .filter(|&b| bits::contains(&set.mask, b as u32) && bits::contains(&c.mask, b as u32))
                 .collect();
             if !members.is_empty() {
                 out.push(members);
@@ -196,8 +197,8 @@ fn features(sets: &[&Group], candidates: &[Group]) -> Vec<Vec<usize>> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::material::candidates;
     use super::*;
+    use crate::material::candidates;
     use machine::StateMachine;
     use propnet::PropnetMachine;
     use std::time::{Duration, Instant};
@@ -264,7 +265,7 @@ mod tests {
     #[test]
     fn in_breakthrough_an_enemy_pawn_near_home_is_bad() {
         let (_, net) = testkit::bundled("breakthrough");
-        let pieces = super::super::Pieces::discover(&net, Instant::now() + Duration::from_secs(3), 1).expect("pieces");
+        let pieces = crate::Pieces::discover(&net, Instant::now() + Duration::from_secs(3), 1).expect("pieces");
         let placement = pieces.placement.as_ref().expect("a placement");
         let empty = vec![0u64; PropnetMachine::new(&net).initial_state().words().len()];
         let with = |name: &str| {

@@ -1,0 +1,26 @@
+//! What a player learns of a game beyond its rules, and the playouts that use it.
+//!
+//! The analysis (crate `analysis`) proves what holds in every state: latches, goal forms,
+//! factors. This crate learns what random and guided games show: the roles' pieces and where
+//! they stand better ([`Pieces`], [`Placement`], built on [`Material`]), a fitted outlook where
+//! there are none ([`Outlook`]), whether the playouts' tactics pay ([`TacticsCost`]) and whether
+//! move averages can steer them ([`MoveVariety`]). [`Knowledge`] bundles what was found for the
+//! search, and [`playout`] plays games with it: the tree search (crate `search`) plays its
+//! leaves out there, and the learning plays its games there, so that what it learns is about the
+//! games the search will sample.
+
+pub mod bits;
+mod calibrate;
+mod knowledge;
+mod material;
+mod outlook;
+mod pieces;
+mod placement;
+pub mod playout;
+
+pub use self::calibrate::{MoveVariety, TacticsCost};
+pub use self::knowledge::Knowledge;
+pub use self::material::{Fit, Group, Material, Term};
+pub use self::outlook::{Curve, LeadSource, Outlook, Rejected};
+pub use self::pieces::{Balance, PieceSet, Pieces};
+pub use self::placement::Placement;
