@@ -41,8 +41,9 @@ pub struct Args {
     /// Seed of round 0; round r is played with seed + r in both seatings.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// elo0,elo1[,alpha,beta]: stop each pairing when a generalised SPRT on its pairs accepts
-    /// H0 (the first player is elo0 stronger) or H1 (elo1 stronger); alpha and beta 0.05 if not given.
+    /// elo0,elo1 or elo0,elo1,alpha,beta: stop each pairing when a generalised SPRT on its pairs
+    /// accepts H0 (the first player is elo0 stronger) or H1 (elo1 stronger); alpha and beta 0.05
+    /// if not given.
     #[arg(long)]
     sprt: Option<String>,
     /// Matches played at once.
@@ -240,7 +241,8 @@ fn decided(p: &PairingReport) -> String {
 /// An Elo difference, signed, infinite ones as ±inf.
 fn elo(x: f64) -> String {
     if x.is_finite() {
-        format!("{x:+.0}")
+        // Rounded first, and -0 made +0, so that a difference of -0.3 reads "+0", not "-0".
+        format!("{:+.0}", x.round() + 0.0)
     } else if x > 0.0 {
         "+inf".into()
     } else {
@@ -332,5 +334,20 @@ fn print_tables(r: &Report) {
             "{:<w$} {:>7} {:>7.2} {:>22} {:>5} {:>8} {:>7}",
             st.player, st.matches, st.points, rating, st.late, st.illegal, st.errors
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::elo;
+
+    #[test]
+    fn elo_differences_are_signed_and_never_minus_zero() {
+        assert_eq!(elo(-0.3), "+0");
+        assert_eq!(elo(0.0), "+0");
+        assert_eq!(elo(12.6), "+13");
+        assert_eq!(elo(-12.6), "-13");
+        assert_eq!(elo(f64::INFINITY), "+inf");
+        assert_eq!(elo(f64::NEG_INFINITY), "-inf");
     }
 }
