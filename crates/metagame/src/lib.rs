@@ -17,6 +17,7 @@ mod outlook;
 mod pieces;
 mod placement;
 pub mod playout;
+mod prepare;
 
 pub use self::calibrate::{MoveVariety, TacticsCost};
 pub use self::knowledge::Knowledge;
@@ -24,3 +25,4 @@ pub use self::material::{Fit, Group, Material, Term};
 pub use self::outlook::{Curve, LeadSource, Outlook, Rejected};
 pub use self::pieces::{Balance, PieceSet, Pieces};
 pub use self::placement::Placement;
+pub use self::prepare::{prepare, Budget, Prepared, Wanted};

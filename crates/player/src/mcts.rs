@@ -20,9 +20,8 @@
 
 use crate::local::{LocalWorker, Share};
 use crate::{MatchInfo, Player, PlayerError, Track};
-use analysis::{Analysis, Factors, Locality};
 use machine::{MachineError, StateMachine};
-use metagame::{Knowledge, LeadSource, MoveVariety, Outlook, Pieces, TacticsCost};
+use metagame::{prepare, Budget, Knowledge, MoveVariety, Prepared, Wanted};
 use propnet::PropnetMachine;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -41,14 +40,6 @@ const SLICE: Duration = Duration::from_millis(20);
 /// How long the thinking thread searches between looks at the local search's results while it
 /// answers a move request.
 const HELPER_SLICE: Duration = Duration::from_millis(100);
-
-/// The share of the start clock after which the structure analysis starts no new phase.
-const ANALYSIS_SHARE: f64 = 0.4;
-
-/// The share of the start clock after which the player stops waiting for the analysis (a phase
-/// under way runs to its end, and a machine loaded by other players can slow it several-fold)
-/// and plays without it.
-const ANALYSIS_WAIT: f64 = 0.6;
 
 /// How often the start looks whether the analysis is done.
 const POLL: Duration = Duration::from_millis(5);
@@ -285,6 +276,20 @@ impl MctsOptions {
             config.mast = 0.0;
         }
         config
+    }
+
+    /// What the preparation should learn for these options: pieces only where the priors, the
+    /// cut-off playouts or the minimax backups read them, and an outlook only for the priors.
+    fn wanted(&self) -> Wanted {
+        let s = &self.search;
+        let balance = s.prior_visits > 0.0 || s.cutoff > 0 || s.minimax > 0.0;
+        Wanted {
+            tactics: self.tactics,
+            forms: self.forms,
+            factors: self.factors,
+            pieces: self.pieces && balance,
+            outlook: self.outlook && s.prior_visits > 0.0,
+        }
     }
 
     /// The options as `switches` change them, joined by colons: `no-NAME` turns off a part
@@ -645,87 +650,19 @@ impl<T: Tree> Thinker<T> {
     }
 }
 
-/// The search's guide for `info`'s game: the analysis' goal latches, and the goal forms and
-/// factors where `options` use them, searched for until `deadline`; if `options` ask for
-/// tactics and measuring them for `budget` shows that they pay, the playouts' tactics; and, if
-/// they ask for priors, cut-off playouts or minimax backups, the roles' pieces that random games
-/// find (for [`Pieces::TIME`] at most, half the time left before `wait` when the player waits
-/// for the analysis no longer, and `budget` at least), or where there are none and `options`
-/// ask for it, an outlook that games confirm: of the fuzzy goal heuristic's (built in a quarter
-/// of the time left before `wait`) and the goal forms' best latch heuristic's, each confirmed
-/// for [`Outlook::TIME`] at most, half the time then left, and `budget` at least, the one that
-/// predicts the games held out best. None if it would tell the search nothing.
-fn guide(info: &MatchInfo, deadline: Instant, wait: Instant, options: &MctsOptions, budget: Duration) -> Prepared {
-    let s = &options.search;
-    let wanted = s.prior_visits > 0.0 || s.cutoff > 0 || s.minimax > 0.0;
-    let (tactics, pieces) = (options.tactics, options.pieces && wanted);
-    let Some(game) = info.game.net() else { return Prepared::default() };
-    let config = analysis::AnalysisConfig { deadline: Some(deadline), ..analysis::AnalysisConfig::default() };
-    let mut found = Analysis::run(&game.net, &info.game.desc, &config, &mut |_| {});
-    let locality = found.locality.take().filter(|l| l.verdict.enabled).map(Arc::new);
-    // The goal latches are copied rather than taken: the outlook's heuristic reads the latches.
-    let goals = found.goals.clone();
-    let mut guide = match tactics {
-        true => TacticsCost::choose(&game.net, &game.program, goals, budget).0,
-        false => Knowledge::new(&game.net, goals, false),
-    };
-    if let Some(forms) = found.goal_forms.take().filter(|_| options.forms) {
-        guide = guide.with_forms(forms);
-    }
-    if let Some(factors) = found.factors.take().filter(|_| options.factors) {
-        guide = guide.with_factors(factors);
-    }
-    // Games to sample for up to `most`, or half the time left before `wait`, or `budget` at least.
-    let counting = |most: Duration| {
-        let now = Instant::now();
-        now + most.min(wait.saturating_duration_since(now) / 2).max(budget)
-    };
-    if let Some(pieces) = pieces.then(|| Pieces::discover(&game.net, counting(Pieces::TIME), 0)).flatten() {
-        guide = guide.with_pieces(&game.net, pieces);
-    } else if options.outlook && s.prior_visits > 0.0 {
-        let building = Instant::now() + wait.saturating_duration_since(Instant::now()) / 4;
-        let fuzzy = Outlook::heuristic(&info.game.desc, &game.net, &found, building).map(LeadSource::Fuzzy);
-        let latches = guide.latch_heuristic().cloned().map(LeadSource::Latches);
-        let tried = [fuzzy, latches]
-            .into_iter()
-            .flatten()
-            .map(|source| Outlook::discover(&game.net, source, Some(&guide), counting(Outlook::TIME), 0))
-            .collect();
-        if let Some(Ok(outlook)) = Outlook::best(tried) {
-            guide = guide.with_outlook(outlook);
-        }
-    }
-    let neighbourhoods = found.neighbourhoods.take().filter(|_| options.factors);
-    Prepared { guide: Some(Arc::new(guide)).filter(|g| !g.is_empty()), locality, neighbourhoods }
-}
-
-/// What the analysis prepares for the search.
-#[derive(Default)]
-struct Prepared {
-    guide: Option<Arc<Knowledge>>,
-    /// The locality of moves, where the local search should run.
-    locality: Option<Arc<Locality>>,
-    /// The game's approximate split, where it has one and no exact one.
-    neighbourhoods: Option<Factors>,
-}
-
 /// An analysis running on a thread of its own, so that the start can give up waiting for it.
 struct Analyst(JoinHandle<Prepared>);
 
 impl Analyst {
-    /// Starts analysing `info`'s game with phases starting until `deadline`, and measuring
-    /// what `options` ask for in trials of `budget` each, for a player that waits until `wait`.
-    fn spawn(
-        info: &MatchInfo,
-        deadline: Instant,
-        wait: Instant,
-        options: &MctsOptions,
-        budget: Duration,
-    ) -> Result<Analyst, PlayerError> {
-        let (info, options) = (info.clone(), options.clone());
+    /// Starts preparing `info`'s game within `budget`, learning what `options` use.
+    fn spawn(info: &MatchInfo, options: &MctsOptions, budget: Budget) -> Result<Analyst, PlayerError> {
+        let (info, wanted) = (info.clone(), options.wanted());
         std::thread::Builder::new()
             .name("analysis".to_owned())
-            .spawn(move || guide(&info, deadline, wait, &options, budget))
+            .spawn(move || match info.game.net() {
+                Some(game) => prepare(&game.net, &game.program, &info.game.desc, wanted, budget),
+                None => Prepared::default(),
+            })
             .map(Analyst)
             .map_err(|source| PlayerError::Thread { what: "analysis", source })
     }
@@ -783,7 +720,6 @@ impl Player for MctsPlayer {
         let role = follower.role();
         let now = Instant::now();
         let end = before(deadline, margin(deadline.saturating_duration_since(now)));
-        let share = |f: f64| now + end.saturating_duration_since(now).mul_f64(f);
         let (idle, done) = mpsc::channel();
         let (commands, inbox) = mpsc::channel();
         let ponder = self.options.ponder;
@@ -792,16 +728,16 @@ impl Player for MctsPlayer {
             Some(net) => {
                 let mut prepared = Prepared::default();
                 if self.options.analysis {
-                    let budget = (share(ANALYSIS_WAIT) - share(ANALYSIS_SHARE)).mul_f64(0.25).min(TacticsCost::TRIAL);
-                    let analyst =
-                        Analyst::spawn(info, share(ANALYSIS_SHARE), share(ANALYSIS_WAIT), &self.options, budget)?;
-                    match analyst.wait(share(ANALYSIS_WAIT)) {
+                    let budget = Budget::start(now, end);
+                    match Analyst::spawn(info, &self.options, budget)?.wait(budget.wait) {
                         Ok(found) => prepared = found,
                         Err(late) => self.late_analysis = Some(late),
                     }
                 }
-                let guide = prepared.guide;
-                let config = self.options.search_for(&net.program, MoveVariety::TRIAL.min(share(0.05) - now));
+                let guide = prepared.knowledge;
+                let config = self
+                    .options
+                    .search_for(&net.program, MoveVariety::TRIAL.min(end.saturating_duration_since(now).mul_f64(0.05)));
                 let several = info.game.roles().len() > 1 && self.options.factored;
                 let exact = guide.as_deref().and_then(Knowledge::factors);
                 let splits = exact.into_iter().chain(prepared.neighbourhoods.as_ref()).filter(|_| several);
