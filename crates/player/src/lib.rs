@@ -14,7 +14,7 @@ mod remote;
 pub mod series;
 
 pub use builtin::{AlphaBeta, Follower, MakeEvaluator, Reflex, Track};
-pub use mcts::{mcts_settings, mcts_switches, MctsOptions, MctsPlayer};
+pub use mcts::{mcts_settings, mcts_switches, settings_reference, MctsOptions, MctsPlayer, SETTINGS};
 pub use referee::{play_match, Clocks, End, Event, Fault, FaultRecord, MatchRecord};
 pub use remote::Remote;
 pub use series::{run_series, Series, SeriesOptions, Standing};
@@ -382,8 +382,8 @@ mod tests {
         assert!(options.analysis && options.tactics && options.factors && options.ponder);
         assert_eq!((options.search.batch, options.search.exploration, options.search.mast), (8, 0.4, 0.6));
         let options =
-            MctsOptions::default().adjusted("cutoff=0:prior=12:minimax=0.4:local-share=0.3:local-idle=0.1").unwrap();
-        assert_eq!((options.search.cutoff, options.search.prior_visits, options.search.minimax), (0, 12.0, 0.4));
+            MctsOptions::default().adjusted("cutoff=0:prior=12:check-plies=3:local-share=0.3:local-idle=0.1").unwrap();
+        assert_eq!((options.search.cutoff, options.search.prior_visits, options.search.check_plies), (0, 12.0, 3));
         assert_eq!((options.local_share, options.local_idle), (0.3, 0.1));
         assert!(MctsOptions::default().search.cutoff > 0, "the player cuts guided playouts short by default");
         let bad = ["batch=0", "batch=65", "batch=2.5", "threads=x", "exploration=-1", "exploration=inf", "mast=1.5"];
@@ -391,7 +391,7 @@ mod tests {
             "cutoff=2.5",
             "cutoff=-1",
             "prior=-1",
-            "minimax=1.5",
+            "check-plies=0",
             "local-share=0",
             "local-share=2",
             "local-idle=0",

@@ -2,8 +2,8 @@
 //! and without the analysis, the playouts' tactics, move averages (MAST) steering them and the
 //! roles' pieces as the tree's priors (where random games find them), guided playouts cut off
 //! after [`CUTOFF`] joint moves and scored by those pieces, the pieces' placement beside their
-//! number (the player's configuration), the same with playouts preferring captures, and the
-//! pieces' balance backed up by implicit minimax; where there are no pieces, the fuzzy goal
+//! number (the player's configuration), and the same with playouts preferring captures; where
+//! there are no pieces, the fuzzy goal
 //! heuristic's outlook as the priors instead (criterion's "elements/s" are iterations/s). Each
 //! sample searches a fresh tree.
 //! `cargo bench -p search --bench mcts`.
@@ -42,9 +42,6 @@ const PLACEMENT: f64 = 1.0;
 /// The chance of the capturing variant's playouts playing the move that gains the most
 /// material.
 const CAPTURES: f64 = 0.5;
-
-/// The implicit minimax weight of the last variant (the weight tried in play, `mcts:minimax=0.4`).
-const MINIMAX: f64 = 0.4;
 
 fn iterations(c: &mut Criterion) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/games");
@@ -85,8 +82,7 @@ fn iterations(c: &mut Criterion) {
             let placement = MctsConfig { placement: PLACEMENT, ..cutoff.clone() };
             variants.push(("tactics+mast+pieces+cutoff+placement", tactics.clone(), placement.clone()));
             let captures = MctsConfig { captures: CAPTURES, ..placement };
-            variants.push(("tactics+mast+pieces+cutoff+placement+captures", tactics.clone(), captures));
-            variants.push(("tactics+mast+pieces+cutoff+minimax", tactics, MctsConfig { minimax: MINIMAX, ..cutoff }));
+            variants.push(("tactics+mast+pieces+cutoff+placement+captures", tactics, captures));
         } else {
             // The outlook is confirmed on games played as the guide's playouts play them, and
             // then joins that guide, as in the player.

@@ -25,10 +25,9 @@
 //! the search knows the roles' [`metagame::Pieces`], a mover's moves start from priors: the
 //! material each wins or loses since the root (with `MctsConfig::placement`, and where its
 //! pieces stand better or worse, [`metagame::Placement`]), counting as a few playouts
-//! (`select`), with `MctsConfig::cutoff` guided playouts stop early and are scored by that
-//! balance, and with `MctsConfig::minimax` the balance after each move is backed up the tree by
-//! implicit minimax and blended into selection. With `MctsConfig::material_check` the move
-//! played is checked against that balance three to five plies deep, by alpha-beta (`safety`).
+//! (`select`), and with `MctsConfig::cutoff` guided playouts stop early and are scored by that
+//! balance. With `MctsConfig::material_check` the move played is checked against that balance
+//! three to five plies deep, by alpha-beta (`safety`).
 //! Where there are no pieces but an [`metagame::Outlook`] (chapter 16's fuzzy goal heuristic or
 //! a confirmed latch heuristic, fitted to the score on games played as the playouts play them),
 //! the priors come from it instead.
@@ -54,7 +53,7 @@ mod tests;
 pub use self::engines::SearchMachine;
 use self::mast::Mast;
 use self::solver::compare;
-use self::tree::{Amaf, Edge, Kind, Node, NodeRef, Pool, Proof};
+use self::tree::{Edge, Kind, Node, NodeRef, Pool, Proof};
 use crate::matrix::{NormalForm, MAX_JOINT_MOVES};
 use analysis::Factors;
 use machine::MachineError;
@@ -145,16 +144,6 @@ pub struct MctsConfig {
     /// The chance that a playout plays a role's legal move of best mean score over the search
     /// so far (move-average sampling, `mast`) rather than a random one; 0 turns it off.
     pub mast: f64,
-    /// How far a move's mean score in selection is taken towards the minimax value of the
-    /// roles' piece balance below it (0..=1, implicit minimax backups), where the guide knows
-    /// the pieces: the balance after each move of a node is known as soon as selection first
-    /// comes through it, and the best of them for the mover is backed up the tree, so a
-    /// material loss two or three moves deep shows at once; 0 leaves it out.
-    pub minimax: f64,
-    /// RAVE's equivalence parameter: how many visits of a node its moves' all-moves-as-first
-    /// statistics weigh as much as their own (the weight is √(k / (3n + k)) at n visits); 0
-    /// keeps no such statistics.
-    pub rave: f64,
     /// Where several roles choose at once: the share of uniformly random choice mixed into
     /// regret matching, which then picks each role's move there (decoupled UCB does when 0).
     /// UCB's choices are deterministic given the statistics, so in a symmetric game both roles
@@ -190,8 +179,6 @@ impl Default for MctsConfig {
             placement: 0.0,
             local_weight: 1.0,
             mast: 0.0,
-            minimax: 0.0,
-            rave: 0.0,
             regret: 0.1,
             captures: 0.0,
         }
@@ -306,16 +293,6 @@ pub struct Mcts<M: SearchMachine = PropnetMachine> {
     plan: Option<Plan<M::Move>>,
     /// Every move's mean score, where playouts use them.
     mast: Option<Mast>,
-    /// With RAVE, the moves (as a bitset of move indices) played at and below the node being
-    /// backed up in the iteration being backed up.
-    played: Vec<u64>,
-    /// With implicit minimax, the state (propnet words: the initial one) every piece balance
-    /// of the minimax values is measured from, so that values found before and after the root
-    /// moved compare.
-    anchor: Option<Box<[u64]>>,
-    /// Scratch for the minimax values being copied into a node (kept to spare the backup an
-    /// allocation per node of the path).
-    row: Vec<f32>,
     /// The last material check: the root state it was made at, the role, its values.
     checked: Option<(M::State, usize, Vec<f64>)>,
     /// The guide's outlook, with scratch space of its own, where it gives the priors.
@@ -361,8 +338,6 @@ impl<M: SearchMachine> Mcts<M> {
         let mast =
             (config.mast > 0.0 && machine.move_count() > 0).then(|| Mast::new(machine.move_count(), config.mast));
         let guide = guide.filter(|g| bits && !g.is_empty());
-        let minimax = config.minimax > 0.0 && guide.as_ref().is_some_and(|g| g.has_pieces());
-        let anchor = M::bits(&initial).filter(|_| minimax).map(Box::from);
         let outlook = guide.as_deref().and_then(Knowledge::outlook).cloned();
         let mut mcts = Mcts {
             guide,
@@ -380,9 +355,6 @@ impl<M: SearchMachine> Mcts<M> {
             game_range,
             plan: None,
             mast,
-            played: Vec::new(),
-            anchor,
-            row: Vec::new(),
             checked: None,
             outlook,
         };
@@ -716,9 +688,6 @@ impl<M: SearchMachine> Mcts<M> {
             node.starts.push(node.moves.len() as u32);
         }
         node.edges = vec![Edge::default(); node.moves.len()];
-        if self.config.rave > 0.0 {
-            node.amaf = vec![Amaf::default(); node.moves.len()];
-        }
         let guided = self.guide.as_deref().zip(M::bits(&node.state));
         let decided = guided.and_then(|(g, bits)| g.decided(bits));
         if terminal || stuck {
@@ -745,10 +714,6 @@ impl<M: SearchMachine> Mcts<M> {
         // Room for what selection fills in later, so that the pool counts its bytes.
         if let (Kind::Mover(m), true) = (node.kind, self.seeds_priors()) {
             node.priors.reserve_exact(node.move_count(m));
-            if self.anchor.is_some() {
-                node.evals.reserve_exact(node.move_count(m) * self.roles);
-                node.minimax.reserve_exact(self.roles);
-            }
         }
         Ok(node)
     }

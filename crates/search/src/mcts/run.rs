@@ -3,7 +3,6 @@
 
 use super::{Leaf, Mcts, SearchMachine, SearchStats, Selected, Worker, GUIDED_BATCH};
 use machine::MachineError;
-use metagame::bits;
 use metagame::playout::{Cutoff, Outcome, Settings};
 use std::sync::{mpsc, Arc};
 use std::time::Instant;
@@ -19,7 +18,7 @@ impl<M: SearchMachine> Mcts<M> {
         let settings = Settings {
             max_steps: self.config.max_playout_steps,
             // Plans need the moves of single-player playouts, move averages and RAVE those of all.
-            trace: self.roles == 1 || self.mast.is_some() || self.config.rave > 0.0,
+            trace: self.roles == 1 || self.mast.is_some(),
             knowledge: self.guide.clone().filter(|g| self.config.guided_playouts && g.steers_playouts()),
             deadline,
             mast: None,
@@ -164,13 +163,9 @@ impl<M: SearchMachine> Mcts<M> {
         Ok(leaves)
     }
 
-    /// Adds the moves of an iteration, in the tree and in its playout, to the move averages and
-    /// to the all-moves-as-first statistics of the nodes on its path, each scored for the role
-    /// that played it.
+    /// Adds the moves of an iteration, in the tree and in its playout, to the move averages,
+    /// each scored for the role that played it.
     fn record_moves(&mut self, leaf: &Leaf<M>, outcome: &Outcome<M::Move>) {
-        if self.config.rave > 0.0 {
-            self.record_amaf(leaf, outcome);
-        }
         let Some(mast) = self.mast.as_mut() else { return };
         let roles = self.roles;
         for (k, &at) in leaf.path.iter().enumerate() {
@@ -187,38 +182,6 @@ impl<M: SearchMachine> Mcts<M> {
             }
         }
         mast.iteration();
-    }
-
-    /// RAVE's statistics: at each node of `leaf`'s path, every role's legal moves that the role
-    /// played there or below it in the iteration (in the tree or the playout) get its score.
-    fn record_amaf(&mut self, leaf: &Leaf<M>, outcome: &Outcome<M::Move>) {
-        let roles = self.roles;
-        let played = &mut self.played;
-        played.iter_mut().for_each(|w| *w = 0);
-        for mv in outcome.moves.iter().filter_map(M::move_index) {
-            bits::insert(played, mv);
-        }
-        for (k, &at) in leaf.path.iter().enumerate().rev() {
-            let Some(node) = self.pool.get_mut(at) else { continue };
-            for (r, &c) in leaf.choices[k * roles..(k + 1) * roles].iter().enumerate() {
-                if let Some(mv) = M::move_index(&node.role_move(r, c as usize)) {
-                    bits::insert(played, mv);
-                }
-            }
-            for r in 0..roles {
-                let (from, to) = (node.starts[r] as usize, node.starts[r + 1] as usize);
-                if to - from <= 1 {
-                    continue;
-                }
-                for i in from..to {
-                    let Some(amaf) = node.amaf.get_mut(i) else { break };
-                    if M::move_index(&node.moves[i]).is_some_and(|mv| bits::contains(played, mv)) {
-                        amaf.visits += 1;
-                        amaf.sum += u32::from(outcome.scores[r]);
-                    }
-                }
-            }
-        }
     }
 
     /// Backs up the playouts of `leaves` (those with a start state, in order, as `outcomes`

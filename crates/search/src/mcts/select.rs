@@ -2,7 +2,7 @@
 //! where several roles choose at once and the search asks for it, by regret matching) and
 //! expands the first new joint move, and the statistics added (or taken back) along its path.
 
-use super::tree::{Amaf, Edge, Kind, Node, NodeRef, Pool, Proof};
+use super::tree::{Edge, Kind, Node, NodeRef, Pool};
 use super::{Leaf, Mcts, MctsConfig, Plan, SearchMachine, Selected, MAX_PATH};
 use crate::matrix::matched_share;
 use machine::MachineError;
@@ -96,13 +96,11 @@ impl<M: SearchMachine> Mcts<M> {
         }
     }
 
-    /// Whether selection fills in a mover's priors (and, with implicit minimax, every role's
-    /// balance after each of its moves) when it first comes through a node: only the roles'
-    /// pieces and a confirmed outlook give them, so elsewhere nodes are never seeded.
+    /// Whether selection fills in a mover's priors when it first comes through a node: only the
+    /// roles' pieces and a confirmed outlook give them, so elsewhere nodes are never seeded.
     pub(super) fn seeds_priors(&self) -> bool {
-        let wanted = self.config.prior_visits > 0.0 || self.anchor.is_some();
         let pieces = self.guide.as_ref().is_some_and(|g| g.has_pieces());
-        wanted && (pieces || self.outlook.is_some() && self.config.prior_visits > 0.0)
+        self.config.prior_visits > 0.0 && (pieces || self.outlook.is_some())
     }
 
     /// Fills in the priors of the moves at `at`, where one role alone moves, from the state
@@ -111,8 +109,7 @@ impl<M: SearchMachine> Mcts<M> {
     /// visits to have one): the root's mean is a better start for a move than the prior alone,
     /// and the prior says which way to move it. Otherwise, from the outlook: the root's mean
     /// (or, before it has one, the outlook's prediction there) shifted by the change in the
-    /// mover's lead since the root. With implicit minimax, also every role's balance
-    /// after each move, measured from the anchor, and the node's minimax values from them.
+    /// mover's lead since the root.
     fn seed_priors(&mut self, at: NodeRef) -> Result<(), MachineError> {
         let Some(guide) = self.guide.clone() else { return Ok(()) };
         // The pool alone is borrowed, so that the outlook's scratch can be too.
@@ -124,7 +121,6 @@ impl<M: SearchMachine> Mcts<M> {
         let found = M::bits(&node.state)
             .zip(M::bits(&root.state))
             .and_then(|(here, root)| guide.priors(here, root, self.config.placement));
-        let fixed = self.anchor.as_deref().and_then(|a| guide.priors(a, a, 0.0)).map(|(b, _)| b);
         // The outlook's level: the mover's lead at the root and its score there.
         let outlook = match (&found, self.outlook.as_mut(), M::bits(&root.state)) {
             (None, Some(o), Some(bits)) => {
@@ -133,7 +129,7 @@ impl<M: SearchMachine> Mcts<M> {
             }
             _ => None,
         };
-        let (mut priors, mut evals) = (Vec::with_capacity(count), Vec::new());
+        let mut priors = Vec::with_capacity(count);
         let weight = match found.as_ref().map(|(_, w)| *w).or(outlook.map(|_| 1.0)) {
             Some(weight) => {
                 let state = node.state.clone();
@@ -143,9 +139,6 @@ impl<M: SearchMachine> Mcts<M> {
                     joint[mover] = mv;
                     let next = self.machine.next_state(&state, &joint)?;
                     let bits = M::bits(&next);
-                    if let Some(fixed) = &fixed {
-                        evals.extend((0..self.roles).map(|r| bits.map_or(0.5, |b| fixed.value(b, r)) as f32));
-                    }
                     let value = match (&found, outlook, self.outlook.as_mut(), bits) {
                         (Some((balance, _)), _, _, Some(bits)) => {
                             let value = balance.value(bits, mover);
@@ -174,30 +167,7 @@ impl<M: SearchMachine> Mcts<M> {
         let node = self.pool.get_mut(at).expect("on the path");
         node.prior_weight = weight as f32;
         node.priors = priors;
-        if !evals.is_empty() {
-            node.evals = evals;
-            self.refresh_minimax(at);
-        }
         Ok(())
-    }
-
-    /// Recomputes the minimax values of `at`, where one role alone moves and the balance after
-    /// each move is known: the values after the move best for the mover, each move's taken from
-    /// [`minimax_row`].
-    fn refresh_minimax(&mut self, at: NodeRef) {
-        let roles = self.roles;
-        let Some(node) = self.pool.get(at) else { return };
-        let Kind::Mover(mover) = node.kind else { return };
-        if node.evals.is_empty() {
-            return;
-        }
-        let rows = (0..node.move_count(mover)).map(|i| minimax_row(&self.pool, node, i, roles));
-        let Some(best) = rows.max_by(|a, b| a.get(mover).total_cmp(&b.get(mover))) else { return };
-        self.row.clear();
-        self.row.extend((0..roles).map(|r| best.get(r) as f32));
-        let node = self.pool.get_mut(at).expect("just read");
-        node.minimax.clear();
-        node.minimax.extend_from_slice(&self.row);
     }
 
     /// Propagates proofs up from a proven leaf, then adds `scores` to the statistics along
@@ -230,9 +200,6 @@ impl<M: SearchMachine> Mcts<M> {
                 if floor[m] > scores[m] {
                     scores.clone_from(floor);
                 }
-            }
-            if self.anchor.is_some() {
-                self.refresh_minimax(at);
             }
         }
     }
@@ -299,22 +266,6 @@ fn choose<M: SearchMachine>(
                 let (lo, hi) = (node.range[role], c.range[role]);
                 (f64::from(hi.0) - f64::from(lo.0) + f64::from(hi.1) - f64::from(lo.1)) / 100.0
             });
-            // RAVE: the all-moves-as-first mean stands in for the move's own while it has
-            // few visits.
-            let mean = match node.amaf(role, i).and_then(Amaf::mean) {
-                Some(amaf) => {
-                    let beta = (config.rave / (3.0 * f64::from(node.visits) + config.rave)).sqrt();
-                    (1.0 - beta) * mean + beta * amaf
-                }
-                None => mean,
-            };
-            // Implicit minimax: the balance backed up from below, beside the playouts' mean.
-            let mean = if alone && !node.evals.is_empty() {
-                let minimax = minimax_row(pool, node, i, node.starts.len() - 1).get(role);
-                (1.0 - config.minimax) * mean + config.minimax * 100.0 * minimax
-            } else {
-                mean
-            };
             let local = node.local.get(i).filter(|_| alone).map_or(0.0, |&v| f64::from(v) * config.local_weight);
             let gain = match (node.heuristic.get(role), child.and_then(|c| c.heuristic.get(role))) {
                 (Some(&here), Some(&there)) => (f64::from(there) - f64::from(here)) / 100.0,
@@ -326,13 +277,8 @@ fn choose<M: SearchMachine>(
                 best = Some((i, value));
             }
         } else {
-            // Untried moves come first, with RAVE the best by their all-moves-as-first mean
-            // (moves it knows nothing of first), otherwise at random.
-            let key = match node.amaf(role, i) {
-                Some(amaf) => amaf.mean().unwrap_or(f64::INFINITY),
-                None => 0.0,
-            };
-            untried.offer(i, key, rng);
+            // Untried moves come first, in random order.
+            untried.offer(i, 0.0, rng);
         }
     }
     untried.get().or(best.map(|b| b.0)).or(proven.map(|p| p.0)).unwrap_or(0)
@@ -399,40 +345,6 @@ fn learn_regret<M: SearchMachine>(node: &mut Node<M>, role: usize, chosen: usize
         *regret -= score;
     }
     node.regrets[start + chosen] += score / chance.max(f32::EPSILON);
-}
-
-/// What implicit minimax knows of the state after a move: its proven scores, or every role's
-/// balance (0..1).
-pub(super) enum Row<'a> {
-    Proven(&'a Proof),
-    Balance(&'a [f32]),
-}
-
-impl Row<'_> {
-    /// `role`'s value, 0..=1.
-    pub fn get(&self, role: usize) -> f64 {
-        match self {
-            Row::Proven(p) => f64::from(p.scores[role]) / 100.0,
-            Row::Balance(values) => f64::from(values[role]),
-        }
-    }
-}
-
-/// What implicit minimax knows after move `i` of the mover at `node` (whose `evals` are
-/// filled in; `roles` roles): the proof of the node it leads to, else that node's minimax
-/// values, else the balance the move reached when `node` was seeded.
-pub(super) fn minimax_row<'a, M: SearchMachine>(
-    pool: &'a Pool<M>,
-    node: &'a Node<M>,
-    i: usize,
-    roles: usize,
-) -> Row<'a> {
-    let child = node.child(i as u64).and_then(|c| pool.get(c));
-    match child {
-        Some(Node { proof: Some(p), .. }) => Row::Proven(p),
-        Some(c) if c.minimax.len() == roles => Row::Balance(&c.minimax),
-        _ => Row::Balance(&node.evals[i * roles..(i + 1) * roles]),
-    }
 }
 
 /// The root needs this many visits before its mean score is a better start for a prior than

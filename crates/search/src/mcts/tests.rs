@@ -133,29 +133,6 @@ fn move_averages_learn_that_the_centre_is_best_and_leave_the_proof_sound() {
 }
 
 #[test]
-fn rave_counts_the_moves_played_below_a_node_and_leaves_the_proof_sound() {
-    let net = net("tictactoe");
-    let rave = MctsConfig { rave: 500.0, ..config(200_000) };
-    let mut mcts = Mcts::new(Arc::new(Program::new(&net)), None, rave).expect("starts");
-    mcts.search_iterations(2_000).expect("searches");
-    let m = mcts.machine();
-    let root = mcts.root_node();
-    let amaf = |name: &str| {
-        let i = (0..root.move_count(0)).find(|&i| m.format_move(&root.role_move(0, i)) == name).expect("legal");
-        let (edge, amaf) = (root.edge(0, i), root.amaf(0, i).expect("kept"));
-        // x plays a mark at the root or below it in more iterations than choose it there.
-        assert!(amaf.visits > edge.visits, "{name}: {} against {}", amaf.visits, edge.visits);
-        amaf.mean().expect("played")
-    };
-    assert!(amaf("(mark 2 2)") > amaf("(mark 1 2)"), "the centre lies on four lines, an edge on two");
-    assert_eq!(root.amaf(1, 0).map(|a| a.visits), Some(0), "o has only noop here: nothing to compare");
-    let plain = Mcts::new(Arc::new(Program::new(&net)), None, config(1_000)).expect("starts");
-    assert!(plain.root_node().amaf(0, 0).is_none(), "kept only with RAVE");
-    let stats = mcts.search_iterations(50_000).expect("searches");
-    assert_eq!(stats.proven, Some(vec![50, 50]));
-}
-
-#[test]
 fn tictactoe_is_solved_as_a_draw() {
     let net = net("tictactoe");
     let mut mcts = Mcts::new(Arc::new(Program::new(&net)), None, config(200_000)).expect("starts");
@@ -409,31 +386,6 @@ fn a_playout_cut_off_early_scores_the_material_won_since_the_root() {
     let settings = Settings { cutoff: None, ..settings };
     let outcome = playout::guided(&mut m, &mut lookahead, &leaf, &guide, &mut rng, &settings).expect("plays");
     assert!(outcome.expect("in time").complete);
-}
-
-#[test]
-fn implicit_minimax_sees_a_pawn_lost_two_plies_deep() {
-    let net = net("breakthrough");
-    let guide = Arc::new(piece_guide(&net, false));
-    // White's a-pawn stands on a5; stepping on to a6 lets black's b7 pawn take it for nothing.
-    let search = |minimax: f64| {
-        let config = MctsConfig { minimax, ..config(100_000) };
-        let (m, mut mcts) = search_from(&net, &A_PAWN_ON_A5, Some(guide.clone()), config);
-        mcts.search_iterations(3_000).expect("searches");
-        (m, mcts)
-    };
-    let (m, mcts) = search(0.5);
-    let root = mcts.root_node();
-    assert_eq!(root.kind, Kind::Mover(0));
-    let hang = m.find_move(0, "(move 1 5 1 6)").expect("a move");
-    let i = (0..root.move_count(0)).find(|&i| root.role_move(0, i) == hang).expect("legal");
-    let row = select::minimax_row(&mcts.pool, root, i, 2);
-    assert!(row.get(0) < 0.45 && row.get(1) > 0.55, "after a6: {} {}", row.get(0), row.get(1));
-    assert!(root.minimax[0] >= 0.5, "white keeps its material: {:?}", root.minimax);
-    assert_ne!(mcts.best_move(0), Some(hang));
-    // Without the weight nothing is backed up.
-    let (_, mcts) = search(0.0);
-    assert!(mcts.root_node().evals.is_empty() && mcts.root_node().minimax.is_empty());
 }
 
 /// A one-shot game of two roles who each show one of two sides, scored by `scores`: the first

@@ -60,22 +60,6 @@ impl Edge {
     }
 }
 
-/// One role's all-moves-as-first statistics (RAVE) for one of its moves at a node: the
-/// iterations through the node in which the role played the move there or below it.
-#[derive(Debug, Clone, Copy, Default)]
-pub(super) struct Amaf {
-    pub visits: u32,
-    /// The role's scores (0..=100) summed over them.
-    pub sum: u32,
-}
-
-impl Amaf {
-    /// The mean score (0..=100), or `None` before the first.
-    pub fn mean(&self) -> Option<f64> {
-        (self.visits > 0).then(|| f64::from(self.sum) / f64::from(self.visits))
-    }
-}
-
 /// A state in the search graph.
 pub(super) struct Node<M: SearchMachine> {
     /// The bytes counted for the node when it was put in the pool.
@@ -90,9 +74,6 @@ pub(super) struct Node<M: SearchMachine> {
     pub starts: Vec<u32>,
     /// Per entry of `moves`, its statistics.
     pub edges: Vec<Edge>,
-    /// Per entry of `moves`, its all-moves-as-first statistics where the search keeps them
-    /// (empty otherwise).
-    pub amaf: Vec<Amaf>,
     /// Where several roles choose at once and the search matches regrets there: per entry of
     /// `moves`, the role's cumulative regret for not having played it (empty otherwise).
     pub regrets: Vec<f32>,
@@ -109,13 +90,6 @@ pub(super) struct Node<M: SearchMachine> {
     pub priors: Vec<u8>,
     /// How many playouts each of `priors` counts as.
     pub prior_weight: f32,
-    /// Where one role alone moves and the search backs up the piece balance (implicit
-    /// minimax): per move of the mover, every role's balance in the state after it (0..1, the
-    /// roles of the first move, then of the second, and so on), filled in with the priors.
-    pub evals: Vec<f32>,
-    /// Every role's minimax value of the piece balance over the node's expanded subtree
-    /// (0..1), once `evals` is filled in (empty otherwise).
-    pub minimax: Vec<f32>,
     /// Per role, the confirmed latch heuristics' value (0..=100, 50 at no lead), when there are
     /// any (empty otherwise): what the progressive bias toward a child compares with its own.
     pub heuristic: Vec<u8>,
@@ -140,15 +114,12 @@ impl<M: SearchMachine> Node<M> {
             moves: Vec::new(),
             starts: Vec::new(),
             edges: Vec::new(),
-            amaf: Vec::new(),
             regrets: Vec::new(),
             children: Vec::new(),
             joint_count: None,
             range: Vec::new(),
             priors: Vec::new(),
             prior_weight: 0.0,
-            evals: Vec::new(),
-            minimax: Vec::new(),
             heuristic: Vec::new(),
             proof: None,
             local: Vec::new(),
@@ -160,7 +131,7 @@ impl<M: SearchMachine> Node<M> {
     /// table keeps a copy as its key), its moves and statistics, a table entry, an allowance
     /// for the one child entry an average node gets in its parent (a vector that grows by
     /// doubling), and the allocator's overhead on each of its nine allocations (one more with
-    /// RAVE, one with regrets, two with the minimax values).
+    /// regrets).
     fn footprint(&self) -> usize {
         use std::mem::size_of;
         let state = M::state_bytes(&self.state);
@@ -169,19 +140,14 @@ impl<M: SearchMachine> Node<M> {
             + self.moves.capacity() * size_of::<M::Move>()
             + self.starts.capacity() * size_of::<u32>()
             + self.edges.capacity() * size_of::<Edge>()
-            + self.amaf.capacity() * size_of::<Amaf>()
             + self.regrets.capacity() * size_of::<f32>()
             + self.range.capacity() * size_of::<(u8, u8)>()
             + self.priors.capacity()
-            + (self.evals.capacity() + self.minimax.capacity()) * size_of::<f32>()
             + self.heuristic.capacity()
             + self.local.capacity()
             + size_of::<(M::State, u32)>()
             + 2 * size_of::<(u64, NodeRef)>()
-            + (9 + usize::from(self.amaf.capacity() > 0)
-                + usize::from(self.regrets.capacity() > 0)
-                + 2 * usize::from(self.evals.capacity() > 0))
-                * ALLOCATION_OVERHEAD
+            + (9 + usize::from(self.regrets.capacity() > 0)) * ALLOCATION_OVERHEAD
     }
 
     /// How many legal moves `role` has.
@@ -192,11 +158,6 @@ impl<M: SearchMachine> Node<M> {
     /// Role `role`'s `i`th legal move.
     pub fn role_move(&self, role: usize, i: usize) -> M::Move {
         self.moves[self.starts[role] as usize + i]
-    }
-
-    /// Role `role`'s all-moves-as-first statistics for its `i`th legal move, where kept.
-    pub fn amaf(&self, role: usize, i: usize) -> Option<&Amaf> {
-        self.amaf.get(self.starts[role] as usize + i)
     }
 
     /// Role `role`'s statistics for its `i`th legal move.

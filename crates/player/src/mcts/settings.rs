@@ -1,0 +1,530 @@
+//! The `mcts` player's options and its one table of settings: each part a `no-NAME` switch
+//! turns off and each number a `NAME=VALUE` switch sets, with its default, the values it takes
+//! and what it means. The defaults, the parser and the settings reference in docs/match.md
+//! (a test keeps it in step) all read the table.
+
+use super::PlayerError;
+use metagame::{MoveVariety, Wanted};
+use search::mcts::MctsConfig;
+use std::fmt::Write as _;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// How the player prepares and searches.
+#[derive(Debug, Clone)]
+pub struct MctsOptions {
+    /// Analyse the game at the start and let the search use its goal latches.
+    pub analysis: bool,
+    /// Keep searching between move requests (on the opponents' time).
+    pub ponder: bool,
+    /// Playouts take decisive moves and avoid anti-decisive ones (see [`metagame::Knowledge`]).
+    pub tactics: bool,
+    /// Run the local forced-win search beside the tree where the analysis finds the game's
+    /// moves local enough (see [`crate::local`]).
+    pub local: bool,
+    /// The share of processor time the local search's thread keeps to while its searches prove
+    /// something (it pauses the search whenever it is ahead), since it takes the time from the
+    /// tree where they share a core.
+    pub local_share: f64,
+    /// The share it keeps to while its searches have proved nothing at the last two roots.
+    pub local_idle: f64,
+    /// Hand the search the goal forms the analysis confirms: goal emulation, virtual terminals
+    /// and latch heuristics.
+    pub forms: bool,
+    /// Let the search leave aside the factors the analysis finds irrelevant.
+    pub factors: bool,
+    /// In a game of several roles where several factors (or, failing those, neighbourhoods
+    /// joined by a few shared propositions) can each end or score the game, search each in a
+    /// tree of its own (see [`search::factored::Factored`]).
+    pub factored: bool,
+    /// Look for the roles' pieces (see [`metagame::Pieces`]): where random games find them, they give the
+    /// tree its priors (and, with `search.placement`, where they stand too) and score the
+    /// playouts cut off after `search.cutoff` joint moves.
+    pub pieces: bool,
+    /// Where the roles have no pieces, give the tree priors from chapter 16's fuzzy goal
+    /// heuristic, once random games confirm that it predicts the score (see [`metagame::Outlook`]).
+    pub outlook: bool,
+    /// Steer playouts by move averages (`search.mast` is the greedy chance) where the game's
+    /// moves say where they are played (see [`MoveVariety`]).
+    pub mast: bool,
+    /// Where every joint move from the current state ends the game and several roles choose
+    /// (a one-shot game, a last round), draw the move from an equilibrium of the payoffs
+    /// instead of taking the tree's most visited (see [`search::matrix`]).
+    pub matrix: bool,
+    /// The search's own settings (threads, seed, pool size, exploration).
+    pub search: MctsConfig,
+}
+
+/// The chance that a playout plays the move of best average where the player uses move
+/// averages: an ε-greedy choice with ε = 0.4, the setting Tak, Winands and Björnsson found
+/// best for MAST across games ("N-Grams and the Last-Good-Reply Policy Applied in General Game
+/// Playing", IEEE TCIAIG 2012).
+const MAST_GREEDY: f64 = 0.6;
+
+/// Joint moves after which a guided playout stops and is scored by the roles' piece balance,
+/// where the game has pieces: long enough for the exchanges a move starts to play out, short
+/// enough that the material is still the leaf's. Measured in Breakthrough self-play
+/// (BENCHMARKS.md).
+const CUTOFF: u32 = 10;
+
+/// How much the pieces' placement counts beside their number, where random games confirmed
+/// one: the score it predicts, as is. Against Sancho in Breakthrough 26–24 over 50 matches with
+/// it, 3–7 over 10 without it (BENCHMARKS.md).
+const PLACEMENT: f64 = 1.0;
+
+/// The chance that a guided playout's move is the one gaining the most material, where the
+/// game has pieces. Against the player without it, 16–4 in Knightthrough and 14–6 in
+/// Breakthrough self-play at a 1 s clock (BENCHMARKS.md).
+const CAPTURES: f64 = 0.5;
+
+/// The share of the time the local search's thread searches by default. On one core, all of it
+/// cost Breakthrough 11–19 against no local search over 30 matches, a quarter went 16–14
+/// (BENCHMARKS.md). Those shares were nominal: the thread rested between iterations, a new root
+/// ended the rest, and an iteration ran on until the root moved, so it had 28–44% of the core
+/// at a nominal quarter (mean 34%) and 30–48% through most of a match even at a tenth. It now
+/// keeps to its share inside iterations too (see `local::Governor`).
+const LOCAL_SHARE: f64 = 0.25;
+
+/// The share of the time the local search's thread searches while it has proved nothing at
+/// the last two roots (the opening, and a middlegame whose forced lines run past its horizon),
+/// so that the tree has the core there; at a twentieth the shallow iterations that see a
+/// tactic beginning still run, and the first proof gives the thread its full share again.
+const LOCAL_IDLE: f64 = 0.05;
+
+/// What a setting is.
+#[derive(Clone, Copy)]
+pub enum Kind {
+    /// A part of the player, on by default unless `on` is false; `no-NAME` turns it off.
+    Part { flag: fn(&mut MctsOptions) -> &mut bool, on: bool },
+    /// A number within `range`.
+    Number { field: fn(&mut MctsOptions) -> Field<'_>, range: Range, default: Default },
+}
+
+/// Where a number's default comes from.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Default {
+    /// The search's own ([`MctsConfig::default`]).
+    Search,
+    /// The player's, this value.
+    Player(f64),
+    /// The machine's, as the search finds it (the text says what it is).
+    Machine(&'static str),
+}
+
+/// The option a number sets.
+pub enum Field<'a> {
+    Real(&'a mut f64),
+    Whole(&'a mut usize),
+    Count(&'a mut u32),
+}
+
+/// The values a number takes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Range {
+    /// A whole number from the first to the second.
+    Whole(u32, u32),
+    /// Any finite number of at least 0.
+    NonNegative,
+    /// A share that must not vanish: over 0, at most 1.
+    Share,
+    /// A chance: 0 to 1.
+    Chance,
+}
+
+impl Range {
+    /// `v` if it lies in the range, or why not.
+    fn check(self, v: f64) -> Result<f64, &'static str> {
+        let ok = match self {
+            Range::Whole(lo, hi) => v.fract() == 0.0 && v >= f64::from(lo) && v <= f64::from(hi),
+            Range::NonNegative => v.is_finite() && v >= 0.0,
+            Range::Share => v > 0.0 && v <= 1.0,
+            Range::Chance => (0.0..=1.0).contains(&v),
+        };
+        ok.then_some(v).ok_or(match self {
+            Range::Whole(..) => "out of range or not a whole number",
+            Range::NonNegative => "must be a number of at least 0",
+            Range::Share => "must be a number over 0 and at most 1",
+            Range::Chance => "must be a number from 0 to 1",
+        })
+    }
+
+    /// The range as the settings reference writes it.
+    fn describe(self) -> String {
+        match self {
+            Range::Whole(lo, hi) => format!("{lo}–{hi}"),
+            Range::NonNegative => "≥ 0".to_owned(),
+            Range::Share => "over 0, ≤ 1".to_owned(),
+            Range::Chance => "0–1".to_owned(),
+        }
+    }
+}
+
+/// One setting of the `mcts` player.
+#[derive(Clone, Copy)]
+pub struct Setting {
+    /// Its name in a spec: `mcts:no-NAME` for a part, `mcts:NAME=VALUE` for a number.
+    pub name: &'static str,
+    pub kind: Kind,
+    /// What it does, in a line.
+    pub meaning: &'static str,
+}
+
+impl Setting {
+    /// Sets a number to `v`, or says why it cannot take it.
+    fn set(&self, options: &mut MctsOptions, v: f64) -> Result<(), &'static str> {
+        let Kind::Number { field, range, .. } = self.kind else { return Err("not a number setting") };
+        let v = range.check(v)?;
+        match field(options) {
+            Field::Real(x) => *x = v,
+            Field::Whole(x) => *x = v as usize,
+            Field::Count(x) => *x = v as u32,
+        }
+        Ok(())
+    }
+}
+
+/// Every setting of the `mcts` player: its parts first, then its numbers.
+pub const SETTINGS: [Setting; 28] = [
+    part("analysis", |o| &mut o.analysis, "analyse the game during the start clock and hand the search what it finds"),
+    part("ponder", |o| &mut o.ponder, "keep searching between move requests, on the opponents' time"),
+    part(
+        "tactics",
+        |o| &mut o.tactics,
+        "playouts take decisive moves and take back anti-decisive ones, where measuring shows they pay",
+    ),
+    part(
+        "local",
+        |o| &mut o.local,
+        "run the local forced-win search beside the tree where the analysis finds the moves local",
+    ),
+    part(
+        "forms",
+        |o| &mut o.forms,
+        "use the goal forms the analysis confirms: goal emulation, virtual terminals, latch heuristics",
+    ),
+    part("factors", |o| &mut o.factors, "leave aside the factors the analysis finds irrelevant"),
+    part(
+        "factored",
+        |o| &mut o.factored,
+        "search each factor (or neighbourhood) of a game of several roles in a tree of its own",
+    ),
+    part("mast", |o| &mut o.mast, "steer playouts by move averages where the game's moves say where they are played"),
+    part(
+        "pieces",
+        |o| &mut o.pieces,
+        "look for the roles' pieces, for the tree's priors and the cut-off playouts' scores",
+    ),
+    part(
+        "outlook",
+        |o| &mut o.outlook,
+        "where there are no pieces, take the tree's priors from an outlook random games confirm",
+    ),
+    part(
+        "matrix",
+        |o| &mut o.matrix,
+        "where every joint move ends the game and several roles choose, draw from an equilibrium",
+    ),
+    part(
+        "check",
+        |o| &mut o.search.material_check,
+        "check the move played against the piece balance three to five plies deep",
+    ),
+    part(
+        "transpositions",
+        |o| &mut o.search.transpositions,
+        "value a move by every iteration through the state it leads to",
+    ),
+    number(
+        "batch",
+        |o| Field::Whole(&mut o.search.batch),
+        Range::Whole(1, 64),
+        Default::Search,
+        "leaves selected before their playouts run (guided playouts take at most 4)",
+    ),
+    number(
+        "threads",
+        |o| Field::Whole(&mut o.search.threads),
+        Range::Whole(1, 256),
+        Default::Machine("one per core"),
+        "search threads",
+    ),
+    number(
+        "exploration",
+        |o| Field::Real(&mut o.search.exploration),
+        Range::NonNegative,
+        Default::Search,
+        "UCB's exploration constant, for scores scaled to 0–1",
+    ),
+    number(
+        "latch-bias",
+        |o| Field::Real(&mut o.search.latch_bias),
+        Range::NonNegative,
+        Default::Search,
+        "weight of the goal latches' hint in selection",
+    ),
+    number(
+        "heuristic-bias",
+        |o| Field::Real(&mut o.search.heuristic_bias),
+        Range::NonNegative,
+        Default::Search,
+        "weight of the latch heuristics' progressive bias in selection",
+    ),
+    number(
+        "local-weight",
+        |o| Field::Real(&mut o.search.local_weight),
+        Range::NonNegative,
+        Default::Search,
+        "what a local forced win adds to a move's value and a forced loss takes away",
+    ),
+    number(
+        "local-share",
+        |o| Field::Real(&mut o.local_share),
+        Range::Share,
+        Default::Player(LOCAL_SHARE),
+        "the local search thread's share of processor time while it proves something",
+    ),
+    number(
+        "local-idle",
+        |o| Field::Real(&mut o.local_idle),
+        Range::Share,
+        Default::Player(LOCAL_IDLE),
+        "its share while it has proved nothing at the last two roots",
+    ),
+    number(
+        "mast",
+        |o| Field::Real(&mut o.search.mast),
+        Range::Chance,
+        Default::Player(MAST_GREEDY),
+        "the chance that a playout plays the move of best average, where averages are used",
+    ),
+    number(
+        "prior",
+        |o| Field::Real(&mut o.search.prior_visits),
+        Range::NonNegative,
+        Default::Search,
+        "how many playouts a move's prior counts as (0 leaves the priors out)",
+    ),
+    number(
+        "cutoff",
+        |o| Field::Count(&mut o.search.cutoff),
+        Range::Whole(0, 100_000),
+        Default::Player(CUTOFF as f64),
+        "joint moves after which a guided playout stops and is scored by the pieces (0: never)",
+    ),
+    number(
+        "placement",
+        |o| Field::Real(&mut o.search.placement),
+        Range::NonNegative,
+        Default::Player(PLACEMENT),
+        "how much where the pieces stand counts beside how many there are",
+    ),
+    number(
+        "regret",
+        |o| Field::Real(&mut o.search.regret),
+        Range::Chance,
+        Default::Search,
+        "where several roles choose at once, uniform choice mixed into regret matching (0: decoupled UCB)",
+    ),
+    number(
+        "check-plies",
+        |o| Field::Count(&mut o.search.check_plies),
+        Range::Whole(1, 15),
+        Default::Search,
+        "how deep the material check goes at most",
+    ),
+    number(
+        "captures",
+        |o| Field::Real(&mut o.search.captures),
+        Range::Chance,
+        Default::Player(CAPTURES),
+        "the chance that a guided playout plays the move that gains the most material",
+    ),
+];
+
+/// A part of the player, on by default.
+const fn part(name: &'static str, flag: fn(&mut MctsOptions) -> &mut bool, meaning: &'static str) -> Setting {
+    Setting { name, kind: Kind::Part { flag, on: true }, meaning }
+}
+
+/// A number setting.
+const fn number(
+    name: &'static str,
+    field: fn(&mut MctsOptions) -> Field<'_>,
+    range: Range,
+    default: Default,
+    meaning: &'static str,
+) -> Setting {
+    Setting { name, kind: Kind::Number { field, range, default }, meaning }
+}
+
+impl std::default::Default for MctsOptions {
+    /// Every part on and every number at its default in [`SETTINGS`]; the search's other
+    /// settings (pool size, seed) and the numbers the player leaves to the search at
+    /// [`MctsConfig`]'s defaults.
+    fn default() -> MctsOptions {
+        let mut options = MctsOptions {
+            analysis: true,
+            ponder: true,
+            tactics: true,
+            local: true,
+            local_share: LOCAL_SHARE,
+            local_idle: LOCAL_IDLE,
+            forms: true,
+            factors: true,
+            factored: true,
+            mast: true,
+            pieces: true,
+            outlook: true,
+            matrix: true,
+            search: MctsConfig::default(),
+        };
+        for setting in &SETTINGS {
+            match setting.kind {
+                Kind::Part { flag, on } => *flag(&mut options) = on,
+                Kind::Number { default: Default::Player(v), .. } => {
+                    setting.set(&mut options, v).expect("defaults lie in range");
+                }
+                Kind::Number { default: Default::Search | Default::Machine(_), .. } => {}
+            }
+        }
+        options
+    }
+}
+
+/// The names of the parts a `no-` switch turns off, for messages.
+pub fn mcts_switches() -> impl Iterator<Item = &'static str> {
+    SETTINGS.iter().filter(|s| matches!(s.kind, Kind::Part { .. })).map(|s| s.name)
+}
+
+/// The names of the settings a `NAME=VALUE` switch sets, for messages.
+pub fn mcts_settings() -> impl Iterator<Item = &'static str> {
+    SETTINGS.iter().filter(|s| matches!(s.kind, Kind::Number { .. })).map(|s| s.name)
+}
+
+/// The settings reference, a Markdown table: docs/match.md holds it as written here. Defaults
+/// are read from the default options, except the machine's, which are described.
+pub fn settings_reference() -> String {
+    let mut defaults = MctsOptions::default();
+    let mut out = String::from("| setting | values | default | what it does |\n|---|---|---|---|\n");
+    for s in &SETTINGS {
+        let (spec, values, default) = match s.kind {
+            Kind::Part { on, .. } => {
+                (format!("`no-{}`", s.name), "–".to_owned(), if on { "on" } else { "off" }.to_owned())
+            }
+            Kind::Number { range, field, default } => {
+                let value = match (default, field(&mut defaults)) {
+                    (Default::Machine(text), _) => text.to_owned(),
+                    (_, Field::Real(x)) => x.to_string(),
+                    (_, Field::Whole(x)) => x.to_string(),
+                    (_, Field::Count(x)) => x.to_string(),
+                };
+                (format!("`{}=N`", s.name), range.describe(), value)
+            }
+        };
+        let _ = writeln!(out, "| {spec} | {values} | {default} | {} |", s.meaning);
+    }
+    out
+}
+
+impl MctsOptions {
+    /// The default options with the search's random choices seeded by `seed`.
+    pub fn seeded(seed: u64) -> MctsOptions {
+        let mut options = MctsOptions::default();
+        options.search.seed = seed;
+        options
+    }
+
+    /// The search's settings for a game compiled as `program`: move averages are left off
+    /// unless the options ask for them and random games of it show that its moves say where
+    /// they are played (measured within `budget`).
+    pub(super) fn search_for(&self, program: &Arc<propnet::Program>, budget: Duration) -> MctsConfig {
+        let mut config = self.search.clone();
+        if !self.mast || config.mast == 0.0 || !MoveVariety::measure(program, budget, config.seed).pays() {
+            config.mast = 0.0;
+        }
+        config
+    }
+
+    /// What the preparation should learn for these options: pieces only where the priors or the
+    /// cut-off playouts read them, and an outlook only for the priors.
+    pub(super) fn wanted(&self) -> Wanted {
+        let s = &self.search;
+        let balance = s.prior_visits > 0.0 || s.cutoff > 0;
+        Wanted {
+            tactics: self.tactics,
+            forms: self.forms,
+            factors: self.factors,
+            pieces: self.pieces && balance,
+            outlook: self.outlook && s.prior_visits > 0.0,
+        }
+    }
+
+    /// The options as `switches` change them, joined by colons: `no-NAME` turns off a part,
+    /// `NAME=VALUE` sets a number (`no-forms:batch=8`); see [`SETTINGS`].
+    pub fn adjusted(mut self, switches: &str) -> Result<MctsOptions, PlayerError> {
+        for switch in switches.split(':') {
+            let unknown = || PlayerError::Switch(switch.to_owned());
+            if let Some((name, value)) = switch.split_once('=') {
+                let numbers = SETTINGS.iter().filter(|s| matches!(s.kind, Kind::Number { .. }));
+                let setting = numbers.into_iter().find(|s| s.name == name).ok_or_else(unknown)?;
+                let v: f64 = value.parse().map_err(|_| PlayerError::Setting(switch.to_owned(), "not a number"))?;
+                setting.set(&mut self, v).map_err(|why| PlayerError::Setting(switch.to_owned(), why))?;
+                continue;
+            }
+            let name = switch.strip_prefix("no-").ok_or_else(unknown)?;
+            let flag = SETTINGS.iter().find_map(|s| match s.kind {
+                Kind::Part { flag, .. } if s.name == name => Some(flag),
+                _ => None,
+            });
+            *flag.ok_or_else(unknown)?(&mut self) = false;
+        }
+        Ok(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// docs/match.md holds the settings reference exactly as the table writes it.
+    #[test]
+    fn the_settings_reference_in_the_docs_is_the_table() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/match.md");
+        let docs = std::fs::read_to_string(path).expect("docs/match.md");
+        let start = "<!-- settings: generated -->\n";
+        let from = docs.find(start).expect("the start marker") + start.len();
+        let to = docs[from..].find("<!-- end of settings -->").expect("the end marker") + from;
+        assert!(
+            docs[from..to] == settings_reference(),
+            "docs/match.md's settings are out of date; between the markers put:\n{}",
+            settings_reference()
+        );
+    }
+
+    /// Every number's default lies in its range, and the default options hold it.
+    #[test]
+    fn defaults_lie_in_range_and_are_the_options_defaults() {
+        let mut options = MctsOptions::default();
+        for s in &SETTINGS {
+            match s.kind {
+                Kind::Part { flag, on } => assert_eq!(*flag(&mut options), on, "{}", s.name),
+                Kind::Number { field, range, default } => {
+                    let value = match field(&mut options) {
+                        Field::Real(x) => *x,
+                        Field::Whole(x) => *x as f64,
+                        Field::Count(x) => f64::from(*x),
+                    };
+                    assert_eq!(range.check(value), Ok(value), "{}", s.name);
+                    if let Default::Player(v) = default {
+                        assert_eq!(value, v, "{}", s.name);
+                    }
+                }
+            }
+        }
+        let names: Vec<_> = SETTINGS.iter().map(|s| (s.name, matches!(s.kind, Kind::Part { .. }))).collect();
+        let mut unique = names.clone();
+        unique.sort_unstable();
+        unique.dedup();
+        assert_eq!(unique.len(), names.len(), "a name is given twice for the same kind");
+    }
+}
