@@ -38,6 +38,7 @@ use propnet::net::{Kind, Net, NodeId};
 use rustc_hash::FxHashSet;
 use serde::Serialize;
 use std::time::Instant;
+use structures::UnionFind;
 
 /// Roles with more goal values than this join them all: trying each one as the complement of
 /// the others costs a pass over every condition per value.
@@ -183,14 +184,14 @@ impl Factors {
         // fades whichever other cell is pressed), so it needs no joining.
         let touches: Vec<Vec<u32>> = (0..nm).map(|j| [&footprint[j][..], &reads[j]].concat()).collect();
         // Union-find over bases; each move joins the bases it touches.
-        let mut parent: Vec<u32> = (0..nb as u32).collect();
+        let mut parent = UnionFind::new(nb);
         let mut anchor: Vec<Option<u32>> = vec![None; nm];
         for (j, touched) in touches.iter().enumerate() {
             let mut touched = touched.iter().copied().filter(|&b| changeable[b as usize]);
             let Some(first) = touched.next() else { continue };
             anchor[j] = Some(first);
             for b in touched {
-                union(&mut parent, first, b);
+                parent.union(first, b);
             }
         }
         // Goals and terminal must combine per factor: each way of meeting one joins its bases.
@@ -200,7 +201,7 @@ impl Factors {
         }
         for goals in &net.goals {
             let ways: Vec<Vec<Vec<u32>>> = goals.iter().map(|&(_, node)| conditions.ways(node)).collect();
-            let joined = |parent: &mut Vec<u32>, skip: Option<usize>| {
+            let joined = |parent: &mut UnionFind, skip: Option<usize>| {
                 for (_, w) in ways.iter().enumerate().filter(|&(v, _)| Some(v) != skip) {
                     w.iter().for_each(|bases| unite(parent, bases, changeable));
                 }
@@ -209,10 +210,10 @@ impl Factors {
             // complement of the others and need not join anything: "nothing lit scores 0" joins
             // every panel, while the values that say which panel was lit split per panel. Leave
             // out the value whose joining costs the most factors, if any does.
-            let split = |parent: &[u32], skip: Option<usize>| {
-                let mut p = parent.to_vec();
+            let split = |parent: &UnionFind, skip: Option<usize>| {
+                let mut p = parent.clone();
                 joined(&mut p, skip);
-                (0..nb as u32).filter(|&b| changeable[b as usize] && find(&mut p, b) == b).count()
+                (0..nb as u32).filter(|&b| changeable[b as usize] && p.find(b) == b).count()
             };
             let mut skip = None;
             if (2..=MAX_GOAL_TRIALS).contains(&ways.len()) {
@@ -228,8 +229,8 @@ impl Factors {
         }
         let mut index = vec![u32::MAX; nb];
         let mut factors: Vec<Factor> = Vec::new();
-        let mut root_of = |parent: &mut Vec<u32>, b: u32, factors: &mut Vec<Factor>| {
-            let root = find(parent, b) as usize;
+        let mut root_of = |parent: &mut UnionFind, b: u32, factors: &mut Vec<Factor>| {
+            let root = parent.find(b) as usize;
             if index[root] == u32::MAX {
                 index[root] = factors.len() as u32;
                 factors.push(Factor {
@@ -393,26 +394,8 @@ impl Conditions<'_> {
 }
 
 /// Joins the changeable ones of `bases`.
-fn unite(parent: &mut [u32], bases: &[u32], changeable: &[bool]) {
-    let mut live = bases.iter().copied().filter(|&b| changeable[b as usize]);
-    if let Some(first) = live.next() {
-        live.for_each(|b| union(parent, first, b));
-    }
-}
-
-fn find(parent: &mut [u32], mut x: u32) -> u32 {
-    while parent[x as usize] != x {
-        parent[x as usize] = parent[parent[x as usize] as usize];
-        x = parent[x as usize];
-    }
-    x
-}
-
-fn union(parent: &mut [u32], a: u32, b: u32) {
-    let (ra, rb) = (find(parent, a), find(parent, b));
-    if ra != rb {
-        parent[ra.max(rb) as usize] = ra.min(rb);
-    }
+fn unite(parent: &mut UnionFind, bases: &[u32], changeable: &[bool]) {
+    parent.union_all(bases.iter().copied().filter(|&b| changeable[b as usize]));
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@ use super::{Grounder, JoinRule, Literal, RelId};
 use gdl::{Pat, Sym, TermId, TermPool};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::rc::Rc;
+use structures::UnionFind;
 
 /// A body element of a rule, for the decompositions.
 #[derive(Debug, Clone)]
@@ -109,15 +110,7 @@ impl Grounder {
         }
         let head_vars = vars_of(rule.head.iter());
         // Union-find over items through shared non-head variables.
-        let mut parent: Vec<usize> = (0..items.len()).collect();
-        fn find(p: &mut [usize], i: usize) -> usize {
-            let mut i = i;
-            while p[i] != i {
-                p[i] = p[p[i]];
-                i = p[i];
-            }
-            i
-        }
+        let mut parent = UnionFind::new(items.len());
         let mut owner: FxHashMap<u16, usize> = FxHashMap::default();
         for (i, item) in items.iter().enumerate() {
             for v in item.vars() {
@@ -126,8 +119,7 @@ impl Grounder {
                 }
                 match owner.get(&v) {
                     Some(&j) => {
-                        let (a, b) = (find(&mut parent, i), find(&mut parent, j));
-                        parent[a] = b;
+                        parent.union(i as u32, j as u32);
                     }
                     None => {
                         owner.insert(v, i);
@@ -135,9 +127,9 @@ impl Grounder {
                 }
             }
         }
-        let mut groups: FxHashMap<usize, Vec<usize>> = FxHashMap::default();
+        let mut groups: FxHashMap<u32, Vec<usize>> = FxHashMap::default();
         for i in 0..items.len() {
-            let root = find(&mut parent, i);
+            let root = parent.find(i as u32);
             groups.entry(root).or_default().push(i);
         }
         if groups.len() < 2 {
