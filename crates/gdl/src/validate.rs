@@ -10,6 +10,7 @@ use std::collections::VecDeque;
 use std::fmt;
 use std::hash::Hash;
 use std::sync::Arc;
+use structures::Components;
 
 /// How bad a problem is: errors make the rules unplayable, warnings are likely mistakes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -441,90 +442,24 @@ impl Graph {
     }
 }
 
-/// Tarjan's algorithm; returns a component number for every node that lies on a cycle
-/// (nodes outside any cycle get no entry, so `same_scc` is false for them).
+/// A component number for every node that lies on a cycle of `edges` (nodes outside any
+/// cycle get no entry, so `same_scc` is false for them).
 pub(crate) fn strongly_connected<N: Copy + Eq + Hash + Ord>(edges: &FxHashMap<N, Vec<N>>) -> FxHashMap<N, usize> {
-    struct State<'a, N> {
-        edges: &'a FxHashMap<N, Vec<N>>,
-        index: FxHashMap<N, usize>,
-        low: FxHashMap<N, usize>,
-        stack: Vec<N>,
-        on_stack: FxHashSet<N>,
-        result: FxHashMap<N, usize>,
-        components: usize,
-    }
-    fn enter<N: Copy + Eq + Hash>(s: &mut State<N>, v: N) {
-        let i = s.index.len();
-        s.index.insert(v, i);
-        s.low.insert(v, i);
-        s.stack.push(v);
-        s.on_stack.insert(v);
-    }
-    fn lower<N: Copy + Eq + Hash>(s: &mut State<N>, v: N, to: usize) {
-        let lv = s.low.get_mut(&v).expect("visited");
-        *lv = (*lv).min(to);
-    }
-    /// Tarjan's depth-first search from `root`, with an explicit stack of (node, next edge)
-    /// instead of recursion: a long chain of relations must not overflow the call stack.
-    fn visit<N: Copy + Eq + Hash>(s: &mut State<N>, root: N) {
-        enter(s, root);
-        let mut calls = vec![(root, 0)];
-        while let Some((v, next)) = calls.pop() {
-            if let Some(&w) = s.edges.get(&v).and_then(|e| e.get(next)) {
-                calls.push((v, next + 1));
-                if !s.index.contains_key(&w) {
-                    enter(s, w);
-                    calls.push((w, 0));
-                } else if s.on_stack.contains(&w) {
-                    let iw = s.index[&w];
-                    lower(s, v, iw);
-                }
-                continue;
-            }
-            // Every edge of `v` is done: return to its caller.
-            if let Some(&(parent, _)) = calls.last() {
-                let lv = s.low[&v];
-                lower(s, parent, lv);
-            }
-            finish(s, v);
-        }
-    }
-    fn finish<N: Copy + Eq + Hash>(s: &mut State<N>, v: N) {
-        if s.low[&v] == s.index[&v] {
-            let mut members = Vec::new();
-            while let Some(w) = s.stack.pop() {
-                s.on_stack.remove(&w);
-                members.push(w);
-                if w == v {
-                    break;
-                }
-            }
-            let cyclic = members.len() > 1 || s.edges.get(&v).is_some_and(|e| e.contains(&v));
-            if cyclic {
-                for m in members {
-                    s.result.insert(m, s.components);
-                }
-                s.components += 1;
-            }
-        }
-    }
-    let mut s = State {
-        edges,
-        index: FxHashMap::default(),
-        low: FxHashMap::default(),
-        stack: Vec::new(),
-        on_stack: FxHashSet::default(),
-        result: FxHashMap::default(),
-        components: 0,
-    };
-    let mut nodes: Vec<N> = edges.keys().copied().collect();
+    let mut nodes: Vec<N> = edges.keys().chain(edges.values().flatten()).copied().collect();
     nodes.sort();
-    for v in nodes {
-        if !s.index.contains_key(&v) {
-            visit(&mut s, v);
+    nodes.dedup();
+    let index = |n: &N| nodes.binary_search(n).expect("listed") as u32;
+    let inputs: Vec<Vec<u32>> =
+        nodes.iter().map(|n| edges.get(n).map_or(Vec::new(), |e| e.iter().map(index).collect())).collect();
+    let components = Components::of(&inputs, nodes.len(), 0..nodes.len() as u32);
+    let mut result = FxHashMap::default();
+    for (i, n) in nodes.iter().enumerate() {
+        let c = components.group_of[i] as usize;
+        if components.cyclic[c] {
+            result.insert(*n, c);
         }
     }
-    s.result
+    result
 }
 
 #[cfg(test)]

@@ -11,7 +11,6 @@ pub mod kleene;
 pub mod net;
 pub mod optimize;
 pub mod runtime;
-pub mod scc;
 
 pub use build::BuildError;
 pub use ground::{GroundError, Limits};

@@ -219,7 +219,7 @@ impl Net {
     /// itself, is a cycle and must be iterated to its least fixpoint.
     pub fn schedule(&self) -> Vec<Vec<NodeId>> {
         let n = self.kinds.len();
-        let c = crate::scc::Components::of(&self.inputs, n, 0..n as NodeId);
+        let c = structures::Components::of(&self.inputs, n, 0..n as NodeId);
         // Within a component, nodes in the order the search first reached them.
         (0..c.len()).map(|g| c.members(g).iter().rev().copied().collect()).collect()
     }

@@ -3,10 +3,10 @@
 //! merge, flatten and prune, and the compaction that renumbers the result.
 
 use crate::net::{Kind, Net, NodeId};
-use crate::scc::Components;
 use rustc_hash::{FxHashMap, FxHasher};
 use std::borrow::Cow;
 use std::hash::{Hash, Hasher};
+use structures::Components;
 
 /// The net being optimised: the original nodes plus two canonical constants, where a node is
 /// either live, forwarded to a node that computes the same value (`fwd`), or dead (read by

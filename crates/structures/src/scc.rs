@@ -1,7 +1,9 @@
-//! Strongly connected components of a net's node graph, in evaluation order: the one routine
-//! behind [`Net::schedule`](crate::Net::schedule) and the optimiser's component order.
+//! Strongly connected components of a graph whose nodes are the numbers `0..n`, each listed
+//! after every component it reads: a propnet's evaluation order, the optimiser's component
+//! order, and the recursion among a game's relations.
 
-use crate::net::NodeId;
+/// A node of the graph.
+pub type NodeId = u32;
 
 /// The strongly connected components reachable from some roots, each listed after every
 /// component it reads.
