@@ -24,8 +24,7 @@ mod run;
 pub use composite::{composite_latches, CompositeLatch, Junction};
 pub use factor::{Factor, Factors};
 pub use goalform::{
-    confirmation_threshold, correlation, correlation_threshold, Decider, GoalForm, GoalForms, LatchHeuristic, Rule,
-    Speed as GoalSpeed, Standing, Tally, TallyKind, Trend,
+    Decider, GoalForm, GoalForms, LatchHeuristic, Rule, Speed as GoalSpeed, Standing, Tally, TallyKind, Trend,
 };
 pub use goals::{Effect, GoalLatch, GoalLatches, ScoreRange};
 pub use implication::Implication;

@@ -15,12 +15,13 @@
 
 use crate::playout::{self, Lookahead, Settings};
 use crate::Knowledge;
-use analysis::{correlation, correlation_threshold};
 use machine::StateMachine;
 use propnet::{Net, PropnetMachine, PropnetState};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use serde::Serialize;
+use stats::linear::solve;
+use stats::{correlation, correlation_threshold, halves, moments};
 use std::collections::BTreeMap;
 use std::time::Instant;
 
@@ -264,19 +265,6 @@ pub(crate) fn play_games(
     }
 }
 
-/// Mean and standard deviation of `xs`.
-fn moments(xs: impl Iterator<Item = f64> + Clone) -> (f64, f64) {
-    let n = xs.clone().count().max(1) as f64;
-    let mean = xs.clone().sum::<f64>() / n;
-    let var = xs.map(|x| (x - mean) * (x - mean)).sum::<f64>() / n;
-    (mean, var.sqrt())
-}
-
-/// The even and the odd items of `items`: one half to choose on, the other to check.
-pub(crate) fn halves<T>(items: &[T]) -> (Vec<&T>, Vec<&T>) {
-    (items.iter().step_by(2).collect(), items.iter().skip(1).step_by(2).collect())
-}
-
 /// `role`'s estimate, fitted on the even samples and checked on the odd ones.
 fn fit(samples: &[Sample], role: usize) -> Option<Fit> {
     let (train, test) = halves(samples);
@@ -334,37 +322,4 @@ fn fit(samples: &[Sample], role: usize) -> Option<Fit> {
         terms,
         holdout_correlation,
     })
-}
-
-/// Solves the square system whose augmented rows are `a` by Gaussian elimination with partial
-/// pivoting; `None` if it is singular.
-pub(crate) fn solve(mut a: Vec<Vec<f64>>) -> Option<Vec<f64>> {
-    let n = a.len();
-    for c in 0..n {
-        let p = (c..n).max_by(|&i, &j| a[i][c].abs().total_cmp(&a[j][c].abs()))?;
-        if a[p][c].abs() < 1e-12 {
-            return None;
-        }
-        a.swap(c, p);
-        let pivot = a[c].clone();
-        for (_, row) in a.iter_mut().enumerate().filter(|(r, _)| *r != c) {
-            let f = row[c] / pivot[c];
-            for (cell, &p) in row.iter_mut().zip(&pivot).skip(c) {
-                *cell -= f * p;
-            }
-        }
-    }
-    Some((0..n).map(|i| a[i][n] / a[i][i]).collect())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_small_system_is_solved() {
-        let x = solve(vec![vec![2.0, 1.0, 5.0], vec![1.0, 3.0, 10.0]]).expect("regular");
-        assert!((x[0] - 1.0).abs() < 1e-9 && (x[1] - 3.0).abs() < 1e-9, "{x:?}");
-        assert!(solve(vec![vec![1.0, 1.0, 1.0], vec![2.0, 2.0, 2.0]]).is_none());
-    }
 }

@@ -16,14 +16,15 @@
 //! state's successors costs no more than a fifth of a sampled game (played and replayed), since
 //! the tree evaluates them for every node it seeds.
 
-use crate::material::{halves, play_games};
+use crate::material::play_games;
 use crate::Knowledge;
-use analysis::{confirmation_threshold, correlation, correlation_threshold, Analysis, LatchHeuristic};
+use analysis::{Analysis, LatchHeuristic};
 use heuristic::{Formulas, FuzzyGoals, Params};
 use machine::StateMachine;
 use propnet::Net;
 use rand::Rng;
 use serde::Serialize;
+use stats::{confirmation_threshold, correlation, correlation_threshold, halves};
 use std::time::{Duration, Instant};
 
 /// Random games sampled, at most.

@@ -22,15 +22,15 @@
 //! same random games fit where the pieces are better placed ([`Placement`]); with a weight, the
 //! change in placement since the root moves the value too.
 
-use crate::material::{candidates, count, halves, Group, Kind};
+use crate::material::{candidates, count, Group, Kind};
 use crate::placement::{Placement, Positions};
 use crate::playout::{self, Settings};
-use analysis::{confirmation_threshold, correlation, correlation_threshold};
 use machine::StateMachine;
 use propnet::{Net, PropnetMachine};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use serde::Serialize;
+use stats::{confirmation_threshold, correlation, correlation_threshold, halves};
 use std::time::{Duration, Instant};
 
 /// Random games sampled, at most.

@@ -14,9 +14,10 @@
 //! errors of no correlation (counting games, not positions), for every role.
 
 use crate::bits;
-use crate::material::{solve, Group};
-use analysis::{confirmation_threshold, correlation};
+use crate::material::Group;
 use serde::Serialize;
+use stats::linear::solve;
+use stats::{confirmation_threshold, correlation};
 
 /// The most counts a fit reads (the system it solves has this many unknowns).
 const MAX_FEATURES: usize = 256;
@@ -265,7 +266,8 @@ mod tests {
     #[test]
     fn in_breakthrough_an_enemy_pawn_near_home_is_bad() {
         let (_, net) = testkit::bundled("breakthrough");
-        let pieces = crate::Pieces::discover(&net, Instant::now() + Duration::from_secs(3), 1).expect("pieces");
+        // Time enough for every game it plays (4,000 at most), so that a loaded machine sees the same games.
+        let pieces = crate::Pieces::discover(&net, Instant::now() + Duration::from_secs(60), 1).expect("pieces");
         let placement = pieces.placement.as_ref().expect("a placement");
         let empty = vec![0u64; PropnetMachine::new(&net).initial_state().words().len()];
         let with = |name: &str| {

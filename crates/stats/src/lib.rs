@@ -10,12 +10,15 @@
 
 mod elo;
 mod interval;
+pub mod linear;
 pub mod ratings;
+pub mod sample;
 mod sprt;
 mod tally;
 
 pub use elo::{elo_from_score, normal_quantile, score_from_elo};
 pub use interval::mean_interval;
 pub use ratings::{fit_ratings, Rating};
+pub use sample::{confirmation_threshold, correlation, correlation_threshold, halves, moments};
 pub use sprt::{Sprt, SprtError, Verdict};
 pub use tally::{Estimate, Tally};

@@ -5,6 +5,7 @@
 //! the anchor.
 
 use crate::elo::normal_quantile;
+use crate::linear::invert;
 use serde::Serialize;
 
 /// A player's rating.
@@ -110,36 +111,6 @@ fn connected(games: &[Vec<f64>], from: usize) -> Vec<bool> {
         stack.extend((0..games.len()).filter(|&j| games[i][j] > 0.0 && !seen[j]));
     }
     seen
-}
-
-/// The inverse of a symmetric positive-definite matrix by Gauss–Jordan elimination, or `None`
-/// if it is singular.
-fn invert(mut m: Vec<Vec<f64>>) -> Option<Vec<Vec<f64>>> {
-    let n = m.len();
-    let mut inv: Vec<Vec<f64>> = (0..n).map(|i| (0..n).map(|j| f64::from(u8::from(i == j))).collect()).collect();
-    for c in 0..n {
-        let pivot = (c..n).max_by(|&a, &b| m[a][c].abs().total_cmp(&m[b][c].abs()))?;
-        if m[pivot][c].abs() < 1e-12 {
-            return None;
-        }
-        m.swap(c, pivot);
-        inv.swap(c, pivot);
-        let p = m[c][c];
-        for k in 0..n {
-            m[c][k] /= p;
-            inv[c][k] /= p;
-        }
-        for r in 0..n {
-            if r != c && m[r][c] != 0.0 {
-                let f = m[r][c];
-                for k in 0..n {
-                    m[r][k] -= f * m[c][k];
-                    inv[r][k] -= f * inv[c][k];
-                }
-            }
-        }
-    }
-    Some(inv)
 }
 
 #[cfg(test)]

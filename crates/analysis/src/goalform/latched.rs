@@ -17,6 +17,7 @@ use propnet::PropnetMachine;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use serde::Serialize;
+use stats::{correlation, correlation_threshold};
 use std::time::Instant;
 
 /// Random games the check plays, at most.
@@ -27,10 +28,6 @@ const MIN_GAMES: usize = 50;
 
 /// Joint moves after which a game is abandoned.
 const MAX_STEPS: usize = 2000;
-
-/// The least correlation that counts as evidence, however many pairs: below it a variable
-/// explains under 1% of the other's variance, too little to steer a search by.
-pub const MIN_CORRELATION: f64 = 0.1;
 
 /// "Owning these latches is good", with how random games judged it.
 #[derive(Debug, Clone, Serialize)]
@@ -121,34 +118,4 @@ impl LatchHeuristic {
     pub fn value(&self, state: &[u64], role: usize) -> f64 {
         (0.5 + self.relative_lead(state, role) / 2.0).clamp(0.0, 1.0)
     }
-}
-
-/// The least correlation over `n` pairs that counts as evidence: three standard errors of a zero
-/// correlation (1/√n each), and never under [`MIN_CORRELATION`].
-pub fn correlation_threshold(n: usize) -> f64 {
-    (3.0 / (n as f64).sqrt()).max(MIN_CORRELATION)
-}
-
-/// The least correlation over `n` held-out pairs that confirms one already chosen elsewhere
-/// at [`correlation_threshold`]: two standard errors of a zero correlation. A single test of a
-/// named hypothesis needs no floor, and with one the confirmation would fail about half the
-/// time for a true correlation near [`MIN_CORRELATION`] (Breakthrough's white pawns, 0.14).
-pub fn confirmation_threshold(n: usize) -> f64 {
-    2.0 / (n.max(1) as f64).sqrt()
-}
-
-/// Pearson's correlation of `xs` and `ys` (0 where either does not vary).
-pub fn correlation(xs: &[f64], ys: &[f64]) -> f64 {
-    let n = xs.len() as f64;
-    let (mx, my) = (xs.iter().sum::<f64>() / n, ys.iter().sum::<f64>() / n);
-    let (mut sxy, mut sxx, mut syy) = (0.0, 0.0, 0.0);
-    for (x, y) in xs.iter().zip(ys) {
-        sxy += (x - mx) * (y - my);
-        sxx += (x - mx) * (x - mx);
-        syy += (y - my) * (y - my);
-    }
-    if sxx < 1e-12 || syy < 1e-12 {
-        return 0.0;
-    }
-    sxy / (sxx * syy).sqrt()
 }

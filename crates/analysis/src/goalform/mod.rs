@@ -22,7 +22,7 @@ mod latched;
 mod tally;
 
 pub use decided::Decider;
-pub use latched::{confirmation_threshold, correlation, correlation_threshold, LatchHeuristic};
+pub use latched::LatchHeuristic;
 pub use tally::{Tally, TallyKind, Trend};
 
 use crate::{Latch, LatchKind};
