@@ -48,19 +48,19 @@ impl TacticsCost {
         self.fired >= MIN_FIRED && self.tactical_per_s * MAX_SLOWDOWN >= self.random_per_s
     }
 
-    /// The guide for playouts of `net` (compiled as `program`) with the goal latches `goals`:
+    /// The knowledge for playouts of `net` (compiled as `program`) with the goal latches `goals`:
     /// with the tactics if measuring them for `budget` shows that they pay, else without; and
     /// the measurement. The one way the player and `latchkey analyze` decide.
     pub fn choose(net: &Net, program: &Arc<Program>, goals: GoalLatches, budget: Duration) -> (Knowledge, TacticsCost) {
         let tactical = Knowledge::new(net, goals.clone(), true);
         let cost = TacticsCost::measure(program, &tactical, budget, 0);
-        let guide = if cost.pays() { tactical } else { Knowledge::new(net, goals, false) };
-        (guide, cost)
+        let knowledge = if cost.pays() { tactical } else { Knowledge::new(net, goals, false) };
+        (knowledge, cost)
     }
 
-    /// Plays tactical playouts with `guide` (which must have tactics) for half of `budget`,
+    /// Plays tactical playouts with `knowledge` (which must have tactics) for half of `budget`,
     /// then plain ones for the other half, on one thread.
-    pub fn measure(program: &Arc<Program>, guide: &Knowledge, budget: Duration, seed: u64) -> TacticsCost {
+    pub fn measure(program: &Arc<Program>, knowledge: &Knowledge, budget: Duration, seed: u64) -> TacticsCost {
         let mut m = PropnetMachine::from_program(Arc::clone(program));
         let mut rng = SmallRng::seed_from_u64(seed);
         let initial = m.initial_state();
@@ -78,7 +78,7 @@ impl TacticsCost {
         let mut look = Lookahead::default();
         let mut complete = 0u64;
         while complete < MAX_PLAYOUTS && !settings.out_of_time() {
-            match playout::guided(&mut m, &mut look, &initial, guide, &mut rng, &settings) {
+            match playout::guided(&mut m, &mut look, &initial, knowledge, &mut rng, &settings) {
                 Ok(Some(_)) => complete += 1,
                 Ok(None) | Err(_) => break,
             }
@@ -227,8 +227,8 @@ mod tests {
 
     fn cost(name: &str) -> TacticsCost {
         let net = testkit::bundled(name).1;
-        let guide = Knowledge::new(&net, GoalLatches::new(&net, &[]), true);
-        TacticsCost::measure(&Arc::new(Program::new(&net)), &guide, Duration::from_millis(200), 1)
+        let knowledge = Knowledge::new(&net, GoalLatches::new(&net, &[]), true);
+        TacticsCost::measure(&Arc::new(Program::new(&net)), &knowledge, Duration::from_millis(200), 1)
     }
 
     #[test]

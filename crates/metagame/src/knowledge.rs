@@ -85,7 +85,7 @@ impl Captures {
 }
 
 impl Knowledge {
-    /// The guide given by `goals`, the goal latches of `net` (maybe none), with decisive and
+    /// The knowledge given by `goals`, the goal latches of `net` (maybe none), with decisive and
     /// anti-decisive moves in playouts if `tactics`.
     pub fn new(net: &Net, goals: GoalLatches, tactics: bool) -> Knowledge {
         let latch_watch = goals.bases();
@@ -122,7 +122,7 @@ impl Knowledge {
         &self.goals
     }
 
-    /// The guide with the roles' `pieces` (found in `net`) for the tree's priors and, where
+    /// The knowledge with the roles' `pieces` (found in `net`) for the tree's priors and, where
     /// playouts run guided, for preferring moves that gain material in them.
     pub fn with_pieces(mut self, net: &Net, pieces: Pieces) -> Knowledge {
         self.captures = self.steers_playouts().then(|| Captures::new(net, &pieces));
@@ -130,7 +130,7 @@ impl Knowledge {
         self
     }
 
-    /// The guide with the outlook random games confirmed, for the tree's priors
+    /// The knowledge with the outlook random games confirmed, for the tree's priors
     /// where the roles have no pieces (the pieces' balance gives them where they have).
     pub fn with_outlook(mut self, outlook: Outlook) -> Knowledge {
         self.outlook = Some(outlook);
@@ -142,7 +142,7 @@ impl Knowledge {
         self.outlook.as_ref()
     }
 
-    /// The guide with the goal forms random games confirmed (none if they found nothing usable).
+    /// The knowledge with the goal forms random games confirmed (none if they found nothing usable).
     pub fn with_forms(mut self, forms: GoalForms) -> Knowledge {
         let useful = |f: &GoalForms| {
             f.emulator().is_some() || !f.deciders.is_empty() || f.latch_heuristics.iter().any(|h| h.confirmed)
@@ -151,7 +151,7 @@ impl Knowledge {
         self
     }
 
-    /// The guide with the game's factors, kept where search can leave one aside or (in a
+    /// The knowledge with the game's factors, kept where search can leave one aside or (in a
     /// puzzle) try one at a time.
     pub fn with_factors(mut self, factors: Factors) -> Knowledge {
         self.factors = Some(factors).filter(Factors::useful).map(Arc::new);
@@ -203,7 +203,7 @@ impl Knowledge {
         self.forms.as_ref()?.best_latch_heuristic()
     }
 
-    /// The tree's priors for the states reached from `previous`, where the guide knows the
+    /// The tree's priors for the states reached from `previous`, where the knowledge knows the
     /// roles' pieces: their balance since `root` (propnet state words; the placement counting
     /// `placement` times, see [`Pieces::balance`]), and how much of the search's prior weight it
     /// gets there.
@@ -212,7 +212,7 @@ impl Knowledge {
         Some((p.balance(previous, root, placement), p.weight(root)))
     }
 
-    /// Whether the guide knows the roles' pieces: the tree's priors and the cutoff's score.
+    /// Whether the knowledge knows the roles' pieces: the tree's priors and the cutoff's score.
     pub fn has_pieces(&self) -> bool {
         self.pieces.is_some()
     }
@@ -222,7 +222,7 @@ impl Knowledge {
         !self.goals.is_empty() || self.tactics
     }
 
-    /// Whether the guide tells the search nothing (the search then ignores it).
+    /// Whether the knowledge tells the search nothing (the search then ignores it).
     pub fn is_empty(&self) -> bool {
         !self.steers_playouts()
             && self.pieces.is_none()

@@ -5,7 +5,7 @@
 //! Every relation of the base propositions gives candidate groups: its propositions with a given
 //! constant at a given argument position (`(cell ?x ?y white)`: the white cells), and all of
 //! them. Games from the initial state played as the search's playouts play them (with the
-//! guide's tactics and latches where it has them: in Breakthrough material predicts nothing in
+//! knowledge's tactics and latches where it has them: in Breakthrough material predicts nothing in
 //! uniformly random games, where the first pawn to wander through wins, but a good deal once
 //! runners are stopped) give, per game, one state from its second half and the final scores.
 //! For each role, groups whose count correlates with the role's score in half of the games
@@ -107,15 +107,15 @@ pub struct Material {
 
 impl Material {
     /// Plays games of `net` until `deadline` (at most [`MAX_GAMES`]), as the search's playouts
-    /// play them with `guide` (uniformly random where it has none or it does not steer them),
+    /// play them with `knowledge` (uniformly random where it has none or it does not steer them),
     /// and fits each role's estimate, as the module header describes.
-    pub fn discover(net: &Net, guide: Option<&Knowledge>, deadline: Instant, seed: u64) -> Material {
+    pub fn discover(net: &Net, knowledge: Option<&Knowledge>, deadline: Instant, seed: u64) -> Material {
         let roles = net.roles.len();
         let candidates = candidates(net);
         if candidates.is_empty() {
             return Material { fits: vec![None; roles], ..Material::default() };
         }
-        let samples = sample(net, guide, &candidates, deadline, seed);
+        let samples = sample(net, knowledge, &candidates, deadline, seed);
         let mut used: BTreeMap<usize, usize> = BTreeMap::new();
         let mut groups = Vec::new();
         let fits = (0..roles)
@@ -208,10 +208,10 @@ struct Sample {
 }
 
 /// Games from the initial state until `deadline`, one sample each: uniformly random, or played
-/// as `guide`'s playouts.
-fn sample(net: &Net, guide: Option<&Knowledge>, candidates: &[Group], deadline: Instant, seed: u64) -> Vec<Sample> {
+/// as `knowledge`'s playouts.
+fn sample(net: &Net, knowledge: Option<&Knowledge>, candidates: &[Group], deadline: Instant, seed: u64) -> Vec<Sample> {
     let mut out = Vec::new();
-    play_games(net, guide, deadline, seed, MAX_GAMES, |_, trajectory, scores, rng| {
+    play_games(net, knowledge, deadline, seed, MAX_GAMES, |_, trajectory, scores, rng| {
         let n = trajectory.len();
         let at = &trajectory[n / 2 + rng.random_range(0..(n - n / 2).max(1))];
         let counts = candidates.iter().map(|g| f64::from(count(&g.mask, at.words()))).collect();
@@ -222,12 +222,12 @@ fn sample(net: &Net, guide: Option<&Knowledge>, candidates: &[Group], deadline: 
 }
 
 /// Plays at most `games` complete games of `net` from the initial state until `deadline`, as
-/// the search's playouts play them with `guide` (uniformly random where it has none or it does
+/// the search's playouts play them with `knowledge` (uniformly random where it has none or it does
 /// not steer them), and hands each to `each` with the machine, the states before each joint
 /// move (at least one) and every role's final score.
 pub(crate) fn play_games(
     net: &Net,
-    guide: Option<&Knowledge>,
+    knowledge: Option<&Knowledge>,
     deadline: Instant,
     seed: u64,
     games: usize,
@@ -242,7 +242,7 @@ pub(crate) fn play_games(
     let mut trajectory: Vec<PropnetState> = Vec::new();
     let mut played = 0;
     while played < games && Instant::now() < deadline {
-        let outcome = match guide.filter(|g| g.steers_playouts()) {
+        let outcome = match knowledge.filter(|g| g.steers_playouts()) {
             Some(g) => playout::guided(&mut m, &mut look, &initial, g, &mut rng, &settings),
             None => playout::random(&mut m, &initial, &mut rng, &settings),
         };

@@ -196,13 +196,13 @@ impl Outlook {
         Some(fuzzy.with_latches(net, found))
     }
 
-    /// Plays games of `net` until `deadline` (at most [`MAX_GAMES`]) as `guide`'s playouts play
+    /// Plays games of `net` until `deadline` (at most [`MAX_GAMES`]) as `knowledge`'s playouts play
     /// them and fits the curves of the leads `source` (built for `net`) reads, as the module
     /// header describes; why not, if the games do not confirm them or they cost too much.
     pub fn discover(
         net: &Net,
         mut source: LeadSource,
-        guide: Option<&Knowledge>,
+        knowledge: Option<&Knowledge>,
         deadline: Instant,
         seed: u64,
     ) -> Result<Outlook, Rejected> {
@@ -214,7 +214,7 @@ impl Outlook {
         let mut samples: Vec<(Vec<f64>, Vec<f64>)> = Vec::new();
         let (mut evaluating, mut successors) = (Duration::ZERO, 0usize);
         let started = Instant::now();
-        play_games(net, guide, deadline, seed, MAX_GAMES, |m, trajectory, scores, rng| {
+        play_games(net, knowledge, deadline, seed, MAX_GAMES, |m, trajectory, scores, rng| {
             let at = &trajectory[rng.random_range(0..trajectory.len())];
             let clock = Instant::now();
             let leads = source.leads(at.words());
@@ -346,9 +346,9 @@ mod tests {
         let config = analysis::AnalysisConfig::default();
         let found = analysis::Analysis::run(&net, &desc, &config, &mut |_| {});
         let fuzzy = Outlook::heuristic(&desc, &net, &found, Instant::now() + Duration::from_secs(20)).expect("fuzzy");
-        let guide = Knowledge::new(&net, found.goals, true);
+        let knowledge = Knowledge::new(&net, found.goals, true);
         let source = LeadSource::Fuzzy(fuzzy);
-        Outlook::discover(&net, source, Some(&guide), Instant::now() + Duration::from_secs(seconds), 3)
+        Outlook::discover(&net, source, Some(&knowledge), Instant::now() + Duration::from_secs(seconds), 3)
     }
 
     #[test]

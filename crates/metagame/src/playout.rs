@@ -44,11 +44,11 @@ pub struct Settings {
     pub deadline: Option<Instant>,
     /// The moves' mean scores, where playouts prefer the best (move-average sampling).
     pub mast: Option<MastPolicy>,
-    /// Where guided playouts stop early and score the state they reach by the guide's piece
+    /// Where guided playouts stop early and score the state they reach by the knowledge's piece
     /// balance.
     pub cutoff: Option<Cutoff>,
     /// The chance that a guided playout's move is, among those the tactics rank best, one that
-    /// gains the mover the most material, where the guide knows the pieces (0: never).
+    /// gains the mover the most material, where the knowledge knows the pieces (0: never).
     pub captures: f64,
 }
 
@@ -80,7 +80,7 @@ impl Settings {
 }
 
 /// A playing thread's tools for guided playouts, made at its first one: machines over the
-/// guide's cut nets, and the moves it has seen end a game.
+/// knowledge's cut nets, and the moves it has seen end a game.
 #[derive(Debug, Default)]
 pub struct Lookahead {
     machines: Option<Machines>,
@@ -192,19 +192,19 @@ struct Rewind {
 /// ahead: at the goal latches, it never plays a move that lowers its highest achievable score
 /// while it has another, and always plays one that raises its lowest when it can (Sancho's crude
 /// but effective weighting: a king that can be captured is captured); at the game's end (with
-/// the guide's tactics, or where the end is cheap to judge), it plays a move that secures its
+/// the knowledge's tactics, or where the end is cheap to judge), it plays a move that secures its
 /// highest score (a decisive move) and avoids one that ends the game below it. With tactics, a
 /// move after which the next mover has a decisive move is taken back and another tried in its
 /// place while there is one (anti-decisive), and only moves that have ended a game before are
-/// judged. With the guide's pieces and `s.captures`, a role then plays, with that chance, the
+/// judged. With the knowledge's pieces and `s.captures`, a role then plays, with that chance, the
 /// move among those ranked best that leaves it the most material ahead. A state whose scores
-/// the latches decide ends the playout; with a cutoff in `s` and the guide's pieces, so does
+/// the latches decide ends the playout; with a cutoff in `s` and the knowledge's pieces, so does
 /// the cutoff's step, scored by the piece balance since the root.
 pub fn guided(
     m: &mut PropnetMachine,
     lookahead: &mut Lookahead,
     start: &PropnetState,
-    guide: &Knowledge,
+    knowledge: &Knowledge,
     rng: &mut SmallRng,
     s: &Settings,
 ) -> Result<Option<Outcome<u32>>, MachineError> {
@@ -213,22 +213,25 @@ pub fn guided(
         none => {
             let machine = |p: &Arc<Program>| PropnetMachine::from_program(Arc::clone(p));
             none.insert(Machines {
-                look: machine(&guide.next),
-                judge: guide.outcome.as_ref().map(machine),
-                capture: guide.captures.as_ref().map(|c| machine(&c.next)),
+                look: machine(&knowledge.next),
+                judge: knowledge.outcome.as_ref().map(machine),
+                capture: knowledge.captures.as_ref().map(|c| machine(&c.next)),
             })
         }
     };
-    let mut captures = guide.captures.as_ref().zip(capture.as_mut()).filter(|_| s.captures > 0.0);
+    let mut captures = knowledge.captures.as_ref().zip(capture.as_mut()).filter(|_| s.captures > 0.0);
     let ending = &mut lookahead.ending;
     let fired_count = &mut lookahead.fired;
     lookahead.playouts += 1;
-    let goals = &guide.goals;
+    let goals = &knowledge.goals;
     let roles = m.roles().len();
     let latches = !goals.is_empty();
     // The root's material, once per playout, where the playout may stop early.
-    let cutoff =
-        s.cutoff.as_ref().zip(guide.pieces.as_ref()).map(|(c, p)| (c.steps, p.balance(&c.root, &c.root, c.placement)));
+    let cutoff = s
+        .cutoff
+        .as_ref()
+        .zip(knowledge.pieces.as_ref())
+        .map(|(c, p)| (c.steps, p.balance(&c.root, &c.root, c.placement)));
     let mut state = start.clone();
     let mut moves = Vec::new();
     let mut joint = vec![0u32; roles];
@@ -254,7 +257,7 @@ pub fn guided(
     };
     loop {
         let terminal = m.is_terminal(&state)?;
-        let decided = if terminal { None } else { guide.decided(state.words()) };
+        let decided = if terminal { None } else { knowledge.decided(state.words()) };
         if terminal || decided.is_some() {
             if steps > 0 {
                 for r in (0..roles).filter(|&r| chose[r]) {
@@ -263,7 +266,7 @@ pub fn guided(
             }
             let scores = match decided {
                 Some(decided) => decided.iter().map(|&v| v.min(100) as u8).collect(),
-                None => guide.scores(m, &state, Some(state.words())),
+                None => knowledge.scores(m, &state, Some(state.words())),
             };
             return Ok(Some(Outcome { scores, complete: true, moves }));
         }
@@ -296,22 +299,22 @@ pub fn guided(
             // Without tactics the judge ranks every candidate, latches included, in one pass;
             // with them the latches rank every candidate by the latch bases alone and the end
             // is judged only for candidates that may end the game.
-            if latches && (guide.tactics || judge.is_none()) {
+            if latches && (knowledge.tactics || judge.is_none()) {
                 candidates.clear();
                 candidates.extend(0..l.len());
                 pick(l, &candidates, &mut chosen);
-                look.lookahead(&state, &joint, r, &chosen, &guide.latch_watch, &mut bits);
-                rank(&mut tiers, &candidates, &bits, guide.latch_watch.bases(), &mut after, |after| {
+                look.lookahead(&state, &joint, r, &chosen, &knowledge.latch_watch, &mut bits);
+                rank(&mut tiers, &candidates, &bits, knowledge.latch_watch.bases(), &mut after, |after| {
                     Ok(tier(now, goals.range(after.words(), r)))
                 })?;
             }
             if let Some(j) = judge.as_mut() {
                 candidates.clear();
-                candidates.extend((0..l.len()).filter(|&k| !guide.tactics || bits::contains(ending, l[k])));
+                candidates.extend((0..l.len()).filter(|&k| !knowledge.tactics || bits::contains(ending, l[k])));
                 if !candidates.is_empty() {
                     pick(l, &candidates, &mut chosen);
-                    look.lookahead(&state, &joint, r, &chosen, &guide.watch, &mut bits);
-                    rank(&mut tiers, &candidates, &bits, guide.watch.bases(), &mut after, |after| {
+                    look.lookahead(&state, &joint, r, &chosen, &knowledge.watch, &mut bits);
+                    rank(&mut tiers, &candidates, &bits, knowledge.watch.bases(), &mut after, |after| {
                         let then = match j.is_terminal(after)? {
                             true => {
                                 let v = u32::from(score(&j.goal(after, r)));
@@ -325,7 +328,7 @@ pub fn guided(
             }
             let best = tiers.iter().copied().max().unwrap_or(0);
             if let Some(mv) = redraw(l, &tiers, joint[r], rng) {
-                if guide.tactics {
+                if knowledge.tactics {
                     fire(fired_count);
                 }
                 joint[r] = mv;
@@ -350,7 +353,7 @@ pub fn guided(
                 winner = Some(r);
             }
         }
-        if let Some(w) = winner.filter(|_| guide.tactics) {
+        if let Some(w) = winner.filter(|_| knowledge.tactics) {
             if let Some(back) = rewind.as_mut().filter(|b| b.role != w && !b.untried.is_empty()) {
                 // The last move let the next mover win at once: play another in its place.
                 fire(fired_count);
@@ -367,7 +370,7 @@ pub fn guided(
                 continue;
             }
         }
-        rewind = match (guide.tactics, chose.iter().filter(|&&c| c).count()) {
+        rewind = match (knowledge.tactics, chose.iter().filter(|&&c| c).count()) {
             (true, 1) => {
                 let role = chose.iter().position(|&c| c).expect("one role chose");
                 let mut back = rewind.take().unwrap_or_else(|| Rewind {
@@ -575,36 +578,36 @@ mod tests {
         assert_eq!(tier(None, range(0, 100)), 0);
     }
 
-    /// A tic-tac-toe machine, its guide with tactics and no latches, and the state after
+    /// A tic-tac-toe machine, its knowledge with tactics and no latches, and the state after
     /// `moves` (x's and o's moves alternating, the other role's `noop` implied).
     fn tictactoe(moves: &[&str]) -> (PropnetMachine, Knowledge, PropnetState) {
         let net = testkit::bundled("tictactoe").1;
         let mut m = PropnetMachine::new(&net);
-        let guide = Knowledge::new(&net, GoalLatches::new(&net, &[]), true);
+        let knowledge = Knowledge::new(&net, GoalLatches::new(&net, &[]), true);
         let mut state = m.initial_state();
         for (k, mv) in moves.iter().enumerate() {
             let named = |r: usize| if r == k % 2 { *mv } else { "noop" };
             let joint: Vec<u32> = (0..2).map(|r| m.find_move(r, named(r)).expect("a move")).collect();
             state = m.next_state(&state, &joint).expect("legal");
         }
-        (m, guide, state)
+        (m, knowledge, state)
     }
 
     /// The first joint move of each of `n` guided playouts from `state`, printed, after 200
     /// from the initial state have shown which moves end games.
     fn first_moves(
         m: &mut PropnetMachine,
-        guide: &Knowledge,
+        knowledge: &Knowledge,
         state: &PropnetState,
         n: usize,
     ) -> Vec<(String, Vec<u8>)> {
-        first_moves_capturing(m, guide, state, n, 0.0)
+        first_moves_capturing(m, knowledge, state, n, 0.0)
     }
 
     /// [`first_moves`] with the given chance of playing the move that gains the most material.
     fn first_moves_capturing(
         m: &mut PropnetMachine,
-        guide: &Knowledge,
+        knowledge: &Knowledge,
         state: &PropnetState,
         n: usize,
         captures: f64,
@@ -623,11 +626,12 @@ mod tests {
         };
         let initial = m.initial_state();
         for _ in 0..200 {
-            guided(m, &mut look, &initial, guide, &mut rng, &settings).expect("plays");
+            guided(m, &mut look, &initial, knowledge, &mut rng, &settings).expect("plays");
         }
         (0..n)
             .map(|_| {
-                let out = guided(m, &mut look, state, guide, &mut rng, &settings).expect("plays").expect("no deadline");
+                let out =
+                    guided(m, &mut look, state, knowledge, &mut rng, &settings).expect("plays").expect("no deadline");
                 let first = out.moves[..2].iter().map(|&mv| m.format_move(&mv)).collect::<Vec<_>>().join(" ");
                 (first, out.scores)
             })
@@ -637,8 +641,8 @@ mod tests {
     #[test]
     fn a_tactical_playout_takes_a_win_at_once() {
         // x holds (1 1) and (1 2), o (2 1) and (2 2); x to move.
-        let (mut m, guide, state) = tictactoe(&["(mark 1 1)", "(mark 2 1)", "(mark 1 2)", "(mark 2 2)"]);
-        for (first, scores) in first_moves(&mut m, &guide, &state, 50) {
+        let (mut m, knowledge, state) = tictactoe(&["(mark 1 1)", "(mark 2 1)", "(mark 1 2)", "(mark 2 2)"]);
+        for (first, scores) in first_moves(&mut m, &knowledge, &state, 50) {
             assert_eq!(first, "(mark 1 3) noop");
             assert_eq!(scores, [100, 0]);
         }
@@ -647,8 +651,8 @@ mod tests {
     #[test]
     fn a_tactical_playout_blocks_the_next_movers_win() {
         // x holds (1 1) and (3 3), o (2 1) and (2 2): x has no win and must block (2 3).
-        let (mut m, guide, state) = tictactoe(&["(mark 1 1)", "(mark 2 1)", "(mark 3 3)", "(mark 2 2)"]);
-        for (first, _) in first_moves(&mut m, &guide, &state, 50) {
+        let (mut m, knowledge, state) = tictactoe(&["(mark 1 1)", "(mark 2 1)", "(mark 3 3)", "(mark 2 2)"]);
+        for (first, _) in first_moves(&mut m, &knowledge, &state, 50) {
             assert_eq!(first, "(mark 2 3) noop");
         }
     }
@@ -668,7 +672,7 @@ mod tests {
     fn a_capture_on_offer() -> (PropnetMachine, Knowledge, PropnetState) {
         let net = testkit::bundled("breakthrough").1;
         let pieces = Pieces::discover(&net, Instant::now() + Duration::from_secs(30), 1).expect("pawns are pieces");
-        let guide = Knowledge::new(&net, GoalLatches::new(&net, &[]), true).with_pieces(&net, pieces);
+        let knowledge = Knowledge::new(&net, GoalLatches::new(&net, &[]), true).with_pieces(&net, pieces);
         let bases = [
             "(control white)",
             "(cellholds 4 4 white)",
@@ -678,17 +682,17 @@ mod tests {
         ];
         let index = |p: &str| net.bases.iter().position(|b| b.name == p).unwrap_or_else(|| panic!("no base {p}"));
         let state = PropnetState::from_bases(net.bases.len(), bases.iter().map(|p| index(p)));
-        (PropnetMachine::new(&net), guide, state)
+        (PropnetMachine::new(&net), knowledge, state)
     }
 
     #[test]
     fn a_capturing_playout_takes_the_pawn_on_offer() {
-        let (mut m, guide, state) = a_capture_on_offer();
-        for (first, _) in first_moves_capturing(&mut m, &guide, &state, 30, 1.0) {
+        let (mut m, knowledge, state) = a_capture_on_offer();
+        for (first, _) in first_moves_capturing(&mut m, &knowledge, &state, 30, 1.0) {
             assert_eq!(first, "(move 4 4 5 5) noop");
         }
         let firsts: std::collections::HashSet<String> =
-            first_moves(&mut m, &guide, &state, 30).into_iter().map(|(first, _)| first).collect();
+            first_moves(&mut m, &knowledge, &state, 30).into_iter().map(|(first, _)| first).collect();
         assert!(firsts.len() > 1, "without the preference white's five moves are all played: {firsts:?}");
     }
 }

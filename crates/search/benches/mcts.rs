@@ -59,7 +59,7 @@ fn iterations(c: &mut Criterion) {
         let mut group = c.benchmark_group(format!("mcts/{game}"));
         group.sample_size(10).measurement_time(Duration::from_secs(3)).warm_up_time(Duration::from_secs(1));
         group.throughput(Throughput::Elements(count));
-        let guide = |tactics| Some(Arc::new(Knowledge::new(&net, analysis.goals.clone(), tactics)));
+        let knowledge = |tactics| Some(Arc::new(Knowledge::new(&net, analysis.goals.clone(), tactics)));
         let pieces = Pieces::discover(&net, Instant::now() + Pieces::TIME, 0);
         let with_pieces = |tactics| {
             let pieces = pieces.clone()?;
@@ -69,10 +69,10 @@ fn iterations(c: &mut Criterion) {
         let mast = MctsConfig { mast: MAST, ..plain.clone() };
         let mut variants = vec![
             ("plain", None, plain.clone()),
-            ("analysis", guide(false), plain.clone()),
-            ("tactics", guide(true), plain.clone()),
+            ("analysis", knowledge(false), plain.clone()),
+            ("tactics", knowledge(true), plain.clone()),
             ("plain+mast", None, mast.clone()),
-            ("tactics+mast", guide(true), mast.clone()),
+            ("tactics+mast", knowledge(true), mast.clone()),
         ];
         if let (Some(analysis), Some(tactics)) = (with_pieces(false), with_pieces(true)) {
             let cutoff = MctsConfig { cutoff: CUTOFF, ..mast.clone() };
@@ -84,8 +84,8 @@ fn iterations(c: &mut Criterion) {
             let captures = MctsConfig { captures: CAPTURES, ..placement };
             variants.push(("tactics+mast+pieces+cutoff+placement+captures", tactics, captures));
         } else {
-            // The outlook is confirmed on games played as the guide's playouts play them, and
-            // then joins that guide, as in the player.
+            // The outlook is confirmed on games played as the knowledge's playouts play them, and
+            // then joins that knowledge, as in the player.
             let tactics = Knowledge::new(&net, analysis.goals.clone(), true);
             let fuzzy = Outlook::heuristic(&desc, &net, &analysis, Instant::now() + Duration::from_secs(10));
             let deadline = Instant::now() + Outlook::TIME;
@@ -94,13 +94,13 @@ fn iterations(c: &mut Criterion) {
                 variants.push(("tactics+mast+outlook", Some(Arc::new(tactics.with_outlook(outlook))), mast));
             }
         }
-        for (name, guide, config) in variants {
+        for (name, knowledge, config) in variants {
             group.bench_function(BenchmarkId::new(name, count), |b| {
                 let mut seed = 0;
                 b.iter(|| {
                     seed += 1;
                     let config = MctsConfig { seed, ..config.clone() };
-                    let mut mcts = Mcts::new(Arc::clone(&program), guide.clone(), config).expect("starts");
+                    let mut mcts = Mcts::new(Arc::clone(&program), knowledge.clone(), config).expect("starts");
                     mcts.search_iterations(count).expect("searches")
                 })
             });

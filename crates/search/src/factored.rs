@@ -182,7 +182,7 @@ impl SearchMachine for FactorView {
     }
 
     fn bits(_: &PropnetState) -> Option<&[u64]> {
-        // The guide's latches and pieces read whole states of the real game.
+        // The knowledge's latches and pieces read whole states of the real game.
         None
     }
 

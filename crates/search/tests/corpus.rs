@@ -20,17 +20,17 @@ fn every_corpus_game_gets_a_legal_move_for_every_role() {
         // loose enough for a loaded machine to build the others).
         let limits = propnet::Limits { deadline: Some(Instant::now() + Duration::from_secs(3)), ..Default::default() };
         let Ok(net) = propnet::compile(&desc, &limits) else { continue };
-        let guide = Knowledge::new(&net, GoalLatches::new(&net, &analysis::structural_latches(&net)), true);
-        let guide = match Pieces::discover(&net, Instant::now() + Duration::from_millis(50), 1) {
-            Some(pieces) => guide.with_pieces(&net, pieces),
-            None => guide,
+        let knowledge = Knowledge::new(&net, GoalLatches::new(&net, &analysis::structural_latches(&net)), true);
+        let knowledge = match Pieces::discover(&net, Instant::now() + Duration::from_millis(50), 1) {
+            Some(pieces) => knowledge.with_pieces(&net, pieces),
+            None => knowledge,
         };
-        let guide = Arc::new(guide);
+        let knowledge = Arc::new(knowledge);
         let mut m = PropnetMachine::new(&net);
         let initial = m.initial_state();
         let mut mcts = Mcts::new(
             Arc::new(Program::new(&net)),
-            Some(guide),
+            Some(knowledge),
             MctsConfig { threads: 1, seed: 7, max_nodes: 100_000, ..MctsConfig::default() },
         )
         .expect("starts");

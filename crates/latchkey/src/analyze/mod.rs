@@ -400,9 +400,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let material = chosen
         .as_ref()
         .filter(|_| !left.is_zero())
-        .map(|(guide, _)| Material::discover(net, Some(guide), weighed + left.min(TacticsCost::TRIAL), 0));
-    // Whether the player's playouts would run guided (the guide keeps tactics only where they pay).
-    let guided = chosen.as_ref().map_or(!result.goals.is_empty(), |(guide, _)| guide.steers_playouts());
+        .map(|(knowledge, _)| Material::discover(net, Some(knowledge), weighed + left.min(TacticsCost::TRIAL), 0));
+    // Whether the player's playouts would run guided (the knowledge keeps tactics only where they pay).
+    let guided = chosen.as_ref().map_or(!result.goals.is_empty(), |(knowledge, _)| knowledge.steers_playouts());
     let tactics = chosen.as_ref().map(|&(_, cost)| TacticsEntry { cost, used: cost.pays() });
     let weighed = analysis::Phase { phase: "material".to_owned(), seconds: weighed.elapsed().as_secs_f64() };
     // The roles' pieces, for the mcts player's priors, from uniformly random games.
@@ -422,14 +422,14 @@ pub fn run(args: Args) -> Result<ExitCode> {
         // confirmed on games of its own, and the one that predicts the games held out best.
         let fuzzy = Outlook::heuristic(&game.desc, net, &result, looked + left / 2).map(LeadSource::Fuzzy);
         let latches = result.goal_forms.as_ref().and_then(|f| f.best_latch_heuristic().cloned());
-        let guide = chosen.as_ref().map(|(guide, _)| guide);
+        let knowledge = chosen.as_ref().map(|(knowledge, _)| knowledge);
         let sources: Vec<LeadSource> = [fuzzy, latches.map(LeadSource::Latches)].into_iter().flatten().collect();
         let share = sources.len().max(1) as u32;
         let tried = sources
             .into_iter()
             .map(|source| {
                 let left = (start + Duration::from_secs_f64(secs)).saturating_duration_since(Instant::now());
-                Outlook::discover(net, source, guide, Instant::now() + (left / share).min(Outlook::TIME), 0)
+                Outlook::discover(net, source, knowledge, Instant::now() + (left / share).min(Outlook::TIME), 0)
             })
             .collect();
         match Outlook::best(tried) {

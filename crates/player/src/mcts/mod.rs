@@ -88,7 +88,7 @@ pub struct MctsPlayer {
 }
 
 impl MctsPlayer {
-    /// The `mcts` player: the analysis' goal latches guide the search; `seed` fixes its random
+    /// The `mcts` player: the analysis' goal latches knowledge the search; `seed` fixes its random
     /// choices.
     pub fn new(seed: u64) -> MctsPlayer {
         MctsPlayer::with_options("mcts", MctsOptions::seeded(seed))
@@ -448,7 +448,7 @@ impl Analyst {
 fn prepare_puzzle(
     mcts: &mut Mcts,
     net: &propnet::Net,
-    guide: Option<&Knowledge>,
+    knowledge: Option<&Knowledge>,
     end: Instant,
 ) -> Result<bool, PlayerError> {
     let best = mcts.machine().program().goal_values(0).into_iter().max().unwrap_or(100);
@@ -456,8 +456,8 @@ fn prepare_puzzle(
     mcts.search(now + end.saturating_duration_since(now).mul_f64(PUZZLE_SEARCH_SHARE))?;
     let best_found = mcts.plan().is_some_and(|p| p.score >= best);
     let options = search::SolveConfig {
-        goals: guide.map(Knowledge::goals),
-        factors: guide.and_then(Knowledge::factors),
+        goals: knowledge.map(Knowledge::goals),
+        factors: knowledge.and_then(Knowledge::factors),
         deadline: Some(end),
         ..search::SolveConfig::default()
     };
@@ -495,12 +495,12 @@ impl Player for MctsPlayer {
                         Err(late) => self.late_analysis = Some(late),
                     }
                 }
-                let guide = prepared.knowledge;
+                let knowledge = prepared.knowledge;
                 let config = self
                     .options
                     .search_for(&net.program, MoveVariety::TRIAL.min(end.saturating_duration_since(now).mul_f64(0.05)));
                 let several = info.game.roles().len() > 1 && self.options.factored;
-                let exact = guide.as_deref().and_then(Knowledge::factors);
+                let exact = knowledge.as_deref().and_then(Knowledge::factors);
                 let splits = exact.into_iter().chain(prepared.neighbourhoods.as_ref()).filter(|_| several);
                 for split in splits {
                     if let Some(factored) = Factored::new(Arc::clone(&net.program), split, &config)? {
@@ -509,10 +509,10 @@ impl Player for MctsPlayer {
                     }
                 }
                 let mut m = PropnetMachine::from_program(Arc::clone(&net.program));
-                m.set_goal_oracle(guide.as_ref().and_then(|g| g.goal_oracle(&net.program)));
-                let mut mcts = Mcts::on(m, guide.clone(), config)?;
+                m.set_goal_oracle(knowledge.as_ref().and_then(|g| g.goal_oracle(&net.program)));
+                let mut mcts = Mcts::on(m, knowledge.clone(), config)?;
                 let settled = match info.game.roles().len() {
-                    1 => prepare_puzzle(&mut mcts, &net.net, guide.as_deref(), end)?,
+                    1 => prepare_puzzle(&mut mcts, &net.net, knowledge.as_deref(), end)?,
                     _ => false,
                 };
                 let mut thinker = Thinker::new(mcts, role, ponder, settled, idle);

@@ -83,8 +83,8 @@ impl SearchMachine for PropnetMachine {
         settings: &Settings,
     ) -> Result<Vec<Option<Outcome<u32>>>, MachineError> {
         match &settings.knowledge {
-            Some(guide) => {
-                starts.iter().map(|start| playout::guided(self, scratch, start, guide, rng, settings)).collect()
+            Some(knowledge) => {
+                starts.iter().map(|start| playout::guided(self, scratch, start, knowledge, rng, settings)).collect()
             }
             None => Ok(playout::bit_sliced(self, starts, rng, settings)),
         }

@@ -33,7 +33,7 @@
 //! the priors come from it instead.
 //!
 //! The search runs on any [`SearchMachine`]: on a propnet as described, on the reasoner (for a
-//! game whose net cannot be built) with plain random playouts, one at a time, and no guide.
+//! game whose net cannot be built) with plain random playouts, one at a time, and no knowledge.
 //!
 //! The tree lives on the calling thread; with more than one thread (and a machine whose states
 //! other threads can share), workers with machines of their own play the leaves while the tree
@@ -123,14 +123,14 @@ pub struct MctsConfig {
     /// Leaves selected before their playouts run (at most 64, one bit-sliced pass; at most 4
     /// where playouts run guided, one at a time).
     pub batch: usize,
-    /// How many playouts a move's prior (the guide's piece balance after the move, or where
+    /// How many playouts a move's prior (the knowledge's piece balance after the move, or where
     /// there are no pieces its outlook's value) counts as in selection while the roles' pieces
     /// are even (its weight fades as real playouts come in); 0 leaves priors out.
     pub prior_visits: f64,
     /// Joint moves after which a playout is cut off.
     pub max_playout_steps: u32,
     /// Joint moves after which a guided playout stops and scores the state it reached by the
-    /// roles' piece balance since the root, where the guide knows the pieces; 0 plays every
+    /// roles' piece balance since the root, where the knowledge knows the pieces; 0 plays every
     /// playout to the end.
     pub cutoff: u32,
     /// How much where the pieces stand counts in the priors and the cut-off playouts' scores,
@@ -152,7 +152,7 @@ pub struct MctsConfig {
     /// equilibrium of the node's game.
     pub regret: f64,
     /// The chance that a guided playout plays, among the moves its tactics rank best, one that
-    /// leaves the mover the most material ahead, where the guide knows the roles' pieces: a
+    /// leaves the mover the most material ahead, where the knowledge knows the roles' pieces: a
     /// piece left where it can be taken is taken (0: never).
     pub captures: f64,
 }
@@ -273,7 +273,7 @@ struct Worker<M: SearchMachine> {
 
 /// A Monte Carlo tree search that keeps its tree between moves.
 pub struct Mcts<M: SearchMachine = PropnetMachine> {
-    guide: Option<Arc<Knowledge>>,
+    knowledge: Option<Arc<Knowledge>>,
     config: MctsConfig,
     roles: usize,
     /// The tree thread's machine (expansion, and the playouts when the search has one thread).
@@ -295,7 +295,7 @@ pub struct Mcts<M: SearchMachine = PropnetMachine> {
     mast: Option<Mast>,
     /// The last material check: the root state it was made at, the role, its values.
     checked: Option<(M::State, usize, Vec<f64>)>,
-    /// The guide's outlook, with scratch space of its own, where it gives the priors.
+    /// The knowledge's outlook, with scratch space of its own, where it gives the priors.
     outlook: Option<Outlook>,
 }
 
@@ -307,17 +307,21 @@ impl<M: SearchMachine> std::fmt::Debug for Mcts<M> {
 
 impl Mcts<PropnetMachine> {
     /// A search on `program`'s net from its initial state, using the analysis' goal latches in
-    /// `guide` (if any) as the module header describes.
-    pub fn new(program: Arc<Program>, guide: Option<Arc<Knowledge>>, config: MctsConfig) -> Result<Mcts, MachineError> {
-        Mcts::on(PropnetMachine::from_program(program), guide, config)
+    /// `knowledge` (if any) as the module header describes.
+    pub fn new(
+        program: Arc<Program>,
+        knowledge: Option<Arc<Knowledge>>,
+        config: MctsConfig,
+    ) -> Result<Mcts, MachineError> {
+        Mcts::on(PropnetMachine::from_program(program), knowledge, config)
     }
 }
 
 impl<M: SearchMachine> Mcts<M> {
-    /// A search on `machine` from the initial state, using the analysis' goal latches in `guide`
+    /// A search on `machine` from the initial state, using the analysis' goal latches in `knowledge`
     /// (if any, and if the machine's states are the bitsets they read) as the module header
     /// describes.
-    pub fn on(mut machine: M, guide: Option<Arc<Knowledge>>, config: MctsConfig) -> Result<Mcts<M>, MachineError> {
+    pub fn on(mut machine: M, knowledge: Option<Arc<Knowledge>>, config: MctsConfig) -> Result<Mcts<M>, MachineError> {
         let roles = machine.roles().len();
         let game_range = (0..roles)
             .map(|r| machine.goal_range(r).map_or((0, 100), |(lo, hi)| (lo.min(100) as u8, hi.min(100) as u8)))
@@ -337,10 +341,10 @@ impl<M: SearchMachine> Mcts<M> {
         let bits = M::bits(&initial).is_some();
         let mast =
             (config.mast > 0.0 && machine.move_count() > 0).then(|| Mast::new(machine.move_count(), config.mast));
-        let guide = guide.filter(|g| bits && !g.is_empty());
-        let outlook = guide.as_deref().and_then(Knowledge::outlook).cloned();
+        let knowledge = knowledge.filter(|g| bits && !g.is_empty());
+        let outlook = knowledge.as_deref().and_then(Knowledge::outlook).cloned();
         let mut mcts = Mcts {
-            guide,
+            knowledge,
             pool: Pool::new(config.max_nodes, config.max_bytes),
             rng: SmallRng::seed_from_u64(config.seed),
             config,
@@ -659,7 +663,7 @@ impl<M: SearchMachine> Mcts<M> {
     fn describe(&mut self, state: M::State) -> Result<Node<M>, MachineError> {
         let m = &mut self.machine;
         let mut node = Node::new(state);
-        let latched = self.guide.as_deref().map(Knowledge::goals).zip(M::bits(&node.state));
+        let latched = self.knowledge.as_deref().map(Knowledge::goals).zip(M::bits(&node.state));
         node.range = match latched {
             Some((g, bits)) => (0..self.roles)
                 .map(|r| {
@@ -669,13 +673,13 @@ impl<M: SearchMachine> Mcts<M> {
                 .collect(),
             None => self.game_range.clone(),
         };
-        if let Some((g, bits)) = self.guide.as_deref().zip(M::bits(&node.state)) {
+        if let Some((g, bits)) = self.knowledge.as_deref().zip(M::bits(&node.state)) {
             node.heuristic = g.latch_value(bits).unwrap_or_default();
         }
         node.starts.push(0);
         let terminal = m.is_terminal(&node.state)?;
         let mut stuck = false;
-        let factors = self.guide.as_deref().and_then(Knowledge::factors);
+        let factors = self.knowledge.as_deref().and_then(Knowledge::factors);
         for r in 0..self.roles {
             if !terminal {
                 let mut legal = m.legal_moves(&node.state, r)?;
@@ -688,11 +692,11 @@ impl<M: SearchMachine> Mcts<M> {
             node.starts.push(node.moves.len() as u32);
         }
         node.edges = vec![Edge::default(); node.moves.len()];
-        let guided = self.guide.as_deref().zip(M::bits(&node.state));
+        let guided = self.knowledge.as_deref().zip(M::bits(&node.state));
         let decided = guided.and_then(|(g, bits)| g.decided(bits));
         if terminal || stuck {
             // The emulator speaks for ended games only.
-            let scores = match self.guide.as_deref().filter(|_| terminal) {
+            let scores = match self.knowledge.as_deref().filter(|_| terminal) {
                 Some(g) => g.scores(m, &node.state, M::bits(&node.state)),
                 None => playout::scores(m, &node.state),
             };

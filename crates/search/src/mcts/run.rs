@@ -19,7 +19,7 @@ impl<M: SearchMachine> Mcts<M> {
             max_steps: self.config.max_playout_steps,
             // Plans need the moves of single-player playouts, move averages and RAVE those of all.
             trace: self.roles == 1 || self.mast.is_some(),
-            knowledge: self.guide.clone().filter(|g| self.config.guided_playouts && g.steers_playouts()),
+            knowledge: self.knowledge.clone().filter(|g| self.config.guided_playouts && g.steers_playouts()),
             deadline,
             mast: None,
             cutoff: None,

@@ -31,7 +31,7 @@ impl<M: SearchMachine> Mcts<M> {
     /// Every legal root move of `role`, valued [`FIRST_PLIES`] to `MctsConfig::check_plies`
     /// plies deep by the piece balance since the root (0..=1 for `role`; ended games by their
     /// scores; a move short of the best by more than [`SAFE_MARGIN`] may get an upper bound
-    /// instead), where `role` alone moves at the root and the guide knows the pieces; `None`
+    /// instead), where `role` alone moves at the root and the knowledge knows the pieces; `None`
     /// elsewhere, or if `deadline` passes before the first iteration ends.
     /// The values are kept for the root they were found at, so a check made before the
     /// search (at the move's start) costs nothing when the move is chosen.
@@ -60,14 +60,14 @@ impl<M: SearchMachine> Mcts<M> {
     /// does gets its exact value, one that does not an upper bound below the safe range, which
     /// is all the move's choice needs.
     fn check(&mut self, role: usize, deadline: Instant) -> Result<Option<Vec<f64>>, MachineError> {
-        let Some(guide) = self.guide.clone().filter(|g| g.has_pieces()) else { return Ok(None) };
+        let Some(knowledge) = self.knowledge.clone().filter(|g| g.has_pieces()) else { return Ok(None) };
         let root = self.root_node();
         if root.kind != Kind::Mover(role) {
             return Ok(None);
         }
         let state = root.state.clone();
         let Some(words) = M::bits(&state).map(<[u64]>::to_vec) else { return Ok(None) };
-        let Some((balance, _)) = guide.priors(&words, &words, 0.0) else { return Ok(None) };
+        let Some((balance, _)) = knowledge.priors(&words, &words, 0.0) else { return Ok(None) };
         let mut joint: Vec<M::Move> = (0..self.roles).map(|r| root.role_move(r, 0)).collect();
         let moves: Vec<M::Move> = (0..root.move_count(role)).map(|i| root.role_move(role, i)).collect();
         let children = self.successors(&state, &mut joint, role, &moves)?;
@@ -83,7 +83,8 @@ impl<M: SearchMachine> Mcts<M> {
             let mut best = f64::NEG_INFINITY;
             for i in order {
                 let alpha = best - SAFE_MARGIN - 1e-9;
-                let Some(v) = self.worth(&children[i], role, &balance, plies - 1, (alpha, f64::INFINITY), deadline)?
+                let Some(v) =
+                    self.alpha_beta(&children[i], role, &balance, plies - 1, (alpha, f64::INFINITY), deadline)?
                 else {
                     return Ok(found);
                 };
@@ -100,7 +101,7 @@ impl<M: SearchMachine> Mcts<M> {
     /// within the window (alpha, beta): exact inside it, a bound at or beyond the edge it
     /// passes; `None` once `deadline` has passed. Where several roles choose at once the
     /// balance stands.
-    fn worth(
+    fn alpha_beta(
         &mut self,
         state: &M::State,
         role: usize,
@@ -145,7 +146,9 @@ impl<M: SearchMachine> Mcts<M> {
         }
         let mut best: Option<f64> = None;
         for next in &children {
-            let Some(v) = self.worth(next, role, balance, plies - 1, (alpha, beta), deadline)? else { return Ok(None) };
+            let Some(v) = self.alpha_beta(next, role, balance, plies - 1, (alpha, beta), deadline)? else {
+                return Ok(None);
+            };
             if maximising {
                 best = Some(best.map_or(v, |b: f64| b.max(v)));
                 alpha = alpha.max(v);

@@ -99,19 +99,19 @@ impl<M: SearchMachine> Mcts<M> {
     /// Whether selection fills in a mover's priors when it first comes through a node: only the
     /// roles' pieces and a confirmed outlook give them, so elsewhere nodes are never seeded.
     pub(super) fn seeds_priors(&self) -> bool {
-        let pieces = self.guide.as_ref().is_some_and(|g| g.has_pieces());
+        let pieces = self.knowledge.as_ref().is_some_and(|g| g.has_pieces());
         self.config.prior_visits > 0.0 && (pieces || self.outlook.is_some())
     }
 
     /// Fills in the priors of the moves at `at`, where one role alone moves, from the state
-    /// after each. Where the guide knows the roles' pieces: the mover's piece balance there,
+    /// after each. Where the knowledge knows the roles' pieces: the mover's piece balance there,
     /// taken towards the root's mean score as far as it is from even (once the root has enough
     /// visits to have one): the root's mean is a better start for a move than the prior alone,
     /// and the prior says which way to move it. Otherwise, from the outlook: the root's mean
     /// (or, before it has one, the outlook's prediction there) shifted by the change in the
     /// mover's lead since the root.
     fn seed_priors(&mut self, at: NodeRef) -> Result<(), MachineError> {
-        let Some(guide) = self.guide.clone() else { return Ok(()) };
+        let Some(knowledge) = self.knowledge.clone() else { return Ok(()) };
         // The pool alone is borrowed, so that the outlook's scratch can be too.
         let root = self.pool.get(self.root).expect("the root is never trimmed");
         let node = self.pool.get(at).expect("on the path");
@@ -120,7 +120,7 @@ impl<M: SearchMachine> Mcts<M> {
         let around = (root.visits > MIN_ROOT_VISITS).then(|| mean_score(root, mover)).flatten();
         let found = M::bits(&node.state)
             .zip(M::bits(&root.state))
-            .and_then(|(here, root)| guide.priors(here, root, self.config.placement));
+            .and_then(|(here, root)| knowledge.priors(here, root, self.config.placement));
         // The outlook's level: the mover's lead at the root and its score there.
         let outlook = match (&found, self.outlook.as_mut(), M::bits(&root.state)) {
             (None, Some(o), Some(bits)) => {

@@ -20,12 +20,12 @@ fn goal_latches(net: &Net) -> GoalLatches {
     GoalLatches::new(net, &latches)
 }
 
-/// The guide of `net`'s goal latches.
-fn guide(net: &Net) -> Arc<Knowledge> {
+/// The knowledge of `net`'s goal latches.
+fn knowledge(net: &Net) -> Arc<Knowledge> {
     Arc::new(Knowledge::new(net, goal_latches(net), false))
 }
 
-/// `net`'s guide of goal latches, with the tactics if asked, and the roles' pieces that random
+/// `net`'s knowledge of goal latches, with the tactics if asked, and the roles' pieces that random
 /// games find.
 fn piece_guide(net: &Net, tactics: bool) -> Knowledge {
     let pieces = Pieces::discover(net, Instant::now() + Duration::from_secs(30), 1).expect("pieces");
@@ -49,15 +49,15 @@ fn position(net: &Net, moves: &[[&str; 2]]) -> (PropnetMachine, PropnetState) {
     (m, state)
 }
 
-/// A machine for `net` and an MCTS with `guide` moved (by `advance`) to the state after `moves`.
+/// A machine for `net` and an MCTS with `knowledge` moved (by `advance`) to the state after `moves`.
 fn search_from(
     net: &Net,
     moves: &[[&str; 2]],
-    guide: Option<Arc<Knowledge>>,
+    knowledge: Option<Arc<Knowledge>>,
     config: MctsConfig,
 ) -> (PropnetMachine, Mcts) {
     let (m, state) = position(net, moves);
-    let mut mcts = Mcts::new(Arc::new(Program::new(net)), guide, config).expect("starts");
+    let mut mcts = Mcts::new(Arc::new(Program::new(net)), knowledge, config).expect("starts");
     for step in moves {
         let joint: Vec<u32> = step.iter().enumerate().map(|(r, mv)| m.find_move(r, mv).expect("a move")).collect();
         mcts.advance(&joint).expect("legal");
@@ -117,11 +117,11 @@ fn move_averages_learn_that_the_centre_is_best_and_leave_the_proof_sound() {
     let net = net("tictactoe");
     let tactics = Arc::new(Knowledge::new(&net, GoalLatches::new(&net, &[]), true));
     // Bit-sliced and guided playouts, on one thread and on workers.
-    for (guide, threads) in [(None, 1), (None, 2), (Some(tactics), 1)] {
+    for (knowledge, threads) in [(None, 1), (None, 2), (Some(tactics), 1)] {
         let config = MctsConfig { threads, mast: 0.6, ..config(200_000) };
-        let mut mcts = Mcts::new(Arc::new(Program::new(&net)), guide.clone(), config).expect("starts");
+        let mut mcts = Mcts::new(Arc::new(Program::new(&net)), knowledge.clone(), config).expect("starts");
         let stats = mcts.search_iterations(50_000).expect("searches");
-        let guided = guide.is_some();
+        let guided = knowledge.is_some();
         assert_eq!(stats.proven, Some(vec![50, 50]), "guided {guided}, {threads} threads");
         let m = mcts.machine();
         let mean = |name: &str| mcts.move_average(&m.find_move(0, name).expect("a move")).expect("played");
@@ -192,7 +192,7 @@ fn a_move_is_valued_by_every_path_to_the_state_it_reaches() {
 #[test]
 fn the_corridor_is_solved_and_its_plan_followed() {
     let net = net("untwistycorridor");
-    let mut mcts = Mcts::new(Arc::new(Program::new(&net)), Some(guide(&net)), config(10_000)).expect("starts");
+    let mut mcts = Mcts::new(Arc::new(Program::new(&net)), Some(knowledge(&net)), config(10_000)).expect("starts");
     let stats = mcts.search_iterations(100_000).expect("searches");
     assert_eq!(stats.proven, Some(vec![100]));
     assert_eq!(stats.proven_depth, Some(7), "the win takes seven moves");
@@ -210,14 +210,14 @@ fn the_corridor_is_solved_and_its_plan_followed() {
 #[test]
 fn goal_latches_shrink_the_corridor_search() {
     let net = net("untwistycorridor");
-    let guide = guide(&net);
+    let knowledge = knowledge(&net);
     let program = Arc::new(Program::new(&net));
     // Totals over ten seeds of nodes made and playouts run until the root is proven.
     let mut work = [(0, 0); 2];
-    for (k, guide) in [Some(guide), None].into_iter().enumerate() {
+    for (k, knowledge) in [Some(knowledge), None].into_iter().enumerate() {
         for seed in 0..10 {
             let config = MctsConfig { seed, ..config(100_000) };
-            let mut mcts = Mcts::new(Arc::clone(&program), guide.clone(), config).expect("starts");
+            let mut mcts = Mcts::new(Arc::clone(&program), knowledge.clone(), config).expect("starts");
             let stats = mcts.search_iterations(100_000).expect("searches");
             assert_eq!(stats.proven, Some(vec![100]));
             work[k].0 += stats.nodes;
@@ -340,11 +340,11 @@ const A_PAWN_ON_A5: [[&str; 2]; 6] = [
 #[test]
 fn piece_priors_favour_a_capture_and_leave_quiet_moves_even() {
     let net = net("breakthrough");
-    let guide = Arc::new(piece_guide(&net, false));
+    let knowledge = Arc::new(piece_guide(&net, false));
     // White runs a pawn up the a-file to a6, where black's b7 pawn can take it.
     let mut moves = A_PAWN_ON_A5.to_vec();
     moves.push(["(move 1 5 1 6)", "noop"]);
-    let (m, mut mcts) = search_from(&net, &moves, Some(guide), config(100_000));
+    let (m, mut mcts) = search_from(&net, &moves, Some(knowledge), config(100_000));
     mcts.search_iterations(500).expect("searches");
     let root = mcts.root_node();
     assert_eq!(root.kind, Kind::Mover(1));
@@ -363,7 +363,7 @@ fn piece_priors_favour_a_capture_and_leave_quiet_moves_even() {
 #[test]
 fn a_playout_cut_off_early_scores_the_material_won_since_the_root() {
     let net = net("breakthrough");
-    let guide = piece_guide(&net, true);
+    let knowledge = piece_guide(&net, true);
     let mut m = PropnetMachine::new(&net);
     let root = m.initial_state();
     // The leaf: white has taken black's a7 pawn, far from anything that could take back.
@@ -375,8 +375,9 @@ fn a_playout_cut_off_early_scores_the_material_won_since_the_root() {
         Settings { max_steps: 10_000, trace: true, knowledge: None, deadline: None, mast: None, cutoff, captures: 0.0 };
     let mut rng = SmallRng::seed_from_u64(3);
     let mut lookahead = Lookahead::default();
-    let outcome =
-        playout::guided(&mut m, &mut lookahead, &leaf, &guide, &mut rng, &settings).expect("plays").expect("in time");
+    let outcome = playout::guided(&mut m, &mut lookahead, &leaf, &knowledge, &mut rng, &settings)
+        .expect("plays")
+        .expect("in time");
     assert_eq!(outcome.moves.len(), 2 * 2, "two joint moves, then the cutoff");
     assert!(!outcome.complete, "an estimate, not an end");
     assert!(
@@ -384,7 +385,7 @@ fn a_playout_cut_off_early_scores_the_material_won_since_the_root() {
     );
     // Without a cutoff the same playout runs to the end of the game.
     let settings = Settings { cutoff: None, ..settings };
-    let outcome = playout::guided(&mut m, &mut lookahead, &leaf, &guide, &mut rng, &settings).expect("plays");
+    let outcome = playout::guided(&mut m, &mut lookahead, &leaf, &knowledge, &mut rng, &settings).expect("plays");
     assert!(outcome.expect("in time").complete);
 }
 
@@ -443,10 +444,10 @@ fn regret_matching_defects_in_the_prisoners_dilemma() {
 #[test]
 fn the_material_check_keeps_the_player_from_hanging_a_pawn() {
     let net = net("breakthrough");
-    let guide = Arc::new(piece_guide(&net, false));
+    let knowledge = Arc::new(piece_guide(&net, false));
     // White's a-pawn on a5: stepping on to a6 lets black's b7 pawn take it for nothing.
     let config = MctsConfig { material_check: true, ..config(100_000) };
-    let (m, mut mcts) = search_from(&net, &A_PAWN_ON_A5, Some(guide), config);
+    let (m, mut mcts) = search_from(&net, &A_PAWN_ON_A5, Some(knowledge), config);
     mcts.search_iterations(200).expect("searches");
     let far = Instant::now() + Duration::from_secs(60);
     let values = mcts.material_check(0, far).expect("checks").expect("white alone moves, with pieces");
@@ -467,7 +468,7 @@ fn the_material_check_keeps_the_player_from_hanging_a_pawn() {
 #[test]
 fn the_material_check_sees_a_pawn_through_in_two_moves() {
     let net = net("breakthrough");
-    let guide = Arc::new(piece_guide(&net, false));
+    let knowledge = Arc::new(piece_guide(&net, false));
     // Black's pawn on d3 is held only by white's back rank: c1, d1 and e1 cover every square it
     // can step to. Moving d1 lets it through: d3-c2 (or takes on e2), and nothing can stop it on
     // the next move. Three plies see no material change there; five see the lost game.
@@ -484,7 +485,7 @@ fn the_material_check_sees_a_pawn_through_in_two_moves() {
     let index = |name: &str| net.bases.iter().position(|b| b.name == name).expect("a base proposition");
     let state = PropnetState::from_bases(net.bases.len(), bases.iter().map(|b| index(b)));
     let config = MctsConfig { material_check: true, ..config(100_000) };
-    let mut mcts = Mcts::new(Arc::new(Program::new(&net)), Some(guide), config).expect("starts");
+    let mut mcts = Mcts::new(Arc::new(Program::new(&net)), Some(knowledge), config).expect("starts");
     mcts.root = mcts.node_for(state).expect("a node");
     let m = PropnetMachine::new(&net);
     let far = Instant::now() + Duration::from_secs(60);

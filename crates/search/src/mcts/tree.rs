@@ -84,7 +84,7 @@ pub(super) struct Node<M: SearchMachine> {
     pub joint_count: Option<u64>,
     /// Per role, the lowest and highest score still achievable.
     pub range: Vec<(u8, u8)>,
-    /// Where one role alone moves and the guide has a prior: per move of the mover, the prior
+    /// Where one role alone moves and the knowledge has a prior: per move of the mover, the prior
     /// estimate of its score after the move (0..=100), filled in when selection first comes
     /// through (empty until then, and where there is none).
     pub priors: Vec<u8>,
