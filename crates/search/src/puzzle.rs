@@ -49,7 +49,7 @@ struct Child {
     /// The lower bound on the moves left (0 for a terminal state with the sought value).
     h: u32,
     terminal: bool,
-    knowledge: f64,
+    guide: f64,
 }
 
 /// Why a pass ended.
@@ -202,10 +202,10 @@ impl Search<'_> {
                 self.stats.nodes += 1;
                 h
             };
-            let knowledge = self.guidance.as_mut().map_or(0.0, |g| g(&next));
-            children.push(Child { mv, state: next, h, terminal, knowledge });
+            let guide = self.guidance.as_mut().map_or(0.0, |g| g(&next));
+            children.push(Child { mv, state: next, h, terminal, guide });
         }
-        children.sort_by(|a, b| b.h.cmp(&a.h).then(a.knowledge.total_cmp(&b.knowledge)));
+        children.sort_by(|a, b| b.h.cmp(&a.h).then(a.guide.total_cmp(&b.guide)));
         Ok(children)
     }
 
