@@ -362,20 +362,21 @@ impl std::default::Default for MctsOptions {
     /// settings (pool size, seed) and the numbers the player leaves to the search at
     /// [`MctsConfig`]'s defaults.
     fn default() -> MctsOptions {
+        // Every field the table names is set from it below.
         let mut options = MctsOptions {
-            analysis: true,
-            ponder: true,
-            tactics: true,
-            local: true,
-            local_share: LOCAL_SHARE,
-            local_idle: LOCAL_IDLE,
-            forms: true,
-            factors: true,
-            factored: true,
-            mast: true,
-            pieces: true,
-            outlook: true,
-            matrix: true,
+            analysis: false,
+            ponder: false,
+            tactics: false,
+            local: false,
+            local_share: 0.0,
+            local_idle: 0.0,
+            forms: false,
+            factors: false,
+            factored: false,
+            mast: false,
+            pieces: false,
+            outlook: false,
+            matrix: false,
             search: MctsConfig::default(),
         };
         for setting in &SETTINGS {
