@@ -238,6 +238,12 @@ fn decided(p: &PairingReport) -> String {
     format!("{} vs {}: the SPRT accepts {which} after {} matches", p.players[0], p.players[1], p.matches)
 }
 
+/// A game as the tables name it: a file's stem (`breakthrough` for `games/breakthrough.kif`), a
+/// bundled game's name as given.
+fn game_name(spec: &str) -> &str {
+    std::path::Path::new(spec).file_stem().and_then(|s| s.to_str()).unwrap_or(spec)
+}
+
 /// An Elo difference, signed, infinite ones as ±inf.
 fn elo(x: f64) -> String {
     if x.is_finite() {
@@ -256,7 +262,7 @@ fn print_tables(r: &Report) {
         "\n{} match{} of {} ({}), start clock {} s, play clock {} s{}",
         r.matches,
         if r.matches == 1 { "" } else { "es" },
-        s.games.join(", "),
+        s.games.iter().map(|g| game_name(g)).collect::<Vec<_>>().join(", "),
         match s.format {
             Format::Gauntlet => "gauntlet",
             Format::RoundRobin => "round-robin",
@@ -339,7 +345,13 @@ fn print_tables(r: &Report) {
 
 #[cfg(test)]
 mod tests {
-    use super::elo;
+    use super::{elo, game_name};
+
+    #[test]
+    fn games_are_named_by_their_file_stem() {
+        assert_eq!(game_name("../games/breakthrough.kif"), "breakthrough");
+        assert_eq!(game_name("tictactoe"), "tictactoe");
+    }
 
     #[test]
     fn elo_differences_are_signed_and_never_minus_zero() {
