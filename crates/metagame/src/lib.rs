@@ -7,7 +7,8 @@
 //! move averages can steer them ([`MoveVariety`]). [`Knowledge`] bundles what was found for the
 //! search, and [`playout`] plays games with it: the tree search (crate `search`) plays its
 //! leaves out there, and the learning plays its games there, so that what it learns is about the
-//! games the search will sample.
+//! games the search will sample. [`prepare`] is the one way a start clock is spent on all of it,
+//! within a [`Budget`] of the clock's shares, learning what the search will use ([`Wanted`]).
 
 pub mod bits;
 mod calibrate;
