@@ -7,7 +7,6 @@ use anyhow::{bail, Context, Result};
 use ggp::{Handler, HandlerError, Server, ServerOptions, Start};
 use player::{Game, MatchInfo, Player};
 use std::process::ExitCode;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// `latchkey serve`'s arguments.
@@ -72,13 +71,7 @@ impl Handler for Served {
         }
         self.matches += 1;
         let seed = self.seed.wrapping_add(self.matches);
-        let info = MatchInfo {
-            id: start.id.clone(),
-            game: Arc::new(game),
-            role: start.role.clone(),
-            start_clock: Duration::from_secs(start.start_clock),
-            play_clock: Duration::from_secs(start.play_clock),
-        };
+        let info = MatchInfo::from_start(start, game);
         let mut player = player::create(&self.spec, seed)?;
         if let Err(e) = player.start(&info, deadline) {
             if self.spec == FALLBACK {

@@ -151,7 +151,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     if args.json {
         crate::output::print_json(SCHEMA, &report)?;
     } else {
-        print_tables(&report);
+        print_tables(&report, &t.games);
     }
     Ok(if report.interrupted { ExitCode::from(130) } else { ExitCode::SUCCESS })
 }
@@ -238,12 +238,6 @@ fn decided(p: &PairingReport) -> String {
     format!("{} vs {}: the SPRT accepts {which} after {} matches", p.players[0], p.players[1], p.matches)
 }
 
-/// A game as the tables name it: a file's stem (`breakthrough` for `games/breakthrough.kif`), a
-/// bundled game's name as given.
-fn game_name(spec: &str) -> &str {
-    std::path::Path::new(spec).file_stem().and_then(|s| s.to_str()).unwrap_or(spec)
-}
-
 /// An Elo difference, signed, infinite ones as ±inf.
 fn elo(x: f64) -> String {
     if x.is_finite() {
@@ -256,13 +250,14 @@ fn elo(x: f64) -> String {
     }
 }
 
-fn print_tables(r: &Report) {
+/// The final tables of `r`, whose games are `games` (named as `game::read` names them).
+fn print_tables(r: &Report, games: &[Arc<player::Game>]) {
     let s = &r.settings;
     println!(
         "\n{} match{} of {} ({}), start clock {} s, play clock {} s{}",
         r.matches,
         if r.matches == 1 { "" } else { "es" },
-        s.games.iter().map(|g| game_name(g)).collect::<Vec<_>>().join(", "),
+        games.iter().map(|g| g.name.as_str()).collect::<Vec<_>>().join(", "),
         match s.format {
             Format::Gauntlet => "gauntlet",
             Format::RoundRobin => "round-robin",
@@ -345,13 +340,7 @@ fn print_tables(r: &Report) {
 
 #[cfg(test)]
 mod tests {
-    use super::{elo, game_name};
-
-    #[test]
-    fn games_are_named_by_their_file_stem() {
-        assert_eq!(game_name("../games/breakthrough.kif"), "breakthrough");
-        assert_eq!(game_name("tictactoe"), "tictactoe");
-    }
+    use super::elo;
 
     #[test]
     fn elo_differences_are_signed_and_never_minus_zero() {

@@ -185,6 +185,19 @@ pub struct MatchInfo {
     pub play_clock: Duration,
 }
 
+impl MatchInfo {
+    /// What a GGP `start` message tells a player, with the game it names prepared.
+    pub fn from_start(start: &ggp::Start, game: Game) -> MatchInfo {
+        MatchInfo {
+            id: start.id.clone(),
+            game: Arc::new(game),
+            role: start.role.clone(),
+            start_clock: Duration::from_secs(start.start_clock),
+            play_clock: Duration::from_secs(start.play_clock),
+        }
+    }
+}
+
 /// Why a player could not do what it was asked.
 #[derive(Debug, Error)]
 pub enum PlayerError {

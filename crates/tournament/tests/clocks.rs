@@ -19,13 +19,7 @@ impl Handler for Recorder {
     fn start(&mut self, start: &Start, deadline: Instant) -> Result<(), HandlerError> {
         self.told.lock().unwrap().push((start.start_clock, start.play_clock));
         let (game, _) = Game::prepare("recorded", "recorded", &start.rules, deadline)?;
-        let info = MatchInfo {
-            id: start.id.clone(),
-            game: Arc::new(game),
-            role: start.role.clone(),
-            start_clock: Duration::from_secs(start.start_clock),
-            play_clock: Duration::from_secs(start.play_clock),
-        };
+        let info = MatchInfo::from_start(start, game);
         let mut player = player::create("legal", 1)?;
         player.start(&info, deadline)?;
         self.player = Some(player);
