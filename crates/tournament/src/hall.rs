@@ -59,7 +59,7 @@ impl Hall {
     /// starts command players where none is free.
     pub fn lease(&self, slot: usize, seating: &[usize], seed: u64) -> Result<Lease<'_>, TournamentError> {
         let group = |r: usize| self.groups.as_ref().map(|_| slot * self.seats + r);
-        let cores = |r: usize| self.groups.as_ref().map(|g| g[slot * self.seats + r].as_slice());
+        let cores = |r: usize| self.groups.as_ref().zip(group(r)).map(|(g, i)| g[i].as_slice());
         let mut lease = Lease { hall: self, players: Vec::new(), urls: Vec::new(), started: Vec::new() };
         // Remote addresses, all at once: a match never holds some while waiting for others.
         {

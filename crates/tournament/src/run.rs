@@ -77,7 +77,7 @@ pub fn run(
 ) -> Result<Report, TournamentError> {
     let pairings = t.settings.format.pairings(t.entrants.len());
     let groups = t.check()?;
-    let seats = t.games.iter().map(|g| g.roles().len()).max().unwrap_or(2);
+    let seats = t.seats();
     let concurrency = t.concurrency.max(1);
     let hall = Hall::new(t.entrants.clone(), seats, groups, t.logs.clone());
     let mut ledger = Ledger::new(t.entrants.clone(), &pairings, t.settings.sprt);
@@ -209,11 +209,15 @@ impl Tournament {
     /// players are pinned.
     pub fn check(&self) -> Result<Option<Vec<Vec<usize>>>, TournamentError> {
         check(self)?;
-        let seats = self.games.iter().map(|g| g.roles().len()).max().unwrap_or(2);
         match &self.cpus {
-            Some(cpus) => Ok(Some(crate::cpus::split(cpus, self.concurrency.max(1) * seats)?)),
+            Some(cpus) => Ok(Some(crate::cpus::split(cpus, self.concurrency.max(1) * self.seats())?)),
             None => Ok(None),
         }
+    }
+
+    /// Seats per match: the most roles of any game.
+    fn seats(&self) -> usize {
+        self.games.iter().map(|g| g.roles().len()).max().unwrap_or(2)
     }
 }
 
@@ -230,7 +234,7 @@ fn check(t: &Tournament) -> Result<(), TournamentError> {
         }
     }
     let clocks = t.settings.clocks()?;
-    let most = t.games.iter().map(|g| g.roles().len()).max().unwrap_or(2);
+    let most = t.seats();
     for e in &t.entrants {
         if e.over_protocol() {
             player::whole_seconds(clocks, &e.name)?;
