@@ -228,6 +228,9 @@ fn analyze_reports_the_outlook_where_there_are_no_pieces() {
     assert!(o.status.success(), "{}", stderr(&o));
     let report: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
     assert!(report["pieces"]["found"].is_null(), "{}", report["pieces"]);
+    // Why not, naming the role: no group of propositions there goes with a score.
+    let why = report["pieces"]["rejected"].as_str().expect("a reason");
+    assert!(why.contains("xplayer") || why.contains("counted as pieces are"), "{why}");
     let curves = report["outlook"]["found"]["curves"].as_array().expect("a confirmed outlook");
     assert_eq!(curves.len(), 2);
     assert_eq!(report["outlook"]["found"]["source"], "fuzzy goal heuristic");

@@ -128,6 +128,12 @@ impl MoveVariety {
     /// The longest a measurement should take.
     pub const TRIAL: Duration = Duration::from_millis(150);
 
+    /// How long a player with `time` before it must be ready measures: a twentieth of it,
+    /// [`MoveVariety::TRIAL`] at most.
+    pub fn trial(time: Duration) -> Duration {
+        MoveVariety::TRIAL.min(time.mul_f64(0.05))
+    }
+
     /// The largest share of a role's moves that may be legal in a typical choice for move
     /// averages to be used. Pieces stepping between squares (Breakthrough: a sixth) are below
     /// it, discs dropped into columns (Connect Four: nearly all) and marks on a small board

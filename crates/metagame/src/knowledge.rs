@@ -212,9 +212,9 @@ impl Knowledge {
         Some((p.balance(previous, root, placement), p.weight(root)))
     }
 
-    /// Whether the knowledge knows the roles' pieces: the tree's priors and the cutoff's score.
-    pub fn has_pieces(&self) -> bool {
-        self.pieces.is_some()
+    /// The roles' pieces, where they were found: the tree's priors and the cutoff's score.
+    pub fn pieces(&self) -> Option<&Pieces> {
+        self.pieces.as_ref()
     }
 
     /// Whether playouts run guided (one at a time, looking ahead) rather than bit-sliced.

@@ -19,11 +19,13 @@ mod pieces;
 mod placement;
 pub mod playout;
 mod prepare;
+mod rejected;
 
 pub use self::calibrate::{MoveVariety, TacticsCost};
 pub use self::knowledge::Knowledge;
 pub use self::material::{Fit, Group, Material, Term};
-pub use self::outlook::{Curve, LeadSource, Outlook, Rejected};
+pub use self::outlook::{Curve, LeadSource, Outlook};
 pub use self::pieces::{Balance, PieceSet, Pieces};
 pub use self::placement::Placement;
-pub use self::prepare::{prepare, Budget, Prepared, Wanted};
+pub use self::prepare::{learn, prepare, Budget, Prepared, Report, Wanted};
+pub use self::rejected::Rejected;

@@ -17,7 +17,7 @@
 //! the tree evaluates them for every node it seeds.
 
 use crate::material::play_games;
-use crate::Knowledge;
+use crate::{Knowledge, Rejected};
 use analysis::{Analysis, LatchHeuristic};
 use heuristic::{Formulas, FuzzyGoals, Params};
 use machine::StateMachine;
@@ -61,59 +61,6 @@ impl Curve {
     /// The predicted score (0..1) at `lead`.
     fn predict(&self, lead: f64) -> f64 {
         1.0 / (1.0 + (-(self.intercept + self.slope * lead)).exp())
-    }
-}
-
-/// Why games did not confirm an outlook.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Rejected {
-    /// The game has one role: a lead needs others.
-    OneRole,
-    /// Too few games finished in the time (this many).
-    FewGames(usize),
-    /// Evaluating a node's successors costs more than a fifth of a game.
-    Costly {
-        /// The evaluations of one node's successors.
-        node: Duration,
-        /// One game, played and replayed.
-        game: Duration,
-    },
-    /// A role's lead does not go with its score clearly enough in the games fitted on.
-    Weak {
-        /// The role.
-        role: usize,
-        /// The lead's correlation with the score.
-        correlation: f64,
-        /// The least that counts.
-        threshold: f64,
-    },
-    /// A role's curve does not predict the score in the other games.
-    NotHeldOut {
-        /// The role.
-        role: usize,
-        /// The predictions' correlation with the score.
-        correlation: f64,
-        /// The least that confirms.
-        threshold: f64,
-    },
-}
-
-impl std::fmt::Display for Rejected {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Rejected::OneRole => write!(f, "the game has one role"),
-            Rejected::FewGames(n) => write!(f, "only {n} games finished in the time"),
-            Rejected::Costly { node, game } => {
-                write!(f, "a node's successors take {node:.1?} to evaluate, over a fifth of a game's {game:.1?}")
-            }
-            Rejected::Weak { role, correlation, threshold } => {
-                write!(f, "role {role}'s lead correlates {correlation:.3} with its score, under {threshold:.3}")
-            }
-            Rejected::NotHeldOut { role, correlation, threshold } => write!(
-                f,
-                "role {role}'s curve correlates {correlation:.3} with its score in the games held out, under {threshold:.3}"
-            ),
-        }
     }
 }
 

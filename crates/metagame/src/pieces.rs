@@ -25,6 +25,7 @@
 use crate::material::{candidates, count, Group, Kind};
 use crate::placement::{Placement, Positions};
 use crate::playout::{self, Settings};
+use crate::Rejected;
 use machine::StateMachine;
 use propnet::{Net, PropnetMachine};
 use rand::rngs::SmallRng;
@@ -97,17 +98,24 @@ impl Pieces {
 
     /// Plays uniformly random games of `net` until `deadline` (at most [`MAX_GAMES`]) and keeps
     /// every role's pieces if there are two roles or more and each has some, as the module header
-    /// describes.
-    pub fn discover(net: &Net, deadline: Instant, seed: u64) -> Option<Pieces> {
+    /// describes; otherwise says why not.
+    pub fn discover(net: &Net, deadline: Instant, seed: u64) -> Result<Pieces, Rejected> {
         let roles = net.roles.len();
-        let candidates = candidates(net);
         // The balance is a difference between roles: a single role's is always even.
-        if candidates.is_empty() || roles < 2 {
-            return None;
+        if roles < 2 {
+            return Err(Rejected::OneRole);
+        }
+        let candidates = candidates(net);
+        if candidates.is_empty() {
+            return Err(Rejected::NoCandidates);
         }
         let kinds: Vec<Kind> = candidates.iter().map(Group::kind).collect();
         let samples = sample(net, &candidates, &wholes(&kinds), deadline, seed);
         let games = samples.games.len();
+        let (fit, check) = halves(&samples.games);
+        if fit.len() < 20 || check.len() < 20 {
+            return Err(Rejected::FewGames(games));
+        }
         let kept = |g: usize| samples.kept[g].0 as f64 >= MIN_KEPT * samples.kept[g].1.max(1) as f64;
         // An argument position names a piece's kind only if every group fixing it keeps its
         // count as pieces do (rows of a board fail in the middle of it).
@@ -118,9 +126,8 @@ impl Pieces {
                     && (0..candidates.len()).filter(|&h| kinds[h] == kinds[g]).all(kept)
             })
             .collect();
-        let (fit, check) = halves(&samples.games);
-        if fit.len() < 20 || check.len() < 20 {
-            return None;
+        if !steady.contains(&true) {
+            return Err(Rejected::NoCandidates);
         }
         let corr = |set: &[&Game], g: usize, r: usize| {
             let x: Vec<f64> = set.iter().map(|s| s.counts[g]).collect();
@@ -129,14 +136,19 @@ impl Pieces {
         };
         let mut sets = Vec::with_capacity(roles);
         for r in 0..roles {
+            let threshold = correlation_threshold(fit.len());
             let best = (0..candidates.len())
                 .filter(|&g| steady[g])
                 .map(|g| (g, corr(&fit, g, r)))
-                .filter(|&(_, c)| c >= correlation_threshold(fit.len()))
-                .max_by(|a, b| a.1.total_cmp(&b.1))?;
+                .max_by(|a, b| a.1.total_cmp(&b.1))
+                .ok_or(Rejected::NoCandidates)?;
+            if best.1 < threshold {
+                return Err(Rejected::Uncounted { role: r, correlation: best.1, threshold });
+            }
             let holdout = corr(&check, best.0, r);
-            if holdout < confirmation_threshold(check.len()) {
-                return None;
+            let threshold = confirmation_threshold(check.len());
+            if holdout < threshold {
+                return Err(Rejected::NotHeldOut { role: r, correlation: holdout, threshold });
             }
             sets.push(PieceSet {
                 group: candidates[best.0].clone(),
@@ -144,13 +156,13 @@ impl Pieces {
                 holdout_correlation: holdout,
             });
         }
-        if sets.iter().all(|s| s.group.mask == sets[0].group.mask) && roles > 1 {
-            return None;
+        if sets.iter().all(|s| s.group.mask == sets[0].group.mask) {
+            return Err(Rejected::Alike);
         }
         let groups: Vec<&Group> = sets.iter().map(|s| &s.group).collect();
         let scores: Vec<Vec<f64>> = samples.games.iter().map(|g| g.scores.clone()).collect();
         let placement = Placement::fit(&groups, &candidates, &samples.positions, &scores);
-        Some(Pieces { sets, games, placement })
+        Ok(Pieces { sets, games, placement })
     }
 
     /// Every role's piece count in `state` (propnet state words).

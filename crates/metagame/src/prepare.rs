@@ -1,8 +1,8 @@
 //! The one way the start clock is spent learning a game: the analysis, then what games played
 //! with its findings show, bundled into [`Knowledge`] for the search.
 
-use crate::{Knowledge, LeadSource, Outlook, Pieces, TacticsCost};
-use analysis::{Analysis, AnalysisConfig, Factors, Locality};
+use crate::{Knowledge, LeadSource, Outlook, Pieces, Rejected, TacticsCost};
+use analysis::{Analysis, AnalysisConfig, Factors, Locality, Phase};
 use gdl::Description;
 use propnet::{Net, Program};
 use std::sync::Arc;
@@ -61,7 +61,7 @@ impl Budget {
     }
 }
 
-/// What the preparation found for the search.
+/// What the preparation found for the search, and its report.
 #[derive(Debug, Default)]
 pub struct Prepared {
     /// What the search and its playouts use; none if it would tell them nothing.
@@ -70,50 +70,155 @@ pub struct Prepared {
     pub locality: Option<Arc<Locality>>,
     /// The game's approximate split, where it has one and no exact one.
     pub neighbourhoods: Option<Factors>,
+    /// What each step after the analysis came to.
+    pub report: Report,
+}
+
+/// What each step of the preparation after the analysis came to, for a person to read: the
+/// steps that were not wanted are `None`; what was found is in [`Prepared::knowledge`].
+#[derive(Debug, Default)]
+pub struct Report {
+    /// The tactics' measure (they are kept if it [pays](TacticsCost::pays)).
+    pub tactics: Option<TacticsCost>,
+    /// Whether random games showed every role's pieces, or why not.
+    pub pieces: Option<Result<(), Rejected>>,
+    /// Where there were no pieces, whether games confirmed an outlook, or why not.
+    pub outlook: Option<Result<(), Rejected>>,
+    /// Each step's time, in the order they ran.
+    pub phases: Vec<Phase>,
+    /// Whether the preparation ended after the player stops waiting ([`Budget::wait`]), so
+    /// that a player would have played without it.
+    pub late: bool,
+}
+
+impl Report {
+    /// Runs `step` as the phase `name`, timing it.
+    fn phase<T>(&mut self, name: &str, step: impl FnOnce() -> T) -> T {
+        let started = Instant::now();
+        let done = step();
+        self.phases.push(Phase { phase: name.to_owned(), seconds: started.elapsed().as_secs_f64() });
+        done
+    }
 }
 
 /// Learns `net`'s game (described by `desc`, compiled to `program`) within `budget`: the
-/// analysis' goal latches, and the goal forms and factors where `wanted`, searched for until
-/// the budget's phases end; if tactics are wanted and measuring them for a trial shows that
-/// they pay, the playouts' tactics; and, where pieces are wanted, the roles' pieces that random
-/// games find (for [`Pieces::TIME`] at most, half the time left before the player stops
-/// waiting, and a trial at least), or where there are none and an outlook is wanted, an outlook
-/// that games confirm: of the fuzzy goal heuristic's (built in a quarter of the time left
-/// before the wait ends) and the goal forms' best latch heuristic's, each confirmed for
-/// [`Outlook::TIME`] at most, half the time then left, and a trial at least, the one that
-/// predicts the games held out best.
+/// analysis, its phases starting until the budget's phases end, then [`learn`].
 pub fn prepare(net: &Net, program: &Arc<Program>, desc: &Description, wanted: Wanted, budget: Budget) -> Prepared {
     let config = AnalysisConfig { deadline: Some(budget.phases), ..AnalysisConfig::default() };
-    let mut found = Analysis::run(net, desc, &config, &mut |_| {});
-    let locality = found.locality.take().filter(|l| l.verdict.enabled).map(Arc::new);
-    // The goal latches are copied rather than taken: the outlook's heuristic reads the latches.
+    let found = Analysis::run(net, desc, &config, &mut |_| {});
+    learn(net, program, desc, &found, wanted, budget)
+}
+
+/// What the search takes from the analysis `found` of `net`'s game (described by `desc`,
+/// compiled to `program`) and what games played with it show, within `budget`: its goal
+/// latches, and its goal forms and factors where `wanted`; if tactics are wanted and measuring
+/// them for a trial shows that they pay, the playouts' tactics; and, where pieces are wanted,
+/// the roles' pieces that random games find (for [`Pieces::TIME`] at most, half the time left
+/// before the player stops waiting, and a trial at least), or where there are none and an
+/// outlook is wanted, an outlook that games confirm: of the fuzzy goal heuristic's (built in a
+/// quarter of the time left before the wait ends) and the goal forms' best latch heuristic's,
+/// each confirmed for [`Outlook::TIME`] at most, half the time then left, and a trial at least,
+/// the one that predicts the games held out best.
+pub fn learn(
+    net: &Net,
+    program: &Arc<Program>,
+    desc: &Description,
+    found: &Analysis,
+    wanted: Wanted,
+    budget: Budget,
+) -> Prepared {
+    let mut report = Report::default();
     let goals = found.goals.clone();
     let mut knowledge = match wanted.tactics {
-        true => TacticsCost::choose(net, program, goals, budget.trial).0,
+        true => {
+            let (knowledge, cost) =
+                report.phase("playout tactics", || TacticsCost::choose(net, program, goals, budget.trial));
+            report.tactics = Some(cost);
+            knowledge
+        }
         false => Knowledge::new(net, goals, false),
     };
-    if let Some(forms) = found.goal_forms.take().filter(|_| wanted.forms) {
+    if let Some(forms) = found.goal_forms.clone().filter(|_| wanted.forms) {
         knowledge = knowledge.with_forms(forms);
     }
-    if let Some(factors) = found.factors.take().filter(|_| wanted.factors) {
+    if let Some(factors) = found.factors.clone().filter(|_| wanted.factors) {
         knowledge = knowledge.with_factors(factors);
     }
-    let pieces = wanted.pieces.then(|| Pieces::discover(net, budget.sampling(Pieces::TIME), 0)).flatten();
-    if let Some(pieces) = pieces {
-        knowledge = knowledge.with_pieces(net, pieces);
-    } else if wanted.outlook {
-        let building = Instant::now() + budget.wait.saturating_duration_since(Instant::now()) / 4;
-        let fuzzy = Outlook::heuristic(desc, net, &found, building).map(LeadSource::Fuzzy);
-        let latches = knowledge.latch_heuristic().cloned().map(LeadSource::Latches);
-        let tried = [fuzzy, latches]
-            .into_iter()
-            .flatten()
-            .map(|source| Outlook::discover(net, source, Some(&knowledge), budget.sampling(Outlook::TIME), 0))
-            .collect();
-        if let Some(Ok(outlook)) = Outlook::best(tried) {
+    if wanted.pieces {
+        let pieces = report.phase("pieces", || Pieces::discover(net, budget.sampling(Pieces::TIME), 0));
+        report.pieces = Some(pieces.as_ref().map(|_| ()).map_err(Clone::clone));
+        if let Ok(pieces) = pieces {
+            knowledge = knowledge.with_pieces(net, pieces);
+        }
+    }
+    if wanted.outlook && knowledge.pieces().is_none() {
+        let outlook = report.phase("outlook", || outlook(net, desc, found, &knowledge, budget));
+        report.outlook = Some(outlook.as_ref().map(|_| ()).map_err(Clone::clone));
+        if let Ok(outlook) = outlook {
             knowledge = knowledge.with_outlook(outlook);
         }
     }
-    let neighbourhoods = found.neighbourhoods.take().filter(|_| wanted.factors);
-    Prepared { knowledge: Some(Arc::new(knowledge)).filter(|k| !k.is_empty()), locality, neighbourhoods }
+    report.late = Instant::now() > budget.wait;
+    let locality = found.locality.clone().filter(|l| l.verdict.enabled).map(Arc::new);
+    let neighbourhoods = found.neighbourhoods.clone().filter(|_| wanted.factors);
+    let knowledge = Some(Arc::new(knowledge)).filter(|k| !k.is_empty());
+    Prepared { knowledge, locality, neighbourhoods, report }
+}
+
+/// Of the fuzzy goal heuristic's outlook (the heuristic built in a quarter of the time left
+/// before the wait ends) and the goal forms' best latch heuristic's, each confirmed by games
+/// played with `knowledge`, the one that predicts the games held out best.
+fn outlook(
+    net: &Net,
+    desc: &Description,
+    found: &Analysis,
+    knowledge: &Knowledge,
+    budget: Budget,
+) -> Result<Outlook, Rejected> {
+    let building = Instant::now() + budget.wait.saturating_duration_since(Instant::now()) / 4;
+    let fuzzy = Outlook::heuristic(desc, net, found, building).map(LeadSource::Fuzzy);
+    let latches = knowledge.latch_heuristic().cloned().map(LeadSource::Latches);
+    let tried = [fuzzy, latches]
+        .into_iter()
+        .flatten()
+        .map(|source| Outlook::discover(net, source, Some(knowledge), budget.sampling(Outlook::TIME), 0))
+        .collect();
+    Outlook::best(tried).unwrap_or(Err(Rejected::NoLead))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Everything wanted, as the default `mcts` player does in a game with pieces.
+    const ALL: Wanted = Wanted { tactics: true, forms: true, factors: true, pieces: true, outlook: true };
+
+    #[test]
+    fn a_preparation_with_time_keeps_breakthroughs_pawns_and_is_not_late() {
+        let (desc, net) = testkit::bundled("breakthrough");
+        let program = Arc::new(Program::new(&net));
+        let budget = Budget::start(Instant::now(), Instant::now() + Duration::from_secs(60));
+        let prepared = prepare(&net, &program, &desc, ALL, budget);
+        let knowledge = prepared.knowledge.expect("knowledge");
+        assert!(knowledge.pieces().is_some() && prepared.report.pieces == Some(Ok(())));
+        assert!(prepared.report.tactics.is_some() && prepared.report.outlook.is_none(), "{:?}", prepared.report);
+        assert!(prepared.locality.is_some() && !prepared.report.late);
+        let steps: Vec<&str> = prepared.report.phases.iter().map(|p| p.phase.as_str()).collect();
+        assert_eq!(steps, ["playout tactics", "pieces"]);
+    }
+
+    #[test]
+    fn a_preparation_past_its_clock_says_what_was_cut_short() {
+        let (desc, net) = testkit::bundled("breakthrough");
+        let program = Arc::new(Program::new(&net));
+        let now = Instant::now();
+        let budget = Budget { phases: now, wait: now, trial: Duration::from_millis(2) };
+        let found = Analysis::run(&net, &desc, &AnalysisConfig { deadline: Some(now), ..Default::default() }, &mut |_| {});
+        assert!(found.notes.iter().any(|n| n.contains("skipped, out of time")), "{:?}", found.notes);
+        let prepared = learn(&net, &program, &desc, &found, ALL, budget);
+        // A few milliseconds of random games cannot confirm the pawns: the report says so,
+        // rather than that the game has none.
+        assert!(matches!(prepared.report.pieces, Some(Err(Rejected::FewGames(_)))), "{:?}", prepared.report);
+        assert!(prepared.report.late);
+    }
 }

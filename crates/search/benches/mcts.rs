@@ -60,7 +60,7 @@ fn iterations(c: &mut Criterion) {
         group.sample_size(10).measurement_time(Duration::from_secs(3)).warm_up_time(Duration::from_secs(1));
         group.throughput(Throughput::Elements(count));
         let knowledge = |tactics| Some(Arc::new(Knowledge::new(&net, analysis.goals.clone(), tactics)));
-        let pieces = Pieces::discover(&net, Instant::now() + Pieces::TIME, 0);
+        let pieces = Pieces::discover(&net, Instant::now() + Pieces::TIME, 0).ok();
         let with_pieces = |tactics| {
             let pieces = pieces.clone()?;
             Some(Some(Arc::new(Knowledge::new(&net, analysis.goals.clone(), tactics).with_pieces(&net, pieces))))

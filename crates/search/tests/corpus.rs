@@ -22,8 +22,8 @@ fn every_corpus_game_gets_a_legal_move_for_every_role() {
         let Ok(net) = propnet::compile(&desc, &limits) else { continue };
         let knowledge = Knowledge::new(&net, GoalLatches::new(&net, &analysis::structural_latches(&net)), true);
         let knowledge = match Pieces::discover(&net, Instant::now() + Duration::from_millis(50), 1) {
-            Some(pieces) => knowledge.with_pieces(&net, pieces),
-            None => knowledge,
+            Ok(pieces) => knowledge.with_pieces(&net, pieces),
+            Err(_) => knowledge,
         };
         let knowledge = Arc::new(knowledge);
         let mut m = PropnetMachine::new(&net);

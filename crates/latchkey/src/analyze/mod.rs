@@ -6,6 +6,7 @@ use crate::game;
 
 mod factors;
 mod goal_forms;
+mod learned;
 
 use analysis::{Analysis, AnalysisConfig, Effect, Junction, LatchKind, Locality, Method, Prover, FAR, MAX_DISTANCE};
 use anyhow::{bail, Result};
@@ -13,7 +14,8 @@ use clap::ValueEnum;
 use factors::{factors_entry, print_factors, print_neighbourhoods, FactorsEntry};
 use goal_forms::{goal_forms_entry, print_goal_forms, GoalFormsEntry};
 use indicatif::{ProgressBar, ProgressStyle};
-use metagame::{Curve, LeadSource, Material, MoveVariety, Outlook, Pieces, TacticsCost};
+use learned::{learned, print_learned, Learned};
+use metagame::Budget;
 use propnet::{Net, PropnetState};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -79,79 +81,10 @@ struct Report {
     neighbourhoods: Option<FactorsEntry>,
     /// Absent when the analysis left no time to play the games that confirm them.
     goal_forms: Option<GoalFormsEntry>,
-    /// Absent when the analysis left no time to measure them.
-    playout_tactics: Option<TacticsEntry>,
-    /// Absent when the analysis left no time to measure them.
-    move_averages: Option<VarietyEntry>,
-    /// Absent when the analysis left no time to look for it.
-    material: Option<Material>,
-    /// Absent when the analysis left no time to look for them; `found` is absent where random
-    /// games did not show every role's pieces.
-    pieces: Option<PiecesEntry>,
-    /// Absent where the roles have pieces (which give `mcts` its priors) or the analysis left
-    /// no time to look; `found` is absent where random games did not confirm it.
-    outlook: Option<OutlookEntry>,
+    #[serde(flatten)]
+    learned: Learned,
     timings: Vec<analysis::Phase>,
     notes: Vec<String>,
-}
-
-/// The roles' pieces, if random games showed them, and where they stand better.
-#[derive(Serialize)]
-struct PiecesEntry {
-    found: Option<Pieces>,
-    /// Per role, every piece proposition and the score it adds there (the placement's table),
-    /// where a placement was confirmed.
-    placement_weights: Option<Vec<Vec<PlacedEntry>>>,
-    /// Whether `mcts`'s guided playouts prefer captures with these pieces: they were found and
-    /// the playouts run guided (tactics used, or goal latches).
-    captures_in_playouts: bool,
-}
-
-/// A heuristic's fit to the score (the fuzzy goal heuristic's or a latch heuristic's), for
-/// `mcts`'s priors where there are no pieces.
-#[derive(Serialize)]
-struct OutlookEntry {
-    found: Option<OutlookFound>,
-    /// Why not, where it was not confirmed.
-    rejected: Option<String>,
-}
-
-/// A confirmed outlook.
-#[derive(Serialize)]
-struct OutlookFound {
-    /// What its leads are read from: "fuzzy goal heuristic" or "latch heuristic".
-    source: &'static str,
-    /// Per role, the logistic curve of its score on its lead.
-    curves: Vec<Curve>,
-    games: usize,
-    /// Microseconds to evaluate one state.
-    eval_micros: f64,
-    /// The share of a game's time that evaluating a node's successors takes.
-    cost: f64,
-}
-
-/// A piece proposition and the score (0..1) a piece standing there adds for one role.
-#[derive(Serialize)]
-struct PlacedEntry {
-    proposition: String,
-    weight: f64,
-}
-
-impl PiecesEntry {
-    /// The entry for `found` in `net`, where `mcts`'s playouts run guided if `guided`.
-    fn new(net: &Net, found: Option<Pieces>, guided: bool) -> PiecesEntry {
-        let placement_weights = found.as_ref().and_then(|f| f.placement.as_ref()).map(|p| {
-            (0..p.holdout_correlation.len())
-                .map(|r| {
-                    let row =
-                        p.weights(r).map(|(b, weight)| PlacedEntry { proposition: net.bases[b].name.clone(), weight });
-                    row.collect()
-                })
-                .collect()
-        });
-        let captures_in_playouts = guided && found.is_some();
-        PiecesEntry { found, placement_weights, captures_in_playouts }
-    }
 }
 
 #[derive(Serialize)]
@@ -221,22 +154,6 @@ struct ProofEntry {
     unknown: usize,
     ground_seconds: f64,
     solve_seconds: f64,
-}
-
-#[derive(Serialize)]
-struct TacticsEntry {
-    #[serde(flatten)]
-    cost: TacticsCost,
-    /// Whether the `mcts` player would use them (the measure it takes at the start of a match).
-    used: bool,
-}
-
-#[derive(Serialize)]
-struct VarietyEntry {
-    #[serde(flatten)]
-    variety: MoveVariety,
-    /// Whether the `mcts` player would steer its playouts by move averages.
-    used: bool,
 }
 
 #[derive(Serialize)]
@@ -339,8 +256,9 @@ pub struct Args {
     /// Which solver proves latches by the two-step question.
     #[arg(long, value_enum, default_value_t = ProverArg::Sat)]
     prover: ProverArg,
-    /// Seconds for the whole analysis, propnet build included, like a start clock; phases
-    /// that would start later are skipped, and proofs still open are counted, in the notes.
+    /// The start clock, in seconds: the propnet is built and the time left is shared out as
+    /// the `mcts` player shares it (analysis phases start in its first 40%); phases that would
+    /// start later are skipped, and proofs still open are counted, in the notes.
     #[arg(long, default_value_t = 10.0, value_parser = crate::output::seconds)]
     time: f64,
     /// Print JSON instead of text.
@@ -368,115 +286,30 @@ pub fn run(args: Args) -> Result<ExitCode> {
         bail!("cannot analyse {spec} without a propnet, and none was built in {built:.1} s");
     };
     let net = &propnet.net;
-
+    // As the player: the analysis' phases start within its share of the clock left after the
+    // build, and what it learns beyond them gets the same shares.
+    let end = start + Duration::from_secs_f64(secs);
+    let budget = Budget::start(Instant::now(), end);
     let options = AnalysisConfig {
         structural: matches!(methods, Methods::Structural | Methods::All),
         exact: matches!(methods, Methods::Exact | Methods::All),
         proof: matches!(methods, Methods::Proof | Methods::All),
         prover,
-        deadline: Some(start + Duration::from_secs_f64(secs)),
+        deadline: Some(budget.phases),
         ..AnalysisConfig::default()
     };
     let result = Analysis::run(net, &game.desc, &options, &mut |phase| {
         bar.inc(1);
         bar.set_message(phase.to_owned());
     });
-    // What the mcts player measures at its start: the playouts' tactics, in the time left.
-    bar.set_message("playout tactics");
-    let left = (start + Duration::from_secs_f64(secs)).saturating_duration_since(Instant::now());
-    let measured = Instant::now();
-    let chosen = (!left.is_zero())
-        .then(|| TacticsCost::choose(net, &propnet.program, result.goals.clone(), left.min(TacticsCost::TRIAL)));
-    let measured = analysis::Phase { phase: "playout tactics".to_owned(), seconds: measured.elapsed().as_secs_f64() };
-    // And whether its moves' names say where they are played, for the move averages.
-    let sampled = Instant::now();
-    let left = (start + Duration::from_secs_f64(secs)).saturating_duration_since(sampled);
-    let variety = (!left.is_zero()).then(|| MoveVariety::measure(&propnet.program, left.min(MoveVariety::TRIAL), 0));
-    let sampled = analysis::Phase { phase: "move variety".to_owned(), seconds: sampled.elapsed().as_secs_f64() };
-    // Material, from games played as the player's playouts would play them.
-    bar.set_message("material");
-    let weighed = Instant::now();
-    let left = (start + Duration::from_secs_f64(secs)).saturating_duration_since(weighed);
-    let material = chosen
-        .as_ref()
-        .filter(|_| !left.is_zero())
-        .map(|(knowledge, _)| Material::discover(net, Some(knowledge), weighed + left.min(TacticsCost::TRIAL), 0));
-    // Whether the player's playouts would run guided (the knowledge keeps tactics only where they pay).
-    let guided = chosen.as_ref().map_or(!result.goals.is_empty(), |(knowledge, _)| knowledge.steers_playouts());
-    let tactics = chosen.as_ref().map(|&(_, cost)| TacticsEntry { cost, used: cost.pays() });
-    let weighed = analysis::Phase { phase: "material".to_owned(), seconds: weighed.elapsed().as_secs_f64() };
-    // The roles' pieces, for the mcts player's priors, from uniformly random games.
-    bar.set_message("pieces");
-    let counted = Instant::now();
-    let left = (start + Duration::from_secs_f64(secs)).saturating_duration_since(counted);
-    let pieces = (!left.is_zero())
-        .then(|| PiecesEntry::new(net, Pieces::discover(net, counted + left.min(Pieces::TIME), 0), guided));
-    let counted = analysis::Phase { phase: "pieces".to_owned(), seconds: counted.elapsed().as_secs_f64() };
-    // Where there are none, the fuzzy goal heuristic, from games played as the playouts play.
-    bar.set_message("outlook");
-    let looked = Instant::now();
-    let left = (start + Duration::from_secs_f64(secs)).saturating_duration_since(looked);
-    let no_pieces = pieces.as_ref().is_some_and(|p| p.found.is_none());
-    let outlook = (no_pieces && !left.is_zero()).then(|| {
-        // As the player: the fuzzy heuristic's outlook and the best latch heuristic's, each
-        // confirmed on games of its own, and the one that predicts the games held out best.
-        let fuzzy = Outlook::heuristic(&game.desc, net, &result, looked + left / 2).map(LeadSource::Fuzzy);
-        let latches = result.goal_forms.as_ref().and_then(|f| f.best_latch_heuristic().cloned());
-        let knowledge = chosen.as_ref().map(|(knowledge, _)| knowledge);
-        let sources: Vec<LeadSource> = [fuzzy, latches.map(LeadSource::Latches)].into_iter().flatten().collect();
-        let share = sources.len().max(1) as u32;
-        let tried = sources
-            .into_iter()
-            .map(|source| {
-                let left = (start + Duration::from_secs_f64(secs)).saturating_duration_since(Instant::now());
-                Outlook::discover(net, source, knowledge, Instant::now() + (left / share).min(Outlook::TIME), 0)
-            })
-            .collect();
-        match Outlook::best(tried) {
-            Some(Ok(o)) => OutlookEntry {
-                found: Some(OutlookFound {
-                    source: o.source.describe(),
-                    eval_micros: o.eval_time.as_secs_f64() * 1e6,
-                    cost: o.cost,
-                    curves: o.curves,
-                    games: o.games,
-                }),
-                rejected: None,
-            },
-            Some(Err(why)) => OutlookEntry { found: None, rejected: Some(why.to_string()) },
-            None => OutlookEntry {
-                found: None,
-                rejected: Some(
-                    "the goal formulas could not be instantiated in the time, and no latch heuristic was confirmed"
-                        .to_owned(),
-                ),
-            },
-        }
-    });
-    let looked = analysis::Phase { phase: "outlook".to_owned(), seconds: looked.elapsed().as_secs_f64() };
+    bar.set_message("what the player learns");
+    let learned = learned(propnet, &game.desc, &result, budget, end);
     bar.finish_and_clear();
     let mut report = report(net, &result, game.name.clone());
-    report.playout_tactics = tactics;
-    report.move_averages = variety.map(|variety| VarietyEntry { variety, used: variety.pays() });
-    report.material = material;
-    report.pieces = pieces;
-    report.outlook = outlook;
     report.timings.insert(0, analysis::Phase { phase: "propnet".to_owned(), seconds: built });
-    if report.playout_tactics.is_some() {
-        report.timings.push(measured);
-    }
-    if report.move_averages.is_some() {
-        report.timings.push(sampled);
-    }
-    if report.material.is_some() {
-        report.timings.push(weighed);
-    }
-    if report.pieces.is_some() {
-        report.timings.push(counted);
-    }
-    if report.outlook.is_some() {
-        report.timings.push(looked);
-    }
+    report.timings.extend(learned.phases.iter().cloned());
+    report.notes.extend(learned.notes.iter().cloned());
+    report.learned = learned;
     if args.json {
         crate::output::print_json(SCHEMA, &report)?;
     } else {
@@ -559,11 +392,7 @@ fn report(net: &Net, a: &Analysis, game: String) -> Report {
         factors: a.factors.as_ref().map(|f| factors_entry(net, f)),
         neighbourhoods: a.neighbourhoods.as_ref().map(|f| factors_entry(net, f)),
         goal_forms: a.goal_forms.as_ref().map(|g| goal_forms_entry(net, g)),
-        playout_tactics: None,
-        move_averages: None,
-        material: None,
-        pieces: None,
-        outlook: None,
+        learned: Learned::default(),
         proof: a.proof.as_ref().map(|p| ProofEntry {
             prover: p.prover,
             proved: a.latches.iter().filter(|l| l.method == Method::Proof).count(),
@@ -708,111 +537,7 @@ fn print(r: &Report) {
     if let Some(g) = &r.goal_forms {
         print_goal_forms(g);
     }
-    if let Some(t) = &r.playout_tactics {
-        let c = &t.cost;
-        let used = if t.used { "used by mcts" } else { "not used by mcts" };
-        println!("\nplayout tactics (decisive and anti-decisive moves): {used}");
-        println!("  changed {:.0}% of {} playouts", 100.0 * c.fired, c.playouts);
-        println!(
-            "  {:.0} playouts/s with them, {:.0} without ({:.1} times slower)",
-            c.tactical_per_s,
-            c.random_per_s,
-            c.random_per_s / c.tactical_per_s.max(f64::MIN_POSITIVE)
-        );
-    }
-    if let Some(v) = &r.move_averages {
-        let used = if v.used { "used by mcts" } else { "not used by mcts" };
-        println!("\nmove averages (MAST): {used}");
-        println!(
-            "  a role's moves legal where it chooses: {:.0}% on average over {} choices (used up to {:.0}%)",
-            100.0 * v.variety.legal_share,
-            v.variety.choices,
-            100.0 * MoveVariety::MAX_LEGAL_SHARE
-        );
-        println!(
-            "  chosen moves whose name fixes what they make true: {:.0}% (used from {:.0}%)",
-            100.0 * v.variety.fixed_share,
-            100.0 * MoveVariety::MIN_FIXED_SHARE
-        );
-    }
-    if let Some(m) = &r.material {
-        let found = m.fits.iter().filter(|f| f.is_some()).count();
-        println!("\nmaterial (counts that predict a role's score in {} sampled games): {found}", m.games);
-        for (role, fit) in r.roles.iter().zip(&m.fits) {
-            let Some(fit) = fit else { continue };
-            let terms: Vec<String> =
-                fit.terms.iter().map(|t| format!("{} {:+.3}", m.groups[t.group].name, t.weight)).collect();
-            println!(
-                "  {role:<20} {} (per standard deviation; held-out correlation {:.2})",
-                terms.join(", "),
-                fit.holdout_correlation
-            );
-        }
-    }
-    if let Some(p) = &r.pieces {
-        match &p.found {
-            None => println!("\npieces (for mcts's priors): none found"),
-            Some(found) => {
-                println!("\npieces (for mcts's priors, from {} random games):", found.games);
-                for (role, set) in r.roles.iter().zip(&found.sets) {
-                    println!(
-                        "  {role:<20} {} (final count's correlation with the score {:.2}, held out {:.2})",
-                        set.group.name, set.correlation, set.holdout_correlation
-                    );
-                }
-                match (&found.placement, &p.placement_weights) {
-                    (Some(placement), Some(tables)) => {
-                        println!(
-                            "  where they stand better ({} positions; best and worst squares per role):",
-                            placement.positions
-                        );
-                        for ((role, table), c) in r.roles.iter().zip(tables).zip(&placement.holdout_correlation) {
-                            let mut sorted: Vec<&PlacedEntry> = table.iter().collect();
-                            sorted.sort_by(|a, b| b.weight.total_cmp(&a.weight));
-                            let show = |e: &&PlacedEntry| format!("{} {:+.3}", e.proposition, e.weight);
-                            let best: Vec<String> = sorted.iter().take(3).map(show).collect();
-                            let worst: Vec<String> = sorted.iter().rev().take(3).map(show).collect();
-                            println!(
-                                "    {role:<18} held-out correlation {c:.2}; best {}; worst {}",
-                                best.join(", "),
-                                worst.join(", ")
-                            );
-                        }
-                    }
-                    _ => println!("  where they stand better: nothing confirmed"),
-                }
-                match p.captures_in_playouts {
-                    true => println!("  mcts's guided playouts prefer moves that gain material (mcts:captures)"),
-                    false => println!("  mcts's playouts run unguided here, so they take no captures by preference"),
-                }
-            }
-        }
-    }
-    if let Some(o) = &r.outlook {
-        match &o.found {
-            None => println!(
-                "\noutlook (for mcts's priors): not confirmed: {}",
-                o.rejected.as_deref().unwrap_or("no reason given")
-            ),
-            Some(found) => {
-                println!(
-                    "\noutlook ({}, for mcts's priors, from {} games; {:.1} µs a state, a node's successors {:.0}% \
-                     of a game's time):",
-                    found.source,
-                    found.games,
-                    found.eval_micros,
-                    100.0 * found.cost
-                );
-                for (role, c) in r.roles.iter().zip(&found.curves) {
-                    println!(
-                        "  {role:<20} score ≈ logistic({:+.3} {:+.3} × lead) (lead's correlation with the score {:.2}, \
-                         the curve's held out {:.2})",
-                        c.intercept, c.slope, c.correlation, c.holdout_correlation
-                    );
-                }
-            }
-        }
-    }
+    print_learned(&r.roles, &r.learned);
     println!("\ntime per phase");
     for p in &r.timings {
         println!("  {:<40} {:.3} s", p.phase, p.seconds);

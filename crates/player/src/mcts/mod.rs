@@ -496,9 +496,8 @@ impl Player for MctsPlayer {
                     }
                 }
                 let knowledge = prepared.knowledge;
-                let config = self
-                    .options
-                    .search_for(&net.program, MoveVariety::TRIAL.min(end.saturating_duration_since(now).mul_f64(0.05)));
+                let config =
+                    self.options.search_for(&net.program, MoveVariety::trial(end.saturating_duration_since(now)));
                 let several = info.game.roles().len() > 1 && self.options.factored;
                 let exact = knowledge.as_deref().and_then(Knowledge::factors);
                 let splits = exact.into_iter().chain(prepared.neighbourhoods.as_ref()).filter(|_| several);

@@ -440,15 +440,21 @@ impl MctsOptions {
     /// they are played (measured within `budget`).
     pub(super) fn search_for(&self, program: &Arc<propnet::Program>, budget: Duration) -> MctsConfig {
         let mut config = self.search.clone();
-        if !self.mast || config.mast == 0.0 || !MoveVariety::measure(program, budget, config.seed).pays() {
+        if !self.wants_move_averages() || !MoveVariety::measure(program, budget, config.seed).pays() {
             config.mast = 0.0;
         }
         config
     }
 
+    /// Whether these options steer the playouts by move averages where the game's moves show
+    /// the variety they need ([`MoveVariety::pays`]).
+    pub fn wants_move_averages(&self) -> bool {
+        self.mast && self.search.mast != 0.0
+    }
+
     /// What the preparation should learn for these options: pieces only where the priors or the
     /// cut-off playouts read them, and an outlook only for the priors.
-    pub(super) fn wanted(&self) -> Wanted {
+    pub fn wanted(&self) -> Wanted {
         let s = &self.search;
         let balance = s.prior_visits > 0.0 || s.cutoff > 0;
         Wanted {

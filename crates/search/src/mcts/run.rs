@@ -135,7 +135,7 @@ impl<M: SearchMachine> Mcts<M> {
     /// The settings for the next batch: `settings` with the move averages as they are now, and
     /// the playouts' early end taken against the current root where the search asks for one.
     fn batch_settings(&mut self, settings: &Settings) -> Settings {
-        let cut = self.config.cutoff > 0 && settings.knowledge.as_ref().is_some_and(|g| g.has_pieces());
+        let cut = self.config.cutoff > 0 && settings.knowledge.as_ref().is_some_and(|g| g.pieces().is_some());
         let root = M::bits(&self.root_node().state).filter(|_| cut);
         let cutoff = root.map(|words| Cutoff {
             steps: self.config.cutoff,

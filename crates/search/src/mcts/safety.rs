@@ -60,7 +60,7 @@ impl<M: SearchMachine> Mcts<M> {
     /// does gets its exact value, one that does not an upper bound below the safe range, which
     /// is all the move's choice needs.
     fn check(&mut self, role: usize, deadline: Instant) -> Result<Option<Vec<f64>>, MachineError> {
-        let Some(knowledge) = self.knowledge.clone().filter(|g| g.has_pieces()) else { return Ok(None) };
+        let Some(knowledge) = self.knowledge.clone().filter(|g| g.pieces().is_some()) else { return Ok(None) };
         let root = self.root_node();
         if root.kind != Kind::Mover(role) {
             return Ok(None);

@@ -99,7 +99,7 @@ impl<M: SearchMachine> Mcts<M> {
     /// Whether selection fills in a mover's priors when it first comes through a node: only the
     /// roles' pieces and a confirmed outlook give them, so elsewhere nodes are never seeded.
     pub(super) fn seeds_priors(&self) -> bool {
-        let pieces = self.knowledge.as_ref().is_some_and(|g| g.has_pieces());
+        let pieces = self.knowledge.as_ref().is_some_and(|g| g.pieces().is_some());
         self.config.prior_visits > 0.0 && (pieces || self.outlook.is_some())
     }
 
