@@ -12,6 +12,7 @@
 
 pub mod bits;
 mod calibrate;
+mod evaluate;
 mod knowledge;
 mod material;
 mod outlook;
@@ -22,6 +23,7 @@ mod prepare;
 mod rejected;
 
 pub use self::calibrate::{MoveVariety, TacticsCost};
+pub use self::evaluate::{leaf_evaluator, Blend, Evaluator, Fuzzy, GoalEvaluator, UNKNOWN};
 pub use self::knowledge::Knowledge;
 pub use self::material::{Fit, Group, Material, Term};
 pub use self::outlook::{Curve, LeadSource, Outlook};

@@ -17,10 +17,19 @@ pub struct Wanted {
     pub forms: bool,
     /// Keep the game's factors, exact and approximate (neighbourhoods).
     pub factors: bool,
+    /// Find where moves act (the local search reads it, and the factors are found from it).
+    pub locality: bool,
     /// Look for the roles' pieces.
     pub pieces: bool,
     /// Where there are no pieces, look for an outlook.
     pub outlook: bool,
+}
+
+impl Wanted {
+    /// What a search that reads only the goals takes: the goal latches (always kept) and the
+    /// goal forms.
+    pub const FORMS: Wanted =
+        Wanted { tactics: false, forms: true, factors: false, locality: false, pieces: false, outlook: false };
 }
 
 /// How the start clock's time is shared out: when the analysis starts its last phase, when the
@@ -104,7 +113,8 @@ impl Report {
 /// Learns `net`'s game (described by `desc`, compiled to `program`) within `budget`: the
 /// analysis, its phases starting until the budget's phases end, then [`learn`].
 pub fn prepare(net: &Net, program: &Arc<Program>, desc: &Description, wanted: Wanted, budget: Budget) -> Prepared {
-    let config = AnalysisConfig { deadline: Some(budget.phases), ..AnalysisConfig::default() };
+    let config =
+        AnalysisConfig { deadline: Some(budget.phases), locality: wanted.locality, ..AnalysisConfig::default() };
     let found = Analysis::run(net, desc, &config, &mut |_| {});
     learn(net, program, desc, &found, wanted, budget)
 }
@@ -191,7 +201,8 @@ mod tests {
     use super::*;
 
     /// Everything wanted, as the default `mcts` player does in a game with pieces.
-    const ALL: Wanted = Wanted { tactics: true, forms: true, factors: true, pieces: true, outlook: true };
+    const ALL: Wanted =
+        Wanted { tactics: true, forms: true, factors: true, locality: true, pieces: true, outlook: true };
 
     #[test]
     fn a_preparation_with_time_keeps_breakthroughs_pawns_and_is_not_late() {
@@ -213,7 +224,8 @@ mod tests {
         let program = Arc::new(Program::new(&net));
         let now = Instant::now();
         let budget = Budget { phases: now, wait: now, trial: Duration::from_millis(2) };
-        let found = Analysis::run(&net, &desc, &AnalysisConfig { deadline: Some(now), ..Default::default() }, &mut |_| {});
+        let found =
+            Analysis::run(&net, &desc, &AnalysisConfig { deadline: Some(now), ..Default::default() }, &mut |_| {});
         assert!(found.notes.iter().any(|n| n.contains("skipped, out of time")), "{:?}", found.notes);
         let prepared = learn(&net, &program, &desc, &found, ALL, budget);
         // A few milliseconds of random games cannot confirm the pawns: the report says so,

@@ -5,12 +5,13 @@
 
 use crate::{MatchInfo, Player, PlayerError, Propnet};
 use machine::StateMachine;
-use propnet::{PropnetMachine, PropnetState};
+use metagame::{leaf_evaluator, prepare, Budget, Evaluator, GoalEvaluator, Wanted};
+use propnet::PropnetMachine;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use reasoner::Reasoner;
 use search::adversarial::AlphaBetaConfig;
-use search::{Evaluator, GoalEvaluator, Model, Searcher};
+use search::{Model, Searcher};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -251,93 +252,13 @@ impl Player for Reflex {
     }
 }
 
-/// Builds the leaf evaluator for a game (its rules and its propnet), by the deadline given (the
-/// start clock's).
-pub type MakeEvaluator = fn(&gdl::Description, &Propnet, Instant) -> Box<dyn Evaluator + Send>;
-
-/// The goal values of the state itself: the leaf evaluator when no heuristic can be built.
-fn goal_evaluator(_desc: &gdl::Description, _net: &Propnet, _deadline: Instant) -> Box<dyn Evaluator + Send> {
-    Box::new(GoalEvaluator)
-}
-
-/// Chapter 16's fuzzy goal heuristic as a leaf evaluator (τ = 0.9, product t-norm), or the goal
-/// values where the goal formulas cannot be instantiated by the deadline; with what the analysis
-/// finds about the goals (see [`Blend`]) where it finds something.
-fn fuzzy_evaluator(desc: &gdl::Description, net: &Propnet, deadline: Instant) -> Box<dyn Evaluator + Send> {
-    // The analysis gets a share of the start clock: the search is what wins the match.
-    let share = Instant::now() + deadline.saturating_duration_since(Instant::now()).mul_f64(LATCH_SHARE);
-    let options = analysis::AnalysisConfig { deadline: Some(share), locality: false, ..Default::default() };
-    let found = analysis::Analysis::run(&net.net, desc, &options, &mut |_| {});
-    let limits = propnet::Limits { deadline: Some(deadline), ..propnet::Limits::default() };
-    let fuzzy = heuristic::Formulas::new(desc, &net.net, &limits)
-        .ok()
-        .and_then(|formulas| heuristic::FuzzyGoals::compile(&formulas, &heuristic::Params::default()).ok());
-    let base = match fuzzy {
-        Some(fuzzy) => Box::new(Fuzzy(fuzzy)),
-        None => goal_evaluator(desc, net, deadline),
-    };
-    Blend::around(base, found.goals, found.goal_forms)
-}
-
-/// The share of the start clock the alpha-beta player's analysis may take.
-const LATCH_SHARE: f64 = 0.4;
-
-/// Another evaluator with what the analysis proved or confirmed about the goals: states whose
-/// scores the goal latches or a goal form's virtual terminal decide end the search's line there
-/// with those scores; and the confirmed latch heuristics' value is blended into the estimate,
-/// owning the latches random games tie to winning (Reversi's corners) counting for as much of it
-/// as that tie is strong, its correlation with the final score.
-struct Blend {
-    base: Box<dyn Evaluator + Send>,
-    goals: analysis::GoalLatches,
-    forms: Option<analysis::GoalForms>,
-    /// The latch heuristics' share of the estimate (0 where none is confirmed).
-    weight: f64,
-}
-
-impl Blend {
-    /// `base` with `goals` and `forms`, or `base` alone if they decide no state and confirm no
-    /// heuristic.
-    fn around(
-        base: Box<dyn Evaluator + Send>,
-        goals: analysis::GoalLatches,
-        forms: Option<analysis::GoalForms>,
-    ) -> Box<dyn Evaluator + Send> {
-        let confirmed = forms.iter().flat_map(|f| f.latch_heuristics.iter().filter(|h| h.confirmed));
-        let weight = confirmed.map(|h| h.correlation).reduce(f64::max).unwrap_or(0.0).clamp(0.0, 1.0);
-        let forms = forms.filter(|f| weight > 0.0 || !f.deciders.is_empty());
-        if goals.is_empty() && forms.is_none() {
-            return base;
-        }
-        Box::new(Blend { base, goals, forms, weight })
-    }
-}
-
-impl Evaluator for Blend {
-    fn evaluate(&mut self, m: &mut PropnetMachine, state: &PropnetState) -> Vec<f64> {
-        let base = self.base.evaluate(m, state);
-        let latched = self.forms.as_ref().filter(|_| self.weight > 0.0).and_then(|f| f.latch_value(state.words()));
-        match latched {
-            Some(latched) => {
-                base.iter().zip(latched).map(|(&b, h)| (1.0 - self.weight) * b + self.weight * 100.0 * h).collect()
-            }
-            None => base,
-        }
-    }
-
-    fn decided(&mut self, _: &mut PropnetMachine, state: &PropnetState) -> Option<Vec<u32>> {
-        let words = state.words();
-        self.goals.determined(words).or_else(|| self.forms.as_ref()?.decided(words))
-    }
-}
-
-/// The fuzzy goal heuristic behind the search's evaluator interface.
-struct Fuzzy(heuristic::FuzzyGoals);
-
-impl Evaluator for Fuzzy {
-    fn evaluate(&mut self, _: &mut PropnetMachine, state: &PropnetState) -> Vec<f64> {
-        self.0.values(state)
-    }
+/// The leaf evaluator for `net`'s game (described by `desc`) by `deadline` (the start clock's):
+/// the game prepared as the alpha-beta player needs it (the goal latches and goal forms, in the
+/// analysis' share of the clock), then [`metagame::leaf_evaluator`].
+fn evaluator(desc: &gdl::Description, net: &Propnet, deadline: Instant) -> Box<dyn Evaluator + Send> {
+    let budget = Budget::start(Instant::now(), deadline);
+    let prepared = prepare(&net.net, &net.program, desc, Wanted::FORMS, budget);
+    leaf_evaluator(desc, &net.net, prepared.knowledge, deadline)
 }
 
 /// Chooses its move by iterative-deepening alpha-beta search until shortly before the deadline:
@@ -345,7 +266,6 @@ impl Evaluator for Fuzzy {
 /// on the reasoner (a game without a propnet) with the goal values at the leaves and the
 /// paranoid model, the proofs and heuristics reading the net.
 pub struct AlphaBeta {
-    make_evaluator: MakeEvaluator,
     follower: Option<Box<dyn Track>>,
     line: Option<Box<dyn Deliberate>>,
 }
@@ -407,14 +327,10 @@ where
 const MAX_MARGIN: Duration = Duration::from_millis(200);
 
 impl AlphaBeta {
-    /// An alpha-beta player whose leaves get the fuzzy goal heuristic.
+    /// An alpha-beta player whose leaves get the fuzzy goal heuristic, with what the analysis
+    /// finds of the goals.
     pub fn new() -> AlphaBeta {
-        AlphaBeta::with_evaluator(fuzzy_evaluator)
-    }
-
-    /// An alpha-beta player whose leaves are scored by the evaluator `make` builds for each game.
-    pub fn with_evaluator(make: MakeEvaluator) -> AlphaBeta {
-        AlphaBeta { make_evaluator: make, follower: None, line: None }
+        AlphaBeta { follower: None, line: None }
     }
 }
 
@@ -438,7 +354,7 @@ impl Player for AlphaBeta {
         let role = follower.role();
         let line = match info.game.net() {
             Some(net) => {
-                let evaluator = (self.make_evaluator)(&info.game.desc, net, deadline);
+                let evaluator = evaluator(&info.game.desc, net, deadline);
                 let m = PropnetMachine::from_program(Arc::clone(&net.program));
                 Line::start(m, role, Model::of(&net.net), evaluator)?
             }
@@ -513,7 +429,7 @@ mod tests {
         let net = Arc::new(testkit::compile(&desc));
         let program = Arc::new(Program::new(&net));
         let game = Propnet { net: Arc::clone(&net), program: Arc::clone(&program) };
-        let mut evaluator = fuzzy_evaluator(&desc, &game, Instant::now() + Duration::from_secs(20));
+        let mut evaluator = evaluator(&desc, &game, Instant::now() + Duration::from_secs(20));
         let mut m = PropnetMachine::from_program(program);
         let mut rng = SmallRng::seed_from_u64(5);
         let (mut decided_early, mut undecided) = (0, 0);

@@ -13,7 +13,7 @@ pub mod referee;
 mod remote;
 pub mod series;
 
-pub use builtin::{AlphaBeta, Follower, MakeEvaluator, Reflex, Track};
+pub use builtin::{AlphaBeta, Follower, Reflex, Track};
 pub use mcts::{mcts_settings, mcts_switches, settings_reference, MctsOptions, MctsPlayer, SETTINGS};
 pub use referee::{play_match, Clocks, End, Event, Fault, FaultRecord, MatchRecord};
 pub use remote::Remote;

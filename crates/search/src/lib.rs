@@ -19,7 +19,7 @@ pub mod matrix;
 pub mod mcts;
 mod puzzle;
 
-pub use adversarial::{Evaluator, GoalEvaluator, Model, SearchError, SearchResult, Searcher};
+pub use adversarial::{Model, SearchError, SearchResult, Searcher};
 pub use bound::{Bound, UNREACHABLE};
 pub use exhaustive::exhaustive;
 pub use local::{LocalResult, LocalSearch};

@@ -461,6 +461,7 @@ impl MctsOptions {
             tactics: self.tactics,
             forms: self.forms,
             factors: self.factors,
+            locality: true,
             pieces: self.pieces && balance,
             outlook: self.outlook && s.prior_visits > 0.0,
         }

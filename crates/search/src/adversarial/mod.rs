@@ -18,15 +18,14 @@
 //! the state they belong to, so the transposition table stores them as they are, and the window
 //! passed to a child is shifted one unit to match.
 
-mod eval;
 mod model;
 mod table;
 
-pub use eval::{Evaluator, GoalEvaluator, UNKNOWN};
 pub use model::Model;
 
 use crate::Stop;
 use machine::{MachineError, StateMachine};
+use metagame::{Evaluator, UNKNOWN};
 use propnet::PropnetMachine;
 use rustc_hash::FxHashMap;
 use serde::Serialize;

@@ -3,6 +3,7 @@
 //! are not zero-sum, and the move it must always have ready.
 
 use super::*;
+use metagame::GoalEvaluator;
 use propnet::{Net, PropnetState};
 use proptest::prelude::*;
 use rand::rngs::SmallRng;
