@@ -24,7 +24,7 @@ mod run;
 pub use composite::{composite_latches, CompositeLatch, Junction};
 pub use factor::{Factor, Factors};
 pub use goalform::{
-    Decider, GoalForm, GoalForms, LatchHeuristic, Rule, Speed as GoalSpeed, Standing, Tally, TallyKind, Trend,
+    Decider, FormRule, GoalForm, GoalForms, LatchHeuristic, Speed as GoalSpeed, Standing, Tally, TallyKind, Trend,
 };
 pub use goals::{Effect, GoalLatch, GoalLatches, ScoreRange};
 pub use implication::Implication;
@@ -32,7 +32,7 @@ pub use inhibitors::{exact_inhibitors, structural_inhibitors, GoalInhibitor, Inh
 pub use kept::{kept_by_latches, Kept};
 pub use latches::{exact_latches, structural_latches, Latch, LatchKind, Method};
 pub use locality::{
-    describe, multi_source, Condition, Conjunction, Disjunct, Locality, Outcome, Verdict, FAR, MAX_DISTANCE,
+    describe, multi_source, Condition, Conjunction, Disjunct, LocalVerdict, Locality, Outcome, FAR, MAX_DISTANCE,
 };
 pub use run::{Analysis, AnalysisConfig, Phase};
 

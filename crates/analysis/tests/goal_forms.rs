@@ -3,7 +3,7 @@
 //! net, on every corpus game, and every state a virtual terminal calls decided must end with the
 //! scores it names; the same check catches a form that has been tampered with.
 
-use analysis::{GoalForm, GoalForms, Rule, Tally, Trend};
+use analysis::{FormRule, GoalForm, GoalForms, Tally, Trend};
 use machine::{random_trajectory, StateMachine};
 use propnet::{Net, PropnetMachine, PropnetState};
 use rand::rngs::SmallRng;
@@ -141,7 +141,7 @@ fn a_tampered_form_is_caught() {
     let (clean, asked) = disagreements(&net, &form, 100);
     assert!(clean.is_empty() && asked > 50, "{clean:?} over {asked}");
     // Swap what being ahead and behind is worth to the first role.
-    let Rule::Comparison { values } = &mut form.rule else { panic!("not a comparison: {:?}", form.rule) };
+    let FormRule::Comparison { values } = &mut form.rule else { panic!("not a comparison: {:?}", form.rule) };
     values[0].swap(0, 2);
     let (caught, _) = disagreements(&net, &form, 100);
     assert!(caught.len() > 10, "only {} disagreements", caught.len());

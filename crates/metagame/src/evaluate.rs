@@ -1,6 +1,6 @@
 //! Leaf evaluation for depth-limited search: what a state is worth to each role when the search
 //! stops above the terminal states. [`Evaluator`] is the one interface; [`GoalEvaluator`] reads
-//! the rules' goals, [`Fuzzy`] chapter 16's fuzzy goal heuristic, and [`Blend`] adds what the
+//! the rules' goals, `Fuzzy` chapter 16's fuzzy goal heuristic, and `Blend` adds what the
 //! knowledge says of the goals to another. [`leaf_evaluator`] builds the best of them a game's
 //! knowledge allows.
 
@@ -61,7 +61,7 @@ impl<M: StateMachine, E: Evaluator<M> + ?Sized> Evaluator<M> for Box<E> {
 }
 
 /// Chapter 16's fuzzy goal heuristic behind the evaluator interface.
-pub struct Fuzzy(pub FuzzyGoals);
+struct Fuzzy(FuzzyGoals);
 
 impl Evaluator for Fuzzy {
     fn evaluate(&mut self, _: &mut PropnetMachine, state: &PropnetState) -> Vec<f64> {
@@ -74,7 +74,7 @@ impl Evaluator for Fuzzy {
 /// scores; and the confirmed latch heuristics' value is blended into the estimate, owning the
 /// latches random games tie to winning (Reversi's corners) counting for as much of it as that
 /// tie is strong, its correlation with the final score.
-pub struct Blend {
+struct Blend {
     base: Box<dyn Evaluator + Send>,
     knowledge: Arc<Knowledge>,
     /// The goal forms, where they decide states or confirm a latch heuristic.
@@ -86,7 +86,7 @@ pub struct Blend {
 impl Blend {
     /// `base` with what `knowledge` says of the goals, or `base` alone if it decides no state
     /// and confirms no heuristic.
-    pub fn around(base: Box<dyn Evaluator + Send>, knowledge: Option<Arc<Knowledge>>) -> Box<dyn Evaluator + Send> {
+    fn around(base: Box<dyn Evaluator + Send>, knowledge: Option<Arc<Knowledge>>) -> Box<dyn Evaluator + Send> {
         let Some(knowledge) = knowledge else { return base };
         let forms = knowledge.forms.clone();
         let confirmed = forms.iter().flat_map(|f| f.latch_heuristics.iter().filter(|h| h.confirmed));
@@ -119,7 +119,7 @@ impl Evaluator for Blend {
 
 /// The leaf evaluator for `net`'s game (described by `desc`) with `knowledge`: chapter 16's
 /// fuzzy goal heuristic (τ = 0.9, product t-norm), or the goal values where the goal formulas
-/// cannot be instantiated by `deadline`, with what the knowledge says of the goals ([`Blend`]).
+/// cannot be instantiated by `deadline`, with what the knowledge says of the goals (`Blend`).
 pub fn leaf_evaluator(
     desc: &gdl::Description,
     net: &Net,

@@ -23,9 +23,9 @@ mod prepare;
 mod rejected;
 
 pub use self::calibrate::{MoveVariety, TacticsCost};
-pub use self::evaluate::{leaf_evaluator, Blend, Evaluator, Fuzzy, GoalEvaluator, UNKNOWN};
+pub use self::evaluate::{leaf_evaluator, Evaluator, GoalEvaluator, UNKNOWN};
 pub use self::knowledge::Knowledge;
-pub use self::material::{Fit, Group, Material, Term};
+pub use self::material::{Fit, FitTerm, Group, Material};
 pub use self::outlook::{Curve, LeadSource, Outlook};
 pub use self::pieces::{Balance, PieceSet, Pieces};
 pub use self::placement::Placement;

@@ -72,7 +72,7 @@ impl Group {
 
 /// One group's part in a role's estimate.
 #[derive(Debug, Clone, Serialize)]
-pub struct Term {
+pub struct FitTerm {
     /// Index into [`Material::groups`].
     pub group: usize,
     /// Its mean over the sampled states.
@@ -89,7 +89,7 @@ pub struct Fit {
     /// The mean score (0..1) over the sampled games.
     pub intercept: f64,
     /// The groups it reads and their weights.
-    pub terms: Vec<Term>,
+    pub terms: Vec<FitTerm>,
     /// Correlation of the estimate with the final score in the games it was not fitted on.
     pub holdout_correlation: f64,
 }
@@ -311,8 +311,8 @@ fn fit(samples: &[Sample], role: usize) -> Option<Fit> {
         row[i] += 0.01 * train.len() as f64;
     }
     let weights = solve(a)?;
-    let terms: Vec<Term> =
-        (0..k).map(|j| Term { group: chosen[j], mean: stats[j].0, sd: stats[j].1, weight: weights[j] }).collect();
+    let terms: Vec<FitTerm> =
+        (0..k).map(|j| FitTerm { group: chosen[j], mean: stats[j].0, sd: stats[j].1, weight: weights[j] }).collect();
     let predict = |s: &Sample| my + (0..k).map(|j| weights[j] * z(s, j)).sum::<f64>();
     let predicted: Vec<f64> = test.iter().map(|s| predict(s)).collect();
     let actual: Vec<f64> = test.iter().map(|s| s.scores[role]).collect();

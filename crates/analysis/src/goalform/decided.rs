@@ -16,7 +16,7 @@
 //! decided by those bounds: in dots and boxes, both score counters rise to 25, so only the boxes
 //! decide, not the counters.
 
-use super::{holds, GoalForm, Rule, Standing, TallyKind, Trend};
+use super::{holds, FormRule, GoalForm, Standing, TallyKind, Trend};
 use crate::invariant;
 use propnet::net::Net;
 use serde::Serialize;
@@ -86,7 +86,7 @@ impl Decider {
         deadline: Option<Instant>,
     ) -> Option<Decider> {
         let f = &forms[form];
-        if !matches!(f.rule, Rule::Comparison { .. }) {
+        if !matches!(f.rule, FormRule::Comparison { .. }) {
             return None;
         }
         if f.tallies.iter().all(|t| t.kind == TallyKind::Counter) {
@@ -169,7 +169,7 @@ impl Decider {
     /// Every role's score, if the standings at the end are already fixed in `state` and the form
     /// knows what they are worth.
     pub fn decided(&self, form: &GoalForm, state: &[u64]) -> Option<Vec<u32>> {
-        let Rule::Comparison { values } = &form.rule else { return None };
+        let FormRule::Comparison { values } = &form.rule else { return None };
         let bounds: Vec<(u32, u32)> = self.bounds(state).into_iter().collect::<Option<_>>()?;
         let roles = bounds.len();
         // A role ahead for good: its least beats everyone else's most.

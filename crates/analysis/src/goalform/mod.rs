@@ -82,7 +82,7 @@ impl Standing {
 /// How a form turns tallies into goal values.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "rule", rename_all = "snake_case")]
-pub enum Rule {
+pub enum FormRule {
     /// Each role's goal value is its tally.
     Cardinality,
     /// Each role's goal value follows from its standing: per role, the value when ahead, level
@@ -93,8 +93,8 @@ pub enum Rule {
     },
 }
 
-impl Rule {
-    fn same_kind(&self, other: &Rule) -> bool {
+impl FormRule {
+    fn same_kind(&self, other: &FormRule) -> bool {
         std::mem::discriminant(self) == std::mem::discriminant(other)
     }
 }
@@ -104,7 +104,7 @@ impl Rule {
 pub struct GoalForm {
     /// How the tallies give goal values.
     #[serde(flatten)]
-    pub rule: Rule,
+    pub rule: FormRule,
     /// One tally per role.
     pub tallies: Vec<Tally>,
     /// Whether the goal net reads every tally's propositions (the form then restates the goal
@@ -135,8 +135,8 @@ impl GoalForm {
         }
         let tallies = &tallies[..roles];
         match &self.rule {
-            Rule::Cardinality => out.copy_from_slice(tallies),
-            Rule::Comparison { values } => {
+            FormRule::Cardinality => out.copy_from_slice(tallies),
+            FormRule::Comparison { values } => {
                 for (r, o) in out.iter_mut().enumerate() {
                     let Some(v) = values[r][Standing::of(tallies, r).index()] else { return false };
                     *o = v;
@@ -150,10 +150,10 @@ impl GoalForm {
     pub fn kind(&self) -> &'static str {
         let counters = self.tallies.iter().all(|t| t.kind == TallyKind::Counter);
         match (&self.rule, counters) {
-            (Rule::Cardinality, false) => "cardinality of a set",
-            (Rule::Cardinality, true) => "value of a counter",
-            (Rule::Comparison { .. }, true) => "who has the higher counter",
-            (Rule::Comparison { .. }, false) => "who has more of a set",
+            (FormRule::Cardinality, false) => "cardinality of a set",
+            (FormRule::Cardinality, true) => "value of a counter",
+            (FormRule::Comparison { .. }, true) => "who has the higher counter",
+            (FormRule::Comparison { .. }, false) => "who has more of a set",
         }
     }
 
@@ -164,8 +164,8 @@ impl GoalForm {
             .zip(&self.tallies)
             .enumerate()
             .map(|(r, (role, t))| match &self.rule {
-                Rule::Cardinality => format!("{role} = {}", t.name),
-                Rule::Comparison { values } => {
+                FormRule::Cardinality => format!("{role} = {}", t.name),
+                FormRule::Comparison { values } => {
                     let show = |v: Option<u32>| v.map_or("?".to_owned(), |v| v.to_string());
                     let [a, l, b] = values[r];
                     format!("{role} {} (ahead {}, level {}, behind {})", t.name, show(a), show(l), show(b))
@@ -430,7 +430,7 @@ fn confirm(net: &Net, tallies: &[Tally], ends: &[End]) -> Vec<GoalForm> {
         })
         .collect();
     if let Some(own) = own {
-        forms.push(form(Rule::Cardinality, own.iter().map(|&i| tallies[i].clone()).collect(), &read));
+        forms.push(form(FormRule::Cardinality, own.iter().map(|&i| tallies[i].clone()).collect(), &read));
     }
     // Comparisons: one tally per role from one family.
     if roles >= 2 {
@@ -444,7 +444,7 @@ fn confirm(net: &Net, tallies: &[Tally], ends: &[End]) -> Vec<GoalForm> {
             for assignment in assignments(members, roles) {
                 if let Some(values) = comparison(&assignment, &table, &ends) {
                     let chosen = assignment.iter().map(|&i| tallies[i].clone()).collect();
-                    forms.push(form(Rule::Comparison { values }, chosen, &read));
+                    forms.push(form(FormRule::Comparison { values }, chosen, &read));
                 }
             }
         }
@@ -469,7 +469,7 @@ fn confirm(net: &Net, tallies: &[Tally], ends: &[End]) -> Vec<GoalForm> {
     kept
 }
 
-fn form(rule: Rule, tallies: Vec<Tally>, read: &[bool]) -> GoalForm {
+fn form(rule: FormRule, tallies: Vec<Tally>, read: &[bool]) -> GoalForm {
     let goal_read = tallies.iter().all(|t| t.read_by(read));
     GoalForm { rule, tallies, goal_read }
 }
@@ -477,16 +477,16 @@ fn form(rule: Rule, tallies: Vec<Tally>, read: &[bool]) -> GoalForm {
 /// Standings a comparison has no value for.
 fn unknowns(f: &GoalForm) -> usize {
     match &f.rule {
-        Rule::Cardinality => 0,
-        Rule::Comparison { values } => values.iter().flatten().filter(|v| v.is_none()).count(),
+        FormRule::Cardinality => 0,
+        FormRule::Comparison { values } => values.iter().flatten().filter(|v| v.is_none()).count(),
     }
 }
 
 /// Roles whose value is lower ahead than behind.
 fn backwards(f: &GoalForm) -> usize {
     match &f.rule {
-        Rule::Cardinality => 0,
-        Rule::Comparison { values } => values.iter().filter(|[a, _, b]| a < b).count(),
+        FormRule::Cardinality => 0,
+        FormRule::Comparison { values } => values.iter().filter(|[a, _, b]| a < b).count(),
     }
 }
 

@@ -74,7 +74,7 @@ pub struct Condition {
 
 /// Whether the local search should run, and why.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Verdict {
+pub struct LocalVerdict {
     /// The local search is worth running.
     pub enabled: bool,
     /// The reason, in a sentence.
@@ -116,7 +116,7 @@ pub struct Locality {
     /// reach count as [`MAX_DISTANCE`]); moves no other move can affect are left out.
     pub average_distance: f64,
     /// Whether the local search is worth running.
-    pub verdict: Verdict,
+    pub verdict: LocalVerdict,
 }
 
 impl Locality {
@@ -137,7 +137,7 @@ impl Locality {
             goal_distance: vec![FAR; nm],
             pair_distances: Vec::new(),
             average_distance: 0.0,
-            verdict: Verdict { enabled: false, reason: String::new() },
+            verdict: LocalVerdict { enabled: false, reason: String::new() },
         };
         // The effects come first: factorisation reads them whether or not the search can run.
         let Effects { footprint, reads, changeable, fp } = effects(net, deadline)?;
@@ -145,7 +145,7 @@ impl Locality {
         locality.stays = fp.stays.clone();
         let expanded = expand(net);
         if let Some(reason) = unsuitable(net, &expanded) {
-            locality.verdict = Verdict { enabled: false, reason };
+            locality.verdict = LocalVerdict { enabled: false, reason };
             return Some(locality);
         }
         locality.successors = successors(nb, &locality.footprint, &locality.reads);
@@ -185,8 +185,8 @@ impl Locality {
         moves_needed(&d.literals, d.cover, &counted, state)
     }
 
-    fn judge(&self, net: &Net) -> Verdict {
-        let no = |reason: String| Verdict { enabled: false, reason };
+    fn judge(&self, net: &Net) -> LocalVerdict {
+        let no = |reason: String| LocalVerdict { enabled: false, reason };
         let near = self.conditions.iter().find_map(|c| {
             let ds = c.disjuncts.as_ref()?;
             ds.iter().find(|d| d.coupled && d.initial_moves <= COUPLED_NEAR).map(|d| (c.outcome, d))
@@ -205,7 +205,7 @@ impl Locality {
                 self.average_distance
             ));
         }
-        Verdict {
+        LocalVerdict {
             enabled: true,
             reason: format!("no near coupled condition, and moves are {:.2} apart on average", self.average_distance),
         }

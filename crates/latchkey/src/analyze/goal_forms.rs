@@ -50,7 +50,7 @@ struct GoalFormEntry {
     emulator: bool,
     goal_read: bool,
     #[serde(flatten)]
-    rule: analysis::Rule,
+    rule: analysis::FormRule,
     tallies: Vec<TallyEntry>,
     /// Present where counts that only grow, or counters proved to move one way, decide the outcome
     /// before the game ends.
