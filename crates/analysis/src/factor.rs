@@ -200,32 +200,7 @@ impl Factors {
             unite(&mut parent, &bases, changeable);
         }
         for goals in &net.goals {
-            let ways: Vec<Vec<Vec<u32>>> = goals.iter().map(|&(_, node)| conditions.ways(node)).collect();
-            let joined = |parent: &mut UnionFind, skip: Option<usize>| {
-                for (_, w) in ways.iter().enumerate().filter(|&(v, _)| Some(v) != skip) {
-                    w.iter().for_each(|bases| unite(parent, bases, changeable));
-                }
-            };
-            // In a terminal state a role has exactly one goal value, so one value is the
-            // complement of the others and need not join anything: "nothing lit scores 0" joins
-            // every panel, while the values that say which panel was lit split per panel. Leave
-            // out the value whose joining costs the most factors, if any does.
-            let split = |parent: &UnionFind, skip: Option<usize>| {
-                let mut p = parent.clone();
-                joined(&mut p, skip);
-                (0..nb as u32).filter(|&b| changeable[b as usize] && p.find(b) == b).count()
-            };
-            let mut skip = None;
-            if (2..=MAX_GOAL_TRIALS).contains(&ways.len()) {
-                let mut best = split(&parent, None);
-                for v in 0..ways.len() {
-                    let n = split(&parent, Some(v));
-                    if n > best {
-                        (best, skip) = (n, Some(v));
-                    }
-                }
-            }
-            joined(&mut parent, skip);
+            join_goals(&mut parent, &mut conditions, goals, changeable);
         }
         let mut index = vec![u32::MAX; nb];
         let mut factors: Vec<Factor> = Vec::new();
@@ -290,17 +265,7 @@ impl Factors {
                 .iter()
                 .all(|&j| net.bases_read([net.moves[j as usize].legal]).into_iter().all(|b| !movable[b]));
         }
-        // Largest first, for reports; renumber the moves' factors to match.
-        let mut order: Vec<usize> = (0..factors.len()).collect();
-        order.sort_by_key(|&f| {
-            (std::cmp::Reverse(factors[f].moves.len()), std::cmp::Reverse(factors[f].bases.len()), f)
-        });
-        let mut renumber = vec![0u32; factors.len()];
-        for (new, &old) in order.iter().enumerate() {
-            renumber[old] = new as u32;
-        }
-        let factors: Vec<Factor> = order.iter().map(|&f| factors[f].clone()).collect();
-        let factor_of: Vec<Option<u32>> = factor_of.iter().map(|f| f.map(|f| renumber[f as usize])).collect();
+        let (factors, factor_of) = largest_first(factors, &factor_of);
         Factors {
             control: (0..nb as u32).filter(|&b| !movable[b as usize]).collect(),
             shared: shared.to_vec(),
@@ -396,6 +361,50 @@ impl Conditions<'_> {
 /// Joins the changeable ones of `bases`.
 fn unite(parent: &mut UnionFind, bases: &[u32], changeable: &[bool]) {
     parent.union_all(bases.iter().copied().filter(|&b| changeable[b as usize]));
+}
+
+/// Joins in `parent` the bases of each way of meeting one of a role's `goals` (values and
+/// nodes), over the `changeable` bases. In a terminal state a role has exactly one goal value,
+/// so one value is the complement of the others and need not join anything: "nothing lit
+/// scores 0" joins every panel, while the values that say which panel was lit split per panel.
+/// The value whose joining costs the most factors, if any does, is left out.
+fn join_goals(parent: &mut UnionFind, conditions: &mut Conditions<'_>, goals: &[(u32, NodeId)], changeable: &[bool]) {
+    let nb = changeable.len();
+    let ways: Vec<Vec<Vec<u32>>> = goals.iter().map(|&(_, node)| conditions.ways(node)).collect();
+    let joined = |parent: &mut UnionFind, skip: Option<usize>| {
+        for (_, w) in ways.iter().enumerate().filter(|&(v, _)| Some(v) != skip) {
+            w.iter().for_each(|bases| unite(parent, bases, changeable));
+        }
+    };
+    let split = |parent: &UnionFind, skip: Option<usize>| {
+        let mut p = parent.clone();
+        joined(&mut p, skip);
+        (0..nb as u32).filter(|&b| changeable[b as usize] && p.find(b) == b).count()
+    };
+    let mut skip = None;
+    if (2..=MAX_GOAL_TRIALS).contains(&ways.len()) {
+        let mut best = split(parent, None);
+        for v in 0..ways.len() {
+            let n = split(parent, Some(v));
+            if n > best {
+                (best, skip) = (n, Some(v));
+            }
+        }
+    }
+    joined(parent, skip);
+}
+
+/// `factors` largest first (most moves, then most bases), for reports, and `factor_of`
+/// renumbered to match.
+fn largest_first(factors: Vec<Factor>, factor_of: &[Option<u32>]) -> (Vec<Factor>, Vec<Option<u32>>) {
+    let mut order: Vec<usize> = (0..factors.len()).collect();
+    order.sort_by_key(|&f| (std::cmp::Reverse(factors[f].moves.len()), std::cmp::Reverse(factors[f].bases.len()), f));
+    let mut renumber = vec![0u32; factors.len()];
+    for (new, &old) in order.iter().enumerate() {
+        renumber[old] = new as u32;
+    }
+    let sorted = order.iter().map(|&f| factors[f].clone()).collect();
+    (sorted, factor_of.iter().map(|f| f.map(|f| renumber[f as usize])).collect())
 }
 
 #[cfg(test)]

@@ -223,9 +223,7 @@ pub fn guided(
     let ending = &mut lookahead.ending;
     let fired_count = &mut lookahead.fired;
     lookahead.playouts += 1;
-    let goals = &knowledge.goals;
     let roles = m.roles().len();
-    let latches = !goals.is_empty();
     // The root's material, once per playout, where the playout may stop early.
     let cutoff = s
         .cutoff
@@ -239,15 +237,7 @@ pub fn guided(
     // Per role, whether it chose the last joint move (had more than one legal move).
     let mut chose = vec![false; roles];
     let mut rewind: Option<Rewind> = None;
-    let mut bits = Vec::new();
-    let mut candidates = Vec::new();
-    let mut chosen = Vec::new();
-    let mut tiers: Vec<i8> = Vec::new();
-    // Per candidate, the material the mover would lead by after it.
-    let mut leads: Vec<i64> = Vec::new();
-    // A candidate's next state as far as the ranking reads it: the watched bases, all set for
-    // every candidate ranked, so the other bits need not follow the playout.
-    let mut after = start.clone();
+    let mut x = Scratch::new(start);
     let mut steps = 0u32;
     // Whether the tactics changed a move yet, counted once per playout.
     let mut fired = false;
@@ -293,60 +283,15 @@ pub fn guided(
         }
         let mut winner = None;
         for (r, l) in legal.iter().enumerate().filter(|(_, l)| l.len() > 1) {
-            let now = goals.range(state.words(), r);
-            tiers.clear();
-            tiers.resize(l.len(), 0);
-            // Without tactics the judge ranks every candidate, latches included, in one pass;
-            // with them the latches rank every candidate by the latch bases alone and the end
-            // is judged only for candidates that may end the game.
-            if latches && (knowledge.tactics || judge.is_none()) {
-                candidates.clear();
-                candidates.extend(0..l.len());
-                pick(l, &candidates, &mut chosen);
-                look.lookahead(&state, &joint, r, &chosen, &knowledge.latch_watch, &mut bits);
-                rank(&mut tiers, &candidates, &bits, knowledge.latch_watch.bases(), &mut after, |after| {
-                    Ok(tier(now, goals.range(after.words(), r)))
-                })?;
-            }
-            if let Some(j) = judge.as_mut() {
-                candidates.clear();
-                candidates.extend((0..l.len()).filter(|&k| !knowledge.tactics || bits::contains(ending, l[k])));
-                if !candidates.is_empty() {
-                    pick(l, &candidates, &mut chosen);
-                    look.lookahead(&state, &joint, r, &chosen, &knowledge.watch, &mut bits);
-                    rank(&mut tiers, &candidates, &bits, knowledge.watch.bases(), &mut after, |after| {
-                        let then = match j.is_terminal(after)? {
-                            true => {
-                                let v = u32::from(score(&j.goal(after, r)));
-                                Some(ScoreRange { min: v, max: v })
-                            }
-                            false => goals.range(after.words(), r),
-                        };
-                        Ok(tier(now, then))
-                    })?;
-                }
-            }
-            let best = tiers.iter().copied().max().unwrap_or(0);
-            if let Some(mv) = redraw(l, &tiers, joint[r], rng) {
+            let best = x.rank_moves(look, judge.as_mut(), knowledge, ending, &state, &joint, r, l)?;
+            if let Some(mv) = redraw(l, &x.tiers, joint[r], rng) {
                 if knowledge.tactics {
                     fire(fired_count);
                 }
                 joint[r] = mv;
             }
             if let Some((c, cm)) = captures.as_mut().filter(|_| best < 2 && rng.random_bool(s.captures)) {
-                candidates.clear();
-                candidates.extend((0..l.len()).filter(|&k| tiers[k] == best));
-                pick(l, &candidates, &mut chosen);
-                cm.lookahead(&state, &joint, r, &chosen, &c.watch, &mut bits);
-                let w = c.watch.bases().len().div_ceil(64);
-                leads.clear();
-                leads.extend(
-                    (0..chosen.len())
-                        .map(|k| Captures::lead(r, c.masks.iter().map(|mask| count(mask, &bits[k * w..(k + 1) * w])))),
-                );
-                if let Some(mv) = redraw(&chosen, &leads, joint[r], rng) {
-                    joint[r] = mv;
-                }
+                x.capture(c, cm, &state, &mut joint, r, l, best, rng);
             }
             // The mover secures its best score: the game is as good as won.
             if best == 2 {
@@ -370,29 +315,157 @@ pub fn guided(
                 continue;
             }
         }
-        rewind = match (knowledge.tactics, chose.iter().filter(|&&c| c).count()) {
-            (true, 1) => {
-                let role = chose.iter().position(|&c| c).expect("one role chose");
-                let mut back = rewind.take().unwrap_or_else(|| Rewind {
-                    state: state.clone(),
-                    joint: Vec::new(),
-                    role,
-                    untried: Vec::new(),
-                });
-                back.state.clone_from(&state);
-                back.joint.clone_from(&joint);
-                back.role = role;
-                back.untried.clear();
-                back.untried.extend(legal[role].iter().copied().filter(|&mv| mv != joint[role]));
-                Some(back)
-            }
-            _ => None,
-        };
+        rewind = Rewind::before(rewind.take(), knowledge.tactics, &chose, &state, &joint, &legal);
         state = m.next_state(&state, &joint)?;
         if s.trace {
             moves.extend_from_slice(&joint);
         }
         steps += 1;
+    }
+}
+
+impl Rewind {
+    /// Where a playout with tactics (`tactics`) can go back to once `joint` is played from
+    /// `state` (`legal` the roles' moves there, `chose` which roles had a choice): there, if one
+    /// role alone chose, with its other moves untried; `None` otherwise. `previous`'s buffers
+    /// are reused.
+    fn before(
+        previous: Option<Rewind>,
+        tactics: bool,
+        chose: &[bool],
+        state: &PropnetState,
+        joint: &[u32],
+        legal: &[Vec<u32>],
+    ) -> Option<Rewind> {
+        if !tactics || chose.iter().filter(|&&c| c).count() != 1 {
+            return None;
+        }
+        let role = chose.iter().position(|&c| c).expect("one role chose");
+        let mut back =
+            previous.unwrap_or_else(|| Rewind { state: state.clone(), joint: Vec::new(), role, untried: Vec::new() });
+        back.state.clone_from(state);
+        back.joint.clear();
+        back.joint.extend_from_slice(joint);
+        back.role = role;
+        back.untried.clear();
+        back.untried.extend(legal[role].iter().copied().filter(|&mv| mv != joint[role]));
+        Some(back)
+    }
+}
+
+/// The buffers a guided playout reuses from step to step.
+struct Scratch {
+    /// The watched bases' next values, candidate by candidate.
+    bits: Vec<u64>,
+    /// Indices of the candidates ranked, into a role's legal moves.
+    candidates: Vec<usize>,
+    /// The candidates' moves.
+    chosen: Vec<u32>,
+    /// Per legal move, its tier.
+    tiers: Vec<i8>,
+    /// Per candidate, the material the mover would lead by after it.
+    leads: Vec<i64>,
+    /// A candidate's next state as far as the ranking reads it: the watched bases, all set for
+    /// every candidate ranked, so the other bits need not follow the playout.
+    after: PropnetState,
+}
+
+impl Scratch {
+    fn new(start: &PropnetState) -> Scratch {
+        Scratch {
+            bits: Vec::new(),
+            candidates: Vec::new(),
+            chosen: Vec::new(),
+            tiers: Vec::new(),
+            leads: Vec::new(),
+            after: start.clone(),
+        }
+    }
+
+    /// Ranks role `r`'s legal moves `l` in `state`, the others playing `joint`, into `tiers`,
+    /// and returns the best tier. Without tactics the judge (`judge`, over the end) ranks every
+    /// candidate, latches included, in one pass; with them the goal latches rank every
+    /// candidate (looked at with `look`) by the latch bases alone, and the end is judged only
+    /// for candidates that have ended a game before (`ending`).
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn rank_moves(
+        &mut self,
+        look: &mut PropnetMachine,
+        judge: Option<&mut PropnetMachine>,
+        knowledge: &Knowledge,
+        ending: &[u64],
+        state: &PropnetState,
+        joint: &[u32],
+        r: usize,
+        l: &[u32],
+    ) -> Result<i8, MachineError> {
+        let goals = &knowledge.goals;
+        let now = goals.range(state.words(), r);
+        self.tiers.clear();
+        self.tiers.resize(l.len(), 0);
+        if !goals.is_empty() && (knowledge.tactics || judge.is_none()) {
+            self.candidates.clear();
+            self.candidates.extend(0..l.len());
+            pick(l, &self.candidates, &mut self.chosen);
+            look.lookahead(state, joint, r, &self.chosen, &knowledge.latch_watch, &mut self.bits);
+            let bases = knowledge.latch_watch.bases();
+            rank(&mut self.tiers, &self.candidates, &self.bits, bases, &mut self.after, |after| {
+                Ok(tier(now, goals.range(after.words(), r)))
+            })?;
+        }
+        if let Some(j) = judge {
+            self.candidates.clear();
+            self.candidates.extend((0..l.len()).filter(|&k| !knowledge.tactics || bits::contains(ending, l[k])));
+            if !self.candidates.is_empty() {
+                pick(l, &self.candidates, &mut self.chosen);
+                look.lookahead(state, joint, r, &self.chosen, &knowledge.watch, &mut self.bits);
+                let bases = knowledge.watch.bases();
+                rank(&mut self.tiers, &self.candidates, &self.bits, bases, &mut self.after, |after| {
+                    let then = match j.is_terminal(after)? {
+                        true => {
+                            let v = u32::from(score(&j.goal(after, r)));
+                            Some(ScoreRange { min: v, max: v })
+                        }
+                        false => goals.range(after.words(), r),
+                    };
+                    Ok(tier(now, then))
+                })?;
+            }
+        }
+        Ok(self.tiers.iter().copied().max().unwrap_or(0))
+    }
+
+    /// Replaces role `r`'s move in `joint` by the one among its legal moves `l` ranked `best`
+    /// that leaves it the most material ahead (looked at with `cm` over `c`'s watch), drawn
+    /// uniformly among the equals, unless its move is one of them.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn capture(
+        &mut self,
+        c: &Captures,
+        cm: &mut PropnetMachine,
+        state: &PropnetState,
+        joint: &mut [u32],
+        r: usize,
+        l: &[u32],
+        best: i8,
+        rng: &mut SmallRng,
+    ) {
+        self.candidates.clear();
+        self.candidates.extend((0..l.len()).filter(|&k| self.tiers[k] == best));
+        pick(l, &self.candidates, &mut self.chosen);
+        cm.lookahead(state, joint, r, &self.chosen, &c.watch, &mut self.bits);
+        let w = c.watch.bases().len().div_ceil(64);
+        let bits = &self.bits;
+        self.leads.clear();
+        self.leads.extend(
+            (0..self.chosen.len())
+                .map(|k| Captures::lead(r, c.masks.iter().map(|mask| count(mask, &bits[k * w..(k + 1) * w])))),
+        );
+        if let Some(mv) = redraw(&self.chosen, &self.leads, joint[r], rng) {
+            joint[r] = mv;
+        }
     }
 }
 

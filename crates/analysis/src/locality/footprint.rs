@@ -115,22 +115,7 @@ impl<'a> Residuals<'a> {
 /// The footprints of every move of `net`, or `None` if `deadline` passes first.
 pub(crate) fn footprints(net: &Net, deadline: Option<Instant>) -> Option<Footprints> {
     let n = net.kinds.len();
-    let schedule = net.schedule();
-    let mut topo = vec![0u32; n];
-    let mut cyclic = vec![false; n];
-    for (i, comp) in schedule.iter().enumerate() {
-        let is_cycle = comp.len() > 1 || net.inputs[comp[0] as usize].contains(&comp[0]);
-        for &node in comp {
-            topo[node as usize] = i as u32;
-            cyclic[node as usize] = is_cycle;
-        }
-    }
-    let mut fanout = vec![Vec::new(); n];
-    for (node, ins) in net.inputs.iter().enumerate() {
-        for &i in ins {
-            fanout[i as usize].push(node as NodeId);
-        }
-    }
+    let (topo, cyclic) = evaluation_order(net);
     let roles = net.roles.len();
     let role_moves: Vec<Vec<usize>> =
         (0..roles).map(|r| (0..net.moves.len()).filter(|&j| net.moves[j].role == r).collect()).collect();
@@ -145,18 +130,7 @@ pub(crate) fn footprints(net: &Net, deadline: Option<Instant>) -> Option<Footpri
         if deadline.is_some_and(|d| Instant::now() > d) {
             return None;
         }
-        // The cone of the next value, in evaluation order.
-        let mut cone = Vec::new();
-        let mut stack = vec![base.next];
-        while let Some(node) = stack.pop() {
-            if std::mem::replace(&mut member[node as usize], b as u32) != b as u32 {
-                cone.push(node);
-                if !matches!(net.kinds[node as usize], Kind::Base(_) | Kind::Input(_)) {
-                    stack.extend(net.inputs[node as usize].iter().copied());
-                }
-            }
-        }
-        cone.sort_unstable_by_key(|&node| topo[node as usize]);
+        let cone = cone(net, base.next, b as u32, &mut member, &topo);
         let has_cycle = cone.iter().any(|&node| cyclic[node as usize]);
         let mut res = Residuals::new(net);
         let mut defaults: Vec<usize> = Vec::new();
@@ -248,6 +222,39 @@ pub(crate) fn footprints(net: &Net, deadline: Option<Instant>) -> Option<Footpri
         r.dedup();
     }
     Some(Footprints { writes, effect_reads, spread, own, stays })
+}
+
+/// Every node's place in `net`'s evaluation order (its strongly connected component's), and
+/// whether it lies on a cycle.
+fn evaluation_order(net: &Net) -> (Vec<u32>, Vec<bool>) {
+    let n = net.kinds.len();
+    let mut topo = vec![0u32; n];
+    let mut cyclic = vec![false; n];
+    for (i, comp) in net.schedule().iter().enumerate() {
+        let is_cycle = comp.len() > 1 || net.inputs[comp[0] as usize].contains(&comp[0]);
+        for &node in comp {
+            topo[node as usize] = i as u32;
+            cyclic[node as usize] = is_cycle;
+        }
+    }
+    (topo, cyclic)
+}
+
+/// The cone of `root` (the nodes it reads, down to bases and inputs) in evaluation order
+/// (`topo`), marking each member with `mark` in `member`.
+fn cone(net: &Net, root: NodeId, mark: u32, member: &mut [u32], topo: &[u32]) -> Vec<NodeId> {
+    let mut cone = Vec::new();
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
+        if std::mem::replace(&mut member[node as usize], mark) != mark {
+            cone.push(node);
+            if !matches!(net.kinds[node as usize], Kind::Base(_) | Kind::Input(_)) {
+                stack.extend(net.inputs[node as usize].iter().copied());
+            }
+        }
+    }
+    cone.sort_unstable_by_key(|&node| topo[node as usize]);
+    cone
 }
 
 /// The residual of `root` (in `cone`, listed in evaluation order) with the inputs `fixed`

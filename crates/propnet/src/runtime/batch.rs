@@ -270,29 +270,7 @@ impl<const W: usize> BitSliced<W> {
             }
             let mut moving = minus(live, limit);
 
-            // Count each lane's legal moves per role; a lane where some role has none is stuck.
-            let mut stuck = [0; W];
-            for (r, moves) in p.role_moves.iter().enumerate() {
-                let counts = &mut self.counts[r];
-                *counts = [[0; LANES]; W];
-                let legal = &mut self.legal[r];
-                legal.clear();
-                for &m in moves {
-                    let on = both(read(&self.vals, p.legal[m as usize]), moving);
-                    if !none(on) {
-                        legal.push((m, on));
-                        for (k, b) in lanes(on) {
-                            counts[k][b] += 1;
-                        }
-                    }
-                }
-                for (k, b) in lanes(minus(moving, stuck)) {
-                    if counts[k][b] == 0 {
-                        stuck[k] |= 1 << b;
-                        self.stuck_role[k][b] = r as u32;
-                    }
-                }
-            }
+            let stuck = self.count_legal(p, moving);
             moving = minus(moving, stuck);
 
             let finished = either(either(terminal, limit), stuck);
@@ -307,42 +285,7 @@ impl<const W: usize> BitSliced<W> {
                 self.park(p, (k, b), end, done);
             }
 
-            // One legal move per role and lane: the policy's greedy choice in some lanes, a
-            // uniformly random one in the rest.
-            for r in 0..p.role_moves.len() {
-                let greedy = match policy {
-                    Some(policy) => self.choose_greedily(r, moving, policy, rng),
-                    None => [0; W],
-                };
-                let random = minus(moving, greedy);
-                let pick = &mut self.pick;
-                for (k, b) in lanes(random) {
-                    let n = u64::from(self.counts[r][k][b]);
-                    pick[k][b] = ((u128::from(rng.next_u64()) * u128::from(n)) >> 64) as u32;
-                }
-                for &(m, on) in &self.legal[r] {
-                    // Lanes that stopped since the count are no longer moving.
-                    let mut chosen = [0; W];
-                    for (k, b) in lanes(both(on, random)) {
-                        if pick[k][b] == 0 {
-                            chosen[k] |= 1 << b;
-                            if TRACE {
-                                self.traces[64 * k + b].push(m);
-                            }
-                        }
-                        pick[k][b] = pick[k][b].wrapping_sub(1);
-                    }
-                    for (k, b) in lanes(both(on, greedy)) {
-                        if self.best[k][b] == m {
-                            chosen[k] |= 1 << b;
-                            if TRACE {
-                                self.traces[64 * k + b].push(m);
-                            }
-                        }
-                    }
-                    self.vals[input0 + m as usize] = chosen;
-                }
-            }
+            self.choose::<R, TRACE>(p, moving, policy, rng);
             eval::run(p, &p.move_phase, &mut self.vals);
             for (w, &l) in self.next.iter_mut().zip(&p.next) {
                 *w = read(&self.vals, l);
@@ -374,6 +317,84 @@ impl<const W: usize> BitSliced<W> {
             }
         }
         self.flush(p, done);
+    }
+
+    /// Counts each of the `moving` lanes' legal moves per role (into `counts`, and the moves
+    /// legal in some lane into `legal`), and returns the lanes where some role has none, which
+    /// are stuck (the role in `stuck_role`).
+    #[inline(always)]
+    fn count_legal(&mut self, p: &Program, moving: Lanes<W>) -> Lanes<W> {
+        let mut stuck = [0; W];
+        for (r, moves) in p.role_moves.iter().enumerate() {
+            let counts = &mut self.counts[r];
+            *counts = [[0; LANES]; W];
+            let legal = &mut self.legal[r];
+            legal.clear();
+            for &m in moves {
+                let on = both(read(&self.vals, p.legal[m as usize]), moving);
+                if !none(on) {
+                    legal.push((m, on));
+                    for (k, b) in lanes(on) {
+                        counts[k][b] += 1;
+                    }
+                }
+            }
+            for (k, b) in lanes(minus(moving, stuck)) {
+                if counts[k][b] == 0 {
+                    stuck[k] |= 1 << b;
+                    self.stuck_role[k][b] = r as u32;
+                }
+            }
+        }
+        stuck
+    }
+
+    /// Sets one legal move per role in each of the `moving` lanes as the step's inputs: the
+    /// policy's greedy choice in some lanes, a uniformly random one in the rest (traced where
+    /// `TRACE`).
+    #[inline(always)]
+    fn choose<R: RngCore + ?Sized, const TRACE: bool>(
+        &mut self,
+        p: &Program,
+        moving: Lanes<W>,
+        policy: Option<MovePolicy<'_>>,
+        rng: &mut R,
+    ) {
+        let input0 = p.input_slot(0);
+        for r in 0..p.role_moves.len() {
+            let greedy = match policy {
+                Some(policy) => self.choose_greedily(r, moving, policy, rng),
+                None => [0; W],
+            };
+            let random = minus(moving, greedy);
+            let pick = &mut self.pick;
+            for (k, b) in lanes(random) {
+                let n = u64::from(self.counts[r][k][b]);
+                pick[k][b] = ((u128::from(rng.next_u64()) * u128::from(n)) >> 64) as u32;
+            }
+            for &(m, on) in &self.legal[r] {
+                // Lanes that stopped since the count are no longer moving.
+                let mut chosen = [0; W];
+                for (k, b) in lanes(both(on, random)) {
+                    if pick[k][b] == 0 {
+                        chosen[k] |= 1 << b;
+                        if TRACE {
+                            self.traces[64 * k + b].push(m);
+                        }
+                    }
+                    pick[k][b] = pick[k][b].wrapping_sub(1);
+                }
+                for (k, b) in lanes(both(on, greedy)) {
+                    if self.best[k][b] == m {
+                        chosen[k] |= 1 << b;
+                        if TRACE {
+                            self.traces[64 * k + b].push(m);
+                        }
+                    }
+                }
+                self.vals[input0 + m as usize] = chosen;
+            }
+        }
     }
 
     /// Picks the lanes of `moving` where role `r` has a choice and chooses greedily (each with

@@ -249,49 +249,7 @@ impl Program {
         let ng = gates.len();
         let gate_of = |l: Lit| ((l >> 1) as usize).checked_sub(first_gate);
 
-        // Which gates read an input, transitively (blocks as a whole).
-        let mut reads_input = vec![false; ng];
-        let input_slots = 1 + net.bases.len()..first_gate;
-        let mut g = 0;
-        while g < ng {
-            let end = match gates[g].block {
-                u32::MAX => g + 1,
-                b => (g..ng).find(|&h| gates[h].block != b).unwrap_or(ng),
-            };
-            let mut any = false;
-            for gate in &gates[g..end] {
-                any |= gate.lits.iter().any(|&l| {
-                    input_slots.contains(&((l >> 1) as usize)) || gate_of(l).is_some_and(|h| h < g && reads_input[h])
-                });
-            }
-            reads_input[g..end].iter_mut().for_each(|r| *r = any);
-            g = end;
-        }
-
-        // Which gates each kind of output needs.
-        let mark = |roots: &mut dyn Iterator<Item = Lit>| {
-            let mut seen = vec![false; ng];
-            let mut stack: Vec<usize> = roots.filter_map(gate_of).collect();
-            while let Some(g) = stack.pop() {
-                if !std::mem::replace(&mut seen[g], true) {
-                    stack.extend(gates[g].lits.iter().filter_map(|&l| gate_of(l)));
-                }
-            }
-            seen
-        };
-        let for_state = mark(&mut out.legal.iter().chain(&out.next).chain([&out.terminal]).copied());
-        let for_goals = mark(&mut out.goals.iter().flatten().map(|&(_, l)| l));
-        // Only `next` may read a move in valid GDL; anything else doing so is flagged.
-        let queried = mark(&mut out.legal.iter().chain([&out.terminal]).copied());
-        let outputs_read_inputs = (0..ng).any(|g| reads_input[g] && (queried[g] || for_goals[g]));
-        let phase: Vec<Phase> = (0..ng)
-            .map(|g| match (for_state[g], for_goals[g], reads_input[g]) {
-                (false, false, _) => Phase::Unneeded,
-                (_, _, true) => Phase::Move,
-                (true, _, false) => Phase::Core,
-                (false, true, false) => Phase::Goal,
-            })
-            .collect();
+        let (phase, outputs_read_inputs) = phases(&gates, &out, 1 + net.bases.len()..first_gate, first_gate);
 
         // Legal outputs that no other core gate reads go last in the core phase, in move order:
         // choosing moves reads every legal output at every step, and then reads them in one
@@ -367,25 +325,8 @@ impl Program {
         let slots = first_gate + order.len();
         // The evaluator reads gate inputs without bounds checks on the strength of this.
         assert!(fanin.iter().all(|&l| ((l >> 1) as usize) < slots), "a gate input names no slot");
-        let propagated = || (0..order.len()).filter(|g| !ranges[1].contains(g));
-        let mut counts = vec![0u32; slots + 1];
-        for g in propagated() {
-            for &l in &fanin[fanin_start[g] as usize..fanin_start[g + 1] as usize] {
-                counts[(l >> 1) as usize + 1] += 1;
-            }
-        }
-        for s in 0..slots {
-            counts[s + 1] += counts[s];
-        }
-        let fanout_start = counts.clone();
-        let mut fanout = vec![0u32; counts[slots] as usize];
-        for g in propagated() {
-            for &l in &fanin[fanin_start[g] as usize..fanin_start[g + 1] as usize] {
-                let s = (l >> 1) as usize;
-                fanout[counts[s] as usize] = ((g as u32) << 1) | (l & 1);
-                counts[s] += 1;
-            }
-        }
+        let propagated: Vec<usize> = (0..order.len()).filter(|g| !ranges[1].contains(g)).collect();
+        let (fanout_start, fanout) = fanout(&fanin_start, &fanin, slots, &propagated);
 
         let stats = ProgramStats {
             core_gates: ranges[0].len(),
@@ -633,4 +574,77 @@ impl Outputs {
             terminal: l(net.terminal),
         }
     }
+}
+/// Each gate's phase, and whether an output other than `next` reads a move (which valid GDL
+/// never does): a gate is needed by the state phase if the legal, next or terminal outputs read
+/// it, by the goals if they do, and it is a move gate if it reads an input (slots
+/// `input_slots`), transitively, blocks as a whole.
+fn phases(gates: &[TempGate], out: &Outputs, input_slots: Range<usize>, first_gate: usize) -> (Vec<Phase>, bool) {
+    let ng = gates.len();
+    let gate_of = |l: Lit| ((l >> 1) as usize).checked_sub(first_gate);
+    let mut reads_input = vec![false; ng];
+    let mut g = 0;
+    while g < ng {
+        let end = match gates[g].block {
+            u32::MAX => g + 1,
+            b => (g..ng).find(|&h| gates[h].block != b).unwrap_or(ng),
+        };
+        let mut any = false;
+        for gate in &gates[g..end] {
+            any |= gate.lits.iter().any(|&l| {
+                input_slots.contains(&((l >> 1) as usize)) || gate_of(l).is_some_and(|h| h < g && reads_input[h])
+            });
+        }
+        reads_input[g..end].iter_mut().for_each(|r| *r = any);
+        g = end;
+    }
+    // Which gates each kind of output needs.
+    let mark = |roots: &mut dyn Iterator<Item = Lit>| {
+        let mut seen = vec![false; ng];
+        let mut stack: Vec<usize> = roots.filter_map(gate_of).collect();
+        while let Some(g) = stack.pop() {
+            if !std::mem::replace(&mut seen[g], true) {
+                stack.extend(gates[g].lits.iter().filter_map(|&l| gate_of(l)));
+            }
+        }
+        seen
+    };
+    let for_state = mark(&mut out.legal.iter().chain(&out.next).chain([&out.terminal]).copied());
+    let for_goals = mark(&mut out.goals.iter().flatten().map(|&(_, l)| l));
+    let queried = mark(&mut out.legal.iter().chain([&out.terminal]).copied());
+    let outputs_read_inputs = (0..ng).any(|g| reads_input[g] && (queried[g] || for_goals[g]));
+    let phase = (0..ng)
+        .map(|g| match (for_state[g], for_goals[g], reads_input[g]) {
+            (false, false, _) => Phase::Unneeded,
+            (_, _, true) => Phase::Move,
+            (true, _, false) => Phase::Core,
+            (false, true, false) => Phase::Goal,
+        })
+        .collect();
+    (phase, outputs_read_inputs)
+}
+
+/// The fan-out of the `propagated` gates' inputs over `slots` slots, for forward propagation
+/// (compressed rows: each slot's readers, as gate and polarity), from the gates' fan-in.
+fn fanout(fanin_start: &[u32], fanin: &[Lit], slots: usize, propagated: &[usize]) -> (Vec<u32>, Vec<u32>) {
+    let inputs = |g: usize| &fanin[fanin_start[g] as usize..fanin_start[g + 1] as usize];
+    let mut counts = vec![0u32; slots + 1];
+    for &g in propagated {
+        for &l in inputs(g) {
+            counts[(l >> 1) as usize + 1] += 1;
+        }
+    }
+    for s in 0..slots {
+        counts[s + 1] += counts[s];
+    }
+    let fanout_start = counts.clone();
+    let mut fanout = vec![0u32; counts[slots] as usize];
+    for &g in propagated {
+        for &l in inputs(g) {
+            let s = (l >> 1) as usize;
+            fanout[counts[s] as usize] = ((g as u32) << 1) | (l & 1);
+            counts[s] += 1;
+        }
+    }
+    (fanout_start, fanout)
 }
