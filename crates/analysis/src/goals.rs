@@ -12,6 +12,7 @@ use crate::implication::Implication;
 use crate::{Latch, LatchKind};
 use propnet::net::Net;
 use serde::Serialize;
+use structures::Bits;
 
 /// What one latch literal does to one goal value from the next state on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -63,7 +64,7 @@ impl Masks {
 
     fn add(&mut self, base: usize, kind: LatchKind) {
         let m = if kind == LatchKind::Positive { &mut self.set } else { &mut self.clear };
-        m[base / 64] |= 1 << (base % 64);
+        m.set_bit(base);
     }
 
     fn fires(&self, state: &[u64]) -> bool {
@@ -232,7 +233,7 @@ mod tests {
         let initial = PropnetState::from_bases(net.bases.len(), (0..net.bases.len()).filter(|&i| net.bases[i].init));
         assert_eq!(g.range(initial.words(), 0), Some(ScoreRange { min: 0, max: 100 }));
         let mut with_p: Vec<u64> = initial.words().to_vec();
-        with_p[p / 64] |= 1 << (p % 64);
+        with_p.set_bit(p);
         assert_eq!(g.range(&with_p, 0), Some(ScoreRange { min: 0, max: 0 }));
         assert_eq!(g.determined(&with_p), Some(vec![0]));
         assert!(g.is_dead(&with_p, 0, 100) && !g.is_dead(initial.words(), 0, 100));

@@ -17,6 +17,7 @@
 use crate::Pair;
 use propnet::net::{Kind, Net, NodeId};
 use std::time::Instant;
+use structures::Bits;
 
 /// Most support clauses tried alongside the targets.
 const MAX_SUPPORT: usize = 20_000;
@@ -50,7 +51,9 @@ pub(crate) fn prove(
         .map(|&b| {
             let mut c = vec![0u64; words];
             for (k, s) in samples.iter().enumerate() {
-                c[k / 64] |= (s[b / 64] >> (b % 64) & 1) << (k % 64);
+                if s.bit(b) {
+                    c.set_bit(k);
+                }
             }
             c
         })

@@ -19,6 +19,7 @@ use propnet::PropnetState;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 use std::sync::Arc;
+use structures::Bits;
 
 /// One gate of the compiled circuit; its degree goes to the slot with its own index.
 #[derive(Debug, Clone, Copy)]
@@ -379,7 +380,7 @@ impl FuzzyGoals {
     /// without [`with_latches`](Self::with_latches).
     pub fn latched(&mut self, state: &PropnetState) -> Latched {
         self.latches.apply(state.words(), &mut self.never, &mut self.always);
-        let set = |bits: &[u64], i: usize| bits[i / 64] >> (i % 64) & 1 == 1;
+        let set = |bits: &[u64], i: usize| bits.bit(i);
         let bases = 0..self.circuit.base_count;
         Latched {
             never: bases.clone().filter(|&i| !state.contains(i) && set(&self.never, i)).collect(),

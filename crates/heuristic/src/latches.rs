@@ -13,6 +13,7 @@
 
 use analysis::{kept_by_latches, Analysis, LatchKind};
 use propnet::net::Net;
+use structures::Bits;
 
 /// What one latch literal forces once active.
 #[derive(Debug, Clone)]
@@ -78,8 +79,8 @@ impl LatchRules {
         }
         never.fill(0);
         always.fill(0);
-        let set = |bits: &mut [u64], i: usize| bits[i / 64] |= 1 << (i % 64);
-        let holds = |b: usize| state[b / 64] >> (b % 64) & 1 == 1;
+        let set = |bits: &mut [u64], i: usize| bits.set_bit(i);
+        let holds = |b: usize| state.bit(b);
         for rule in self.rules.iter().filter(|r| holds(r.base) == r.positive) {
             rule.never.iter().for_each(|&i| set(never, i));
             rule.always.iter().for_each(|&i| set(always, i));

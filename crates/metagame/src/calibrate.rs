@@ -3,7 +3,7 @@
 //! player turns the tactics and the move averages off where they do not pay.
 
 use crate::playout::{self, Lookahead, Settings};
-use crate::{bits, Knowledge};
+use crate::Knowledge;
 use analysis::GoalLatches;
 use machine::StateMachine;
 use propnet::{Net, Program, PropnetMachine};
@@ -13,6 +13,7 @@ use serde::Serialize;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use structures::bits;
 
 /// Playouts of each kind measured, at most (a slow game stops at its time budget first).
 const MAX_PLAYOUTS: u64 = 4096;
@@ -188,7 +189,7 @@ impl MoveVariety {
                         legal_sum[r] += legal.len() as u64;
                         choices[r] += 1;
                         for &mv in &legal {
-                            bits::insert(&mut seen[r], mv);
+                            bits::insert(&mut seen[r], mv as usize);
                         }
                     }
                 }

@@ -2,7 +2,6 @@
 //! analysis' goal latches, goal forms and factors, whether playouts use the tactics, the roles'
 //! pieces and the outlook, and the cut-down nets on which a playout looks a move ahead.
 
-use crate::bits;
 use crate::outlook::Outlook;
 use crate::pieces::{Balance, Pieces};
 use crate::playout::scores;
@@ -10,6 +9,7 @@ use analysis::{Factors, GoalForms, GoalLatches, LatchHeuristic};
 use machine::StateMachine;
 use propnet::{GoalOracle, Net, Program, Watch};
 use std::sync::Arc;
+use structures::{bits, Bits};
 
 /// What playouts know beyond the rules: the analysis' goal latches (possibly none), and
 /// cut-down copies of the game's net on which a playout looks a move ahead at a small cost —
@@ -57,17 +57,16 @@ pub(crate) struct Captures {
 impl Captures {
     /// The lookahead over `pieces`' bases in `net`.
     fn new(net: &Net, pieces: &Pieces) -> Captures {
-        let watch: Vec<usize> = (0..net.bases.len())
-            .filter(|&b| pieces.sets.iter().any(|set| bits::contains(&set.group.mask, b as u32)))
-            .collect();
+        let watch: Vec<usize> =
+            (0..net.bases.len()).filter(|&b| pieces.sets.iter().any(|set| set.group.mask.bit(b))).collect();
         let masks = pieces
             .sets
             .iter()
             .map(|set| {
                 let mut mask = Vec::new();
                 for (j, &b) in watch.iter().enumerate() {
-                    if bits::contains(&set.group.mask, b as u32) {
-                        bits::insert(&mut mask, j as u32);
+                    if set.group.mask.bit(b) {
+                        bits::insert(&mut mask, j);
                     }
                 }
                 mask

@@ -10,7 +10,6 @@
 //! games the search will sample. [`prepare`] is the one way a start clock is spent on all of it,
 //! within a [`Budget`] of the clock's shares, learning what the search will use ([`Wanted`]).
 
-pub mod bits;
 mod calibrate;
 mod evaluate;
 mod knowledge;

@@ -24,6 +24,7 @@ use stats::linear::solve;
 use stats::{correlation, correlation_threshold, halves, moments};
 use std::collections::BTreeMap;
 use std::time::Instant;
+use structures::Bits;
 
 /// The most candidate groups counted (relations are taken in the net's order).
 const MAX_CANDIDATES: usize = 512;
@@ -174,7 +175,7 @@ pub(crate) fn candidates(net: &Net) -> Vec<Group> {
     let mask = |members: &[usize]| {
         let mut m = vec![0u64; words];
         for &i in members {
-            m[i / 64] |= 1 << (i % 64);
+            m.set_bit(i);
         }
         m
     };

@@ -329,6 +329,7 @@ fn sample(net: &Net, candidates: &[Group], wholes: &[usize], deadline: Instant, 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use structures::Bits;
 
     #[test]
     fn breakthroughs_pieces_are_each_sides_pawns_and_a_capture_is_worth_having() {
@@ -341,7 +342,7 @@ mod tests {
         // White takes a black pawn: a gain for white, a loss for black, nothing from the root.
         let mut taken = root.words().to_vec();
         let gone = base("(cellholds 1 7 black)");
-        taken[gone / 64] &= !(1 << (gone % 64));
+        taken.clear_bit(gone);
         let balance = pieces.balance(root.words(), root.words(), 0.0);
         let (w, b) = (balance.value(&taken, 0), balance.value(&taken, 1));
         assert!(w > 0.55 && b < 0.45 && (w + b - 1.0).abs() < 1e-9, "{w} {b}");
@@ -352,8 +353,8 @@ mod tests {
         // placement counted it is bad for white and good for black.
         let mut walked = root.words().to_vec();
         let (from, to) = (base("(cellholds 4 7 black)"), base("(cellholds 4 2 black)"));
-        walked[from / 64] &= !(1 << (from % 64));
-        walked[to / 64] |= 1 << (to % 64);
+        walked.clear_bit(from);
+        walked.set_bit(to);
         assert_eq!(balance.value(&walked, 0), 0.5);
         let placed = pieces.balance(root.words(), root.words(), 1.0);
         let (w, b) = (placed.value(&walked, 0), placed.value(&walked, 1));

@@ -13,11 +13,11 @@
 //! only if its predictions go with the score in the other half's positions beyond two standard
 //! errors of no correlation (counting games, not positions), for every role.
 
-use crate::bits;
 use crate::material::Group;
 use serde::Serialize;
 use stats::linear::solve;
 use stats::{confirmation_threshold, correlation};
+use structures::Bits;
 
 /// The most counts a fit reads (the system it solves has this many unknowns).
 const MAX_FEATURES: usize = 256;
@@ -82,7 +82,7 @@ impl Placement {
             return None;
         }
         let counts = |words: &[u64]| -> Vec<f64> {
-            features.iter().map(|f| f.iter().filter(|&&b| bits::contains(words, b as u32)).count() as f64).collect()
+            features.iter().map(|f| f.iter().filter(|&&b| words.bit(b)).count() as f64).collect()
         };
         // Sums over the fitting half: counts, their products, scores, and scores times counts.
         let (mut m, mut sx, mut sxx, mut sy, mut sxy) =
@@ -135,8 +135,7 @@ impl Placement {
             // Each set's mean weight is what a piece of it is worth wherever it stands: the
             // material balance values that already.
             for set in sets {
-                let members: Vec<usize> =
-                    (0..bases.len()).filter(|&i| bits::contains(&set.mask, bases[i] as u32)).collect();
+                let members: Vec<usize> = (0..bases.len()).filter(|&i| set.mask.bit(bases[i])).collect();
                 let avg = members.iter().map(|&i| per_base[i]).sum::<f64>() / members.len().max(1) as f64;
                 members.iter().for_each(|&i| per_base[i] -= avg);
             }
@@ -167,7 +166,7 @@ impl Placement {
     /// squares add, relative to pieces standing on average squares.
     pub fn value(&self, state: &[u64], role: usize) -> f64 {
         let w = &self.weights[role];
-        self.bases.iter().zip(w).filter(|(&b, _)| bits::contains(state, b as u32)).map(|(_, &x)| x).sum()
+        self.bases.iter().zip(w).filter(|(&b, _)| state.bit(b)).map(|(_, &x)| x).sum()
     }
 }
 
@@ -183,9 +182,7 @@ fn features(sets: &[&Group], candidates: &[Group]) -> Vec<Vec<usize>> {
             if k.relation != kind.relation || k.arity != kind.arity || k.fixed.is_none() || k.fixed == kind.fixed {
                 continue;
             }
-            let members: Vec<usize> = (0..set.mask.len() * 64)
-                .filter(|&b| bits::contains(&set.mask, b as u32) && bits::contains(&c.mask, b as u32))
-                .collect();
+            let members: Vec<usize> = (0..set.mask.len() * 64).filter(|&b| set.mask.bit(b) && c.mask.bit(b)).collect();
             if !members.is_empty() {
                 out.push(members);
             }
@@ -203,6 +200,7 @@ mod tests {
     use machine::StateMachine;
     use propnet::PropnetMachine;
     use std::time::{Duration, Instant};
+    use structures::Bits;
 
     /// Pieces `a` and `b` that each stand on square 1 or 2, the net's candidate groups, `a`'s
     /// group, and the propositions for `a` on each square.
@@ -273,7 +271,7 @@ mod tests {
         let with = |name: &str| {
             let mut w = empty.clone();
             let b = net.bases.iter().position(|b| b.name == name).expect("a base");
-            w[b / 64] |= 1 << (b % 64);
+            w.set_bit(b);
             w
         };
         let (near, far) = (with("(cellholds 4 2 black)"), with("(cellholds 4 6 black)"));

@@ -4,7 +4,6 @@
 //! plays its leaves out with them, and the learning during the start clock plays its games
 //! with them, so that what it learns is about the games the search will sample.
 
-use crate::bits;
 use crate::knowledge::{Captures, Knowledge};
 use crate::material::count;
 use analysis::ScoreRange;
@@ -15,6 +14,7 @@ use rand::rngs::SmallRng;
 use rand::Rng;
 use std::sync::Arc;
 use std::time::Instant;
+use structures::{bits, Bits};
 
 /// How often (in joint moves, a power of two) a playout looks at the clock.
 const CLOCK_EVERY: u32 = 16;
@@ -251,7 +251,7 @@ pub fn guided(
         if terminal || decided.is_some() {
             if steps > 0 {
                 for r in (0..roles).filter(|&r| chose[r]) {
-                    bits::insert(ending, joint[r]);
+                    bits::insert(ending, joint[r] as usize);
                 }
             }
             let scores = match decided {
@@ -416,7 +416,7 @@ impl Scratch {
         }
         if let Some(j) = judge {
             self.candidates.clear();
-            self.candidates.extend((0..l.len()).filter(|&k| !knowledge.tactics || bits::contains(ending, l[k])));
+            self.candidates.extend((0..l.len()).filter(|&k| !knowledge.tactics || ending.bit(l[k] as usize)));
             if !self.candidates.is_empty() {
                 pick(l, &self.candidates, &mut self.chosen);
                 look.lookahead(state, joint, r, &self.chosen, &knowledge.watch, &mut self.bits);

@@ -35,6 +35,7 @@ use rand::SeedableRng;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::time::Instant;
+use structures::Bits;
 
 /// Terminal states sampled, at most.
 const MAX_GAMES: usize = 1024;
@@ -383,7 +384,7 @@ pub(crate) fn sample(net: &Net, deadline: Option<Instant>, seed: u64) -> Vec<End
 
 /// Whether base `b` holds in `state` (propnet state words).
 pub(crate) fn holds(state: &[u64], b: usize) -> bool {
-    state[b / 64] >> (b % 64) & 1 == 1
+    state.bit(b)
 }
 
 impl propnet::GoalOracle for GoalForms {

@@ -13,6 +13,7 @@ use propnet::net::{name_parts, Net};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::time::Instant;
+use structures::Bits;
 
 /// The most candidate tallies formed (relations are taken in name order).
 const MAX_TALLIES: usize = 4096;
@@ -77,7 +78,7 @@ impl Tally {
         members.sort_unstable();
         let mut mask = vec![0u64; words];
         for &(b, _) in &members {
-            mask[b / 64] |= 1 << (b % 64);
+            mask.set_bit(b);
         }
         let values = if kind == TallyKind::Counter { members.iter().map(|&(_, v)| v).collect() } else { Vec::new() };
         let bases = members.into_iter().map(|(b, _)| b).collect();
@@ -222,7 +223,7 @@ mod tests {
         assert_eq!(x.family, o.family);
         let mut state = vec![0u64; net.bases.len().div_ceil(64)];
         for &b in &x.bases[..3] {
-            state[b / 64] |= 1 << (b % 64);
+            state.set_bit(b);
         }
         assert_eq!((x.read(&state), o.read(&state)), (Some(3), Some(0)));
     }

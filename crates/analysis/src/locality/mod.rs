@@ -19,6 +19,7 @@ use propnet::PropnetState;
 use serde::Serialize;
 use std::collections::VecDeque;
 use std::time::Instant;
+use structures::Bits;
 
 /// A distance too large to matter, or no path at all.
 pub const FAR: u8 = u8::MAX;
@@ -481,10 +482,10 @@ fn cover(
             });
             let (_, own, writes) = &mut masks[role][slot];
             if fp.own[j].binary_search(&b).is_ok() {
-                own[k / 64] |= 1 << (k % 64);
+                own.set_bit(k);
             }
             if fp.writes[j].binary_search(&b).is_ok() {
-                writes[k / 64] |= 1 << (k % 64);
+                writes.set_bit(k);
             }
         }
     }
@@ -536,9 +537,7 @@ fn passes_apart(net: &Net, fp: &footprint::Footprints) -> Apart {
 
 /// Each false counted literal needs a joint move to flip it, and one flips at most `cover`.
 fn moves_needed(literals: &[(u32, bool)], cover: u32, counted: &dyn Fn(u32) -> bool, state: &[u64]) -> u32 {
-    let false_live =
-        literals.iter().filter(|&&(b, v)| counted(b) && (state[b as usize / 64] >> (b % 64) & 1 == 1) != v).count()
-            as u32;
+    let false_live = literals.iter().filter(|&&(b, v)| counted(b) && state.bit(b as usize) != v).count() as u32;
     match (false_live, cover) {
         (0, _) => 0,
         (_, 0) => u32::MAX,

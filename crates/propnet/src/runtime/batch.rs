@@ -18,6 +18,7 @@ use machine::playout::PlayoutEnd;
 use machine::MachineError;
 use rand::RngCore;
 use std::sync::Arc;
+use structures::Bits;
 
 /// Lanes per word, and playouts parked for their goals at a time.
 pub(crate) const LANES: usize = 64;
@@ -138,7 +139,7 @@ fn none<const W: usize>(a: Lanes<W>) -> bool {
 /// Adds lane `lane` to `a`.
 #[inline(always)]
 fn add(a: &mut [u64], lane: usize) {
-    a[lane / 64] |= 1 << (lane % 64);
+    a.set_bit(lane);
 }
 
 /// The lanes of `a`, lowest first, each as its word and bit.
@@ -198,7 +199,7 @@ impl<const W: usize> BitSliced<W> {
         step: &mut Watch<'_, W>,
     ) {
         for (i, w) in self.start.iter_mut().enumerate() {
-            let on = start.get(i / 64).is_some_and(|s| s >> (i % 64) & 1 == 1);
+            let on = start.bit(i);
             *w = [if on { !0 } else { 0 }; W];
         }
         self.play::<R, TRACE>(p, count, rng, max_steps, None, done, step);
@@ -222,7 +223,7 @@ impl<const W: usize> BitSliced<W> {
         for (i, w) in self.start.iter_mut().enumerate() {
             *w = [0; W];
             for (k, s) in starts.iter().enumerate() {
-                if s.get(i / 64).is_some_and(|s| s >> (i % 64) & 1 == 1) {
+                if s.bit(i) {
                     add(w, k);
                 }
             }
@@ -472,7 +473,7 @@ impl<const W: usize> BitSliced<W> {
                 }
                 self.lane_state.fill(0);
                 for (i, w) in self.parked[1..=nb].iter().enumerate() {
-                    self.lane_state[i / 64] |= (w[0] >> k & 1) << (i % 64);
+                    self.lane_state.assign_bit(i, w[0] >> k & 1 == 1);
                 }
                 if oracle.goals(&self.lane_state, &mut self.emulated[k * roles..(k + 1) * roles]) {
                     answered |= 1 << k;

@@ -13,6 +13,7 @@ use rand::{RngCore, SeedableRng};
 use std::fmt;
 use std::sync::Arc;
 use std::time::Instant;
+use structures::{bits, Bits};
 
 /// Words per slot of the marking for long runs of playouts from one state.
 const WIDE: usize = 4;
@@ -32,9 +33,9 @@ impl PropnetState {
     /// The state whose true base propositions are `bases` (indices into [`Net::bases`], each
     /// below `count`, or this panics), for a net with `count` base propositions.
     pub fn from_bases(count: usize, bases: impl IntoIterator<Item = usize>) -> PropnetState {
-        let mut words = vec![0u64; count.div_ceil(64)];
+        let mut words = vec![0u64; bits::words(count)];
         for i in bases {
-            words[i / 64] |= 1 << (i % 64);
+            words.set_bit(i);
         }
         PropnetState(words.into())
     }
@@ -52,7 +53,7 @@ impl PropnetState {
 
     /// Whether base proposition `i` is true.
     pub fn contains(&self, i: usize) -> bool {
-        self.0.get(i / 64).is_some_and(|w| w >> (i % 64) & 1 == 1)
+        self.0.bit(i)
     }
 
     /// The indices of the true base propositions, ascending.
@@ -62,8 +63,7 @@ impl PropnetState {
 
     /// Makes base proposition `i` (below the net's base count, or this panics) true or false.
     pub fn set(&mut self, i: usize, on: bool) {
-        let w = &mut self.0[i / 64];
-        *w = *w & !(1 << (i % 64)) | (on as u64) << (i % 64);
+        self.0.assign_bit(i, on);
     }
 
     /// The words of the bitset.
@@ -396,7 +396,7 @@ impl PropnetMachine {
             next.fill(0);
             for (i, &l) in p.next.iter().enumerate() {
                 if depth.lit(l) {
-                    next[i / 64] |= 1 << (i % 64);
+                    next.set_bit(i);
                 }
             }
             depth.set_state(p, next);
@@ -436,10 +436,7 @@ impl PropnetMachine {
             let (done, row) = out.split_at_mut(k * w);
             let row = &mut row[..w];
             let f = &self.forward;
-            let set = |row: &mut [u64], j: usize| {
-                let bit = 1 << (j % 64);
-                row[j / 64] = row[j / 64] & !bit | u64::from(f.lit(watch.lits[j])) << (j % 64);
-            };
+            let set = |row: &mut [u64], j: usize| row.assign_bit(j, f.lit(watch.lits[j]));
             if k == 0 {
                 (0..watch.lits.len()).for_each(|j| set(row, j));
             } else {
