@@ -143,8 +143,7 @@ impl Factors {
         let changeable = movable.iter().filter(|&&c| c).count();
         let mut relations: std::collections::BTreeMap<&str, Vec<u32>> = std::collections::BTreeMap::new();
         for b in (0..net.bases.len()).filter(|&b| movable[b]) {
-            let name = propnet::net::name_parts(&net.bases[b].name).first().copied().unwrap_or_default();
-            relations.entry(name).or_default().push(b as u32);
+            relations.entry(net.bases[b].relation.as_str()).or_default().push(b as u32);
         }
         let mut links: Vec<Vec<u32>> = relations.into_values().collect();
         links.retain(|bases| (bases.len() as f64) <= MAX_LINK_SHARE * changeable as f64);

@@ -162,15 +162,7 @@ pub(crate) fn count(mask: &[u64], state: &[u64]) -> u32 {
 /// propositions and fewer than the whole relation (but for the whole itself).
 pub(crate) fn candidates(net: &Net) -> Vec<Group> {
     let words = net.bases.len().div_ceil(64);
-    // Per relation and arity, its bases with their arguments.
-    type Members<'a> = Vec<(usize, Vec<&'a str>)>;
-    let mut by_relation: BTreeMap<(&str, usize), Members> = BTreeMap::new();
-    for (i, b) in net.bases.iter().enumerate() {
-        let p = propnet::net::name_parts(&b.name);
-        if p.len() >= 2 {
-            by_relation.entry((p[0], p.len() - 1)).or_default().push((i, p[1..].to_vec()));
-        }
-    }
+    let by_relation = net.relations();
     let mut out = Vec::new();
     let mask = |members: &[usize]| {
         let mut m = vec![0u64; words];

@@ -51,7 +51,7 @@ pub fn build(g: &Grounded) -> Result<Net, BuildError> {
                 Sym::TRUE => {
                     let i = net.bases.len() as u32;
                     let node = net.add(Kind::Base(i), Vec::new(), Some(g.atom_text(atom)));
-                    net.bases.push(BaseProp { name: text(args[0]), node, next: falsity, init: false });
+                    net.bases.push(BaseProp::new(text(args[0]), node, falsity, false));
                     node
                 }
                 Sym::DOES => match role_index.get(&args[0]) {

@@ -8,6 +8,7 @@
 //! recursion); their meaning is the least fixpoint, which [`Net::schedule`] handles.
 
 use serde::Serialize;
+use std::collections::BTreeMap;
 use std::fmt;
 
 /// A node's index in its net.
@@ -35,12 +36,32 @@ pub enum Kind {
 pub struct BaseProp {
     /// The proposition in canonical KIF without `true`, e.g. `(cell 1 1 b)`.
     pub name: String,
+    /// Its relation, `cell` (the whole name where it has no arguments).
+    #[serde(skip)]
+    pub relation: String,
+    /// Its arguments in canonical KIF, `1`, `1`, `b` (a function term whole).
+    #[serde(skip)]
+    pub args: Vec<String>,
     /// The node holding its current value (of kind [`Kind::Base`]).
     pub node: NodeId,
     /// The node computing its value in the next state (the transition's input).
     pub next: NodeId,
     /// Whether it holds in the initial state.
     pub init: bool,
+}
+
+/// A base proposition of a relation, as [`Net::relations`] lists it: its index and arguments.
+pub type Member<'a> = (usize, Vec<&'a str>);
+
+impl BaseProp {
+    /// The base proposition named `name` (canonical KIF), its relation and arguments read from
+    /// the name once.
+    pub fn new(name: String, node: NodeId, next: NodeId, init: bool) -> BaseProp {
+        let parts = name_parts(&name);
+        let relation = parts.first().map_or_else(String::new, |r| (*r).to_owned());
+        let args = parts.iter().skip(1).map(|a| (*a).to_owned()).collect();
+        BaseProp { name, relation, args, node, next, init }
+    }
 }
 
 /// An input proposition: one role's move.
@@ -132,6 +153,17 @@ pub fn name_parts(name: &str) -> Vec<&str> {
 }
 
 impl Net {
+    /// Per relation and arity, the base propositions with at least one argument (in base order)
+    /// and their arguments: `(cell, 3)` holds every `(cell x y z)`.
+    pub fn relations(&self) -> BTreeMap<(&str, usize), Vec<Member<'_>>> {
+        let mut by_relation: BTreeMap<(&str, usize), Vec<Member<'_>>> = BTreeMap::new();
+        for (i, b) in self.bases.iter().enumerate().filter(|(_, b)| !b.args.is_empty()) {
+            let args = b.args.iter().map(String::as_str).collect();
+            by_relation.entry((b.relation.as_str(), b.args.len())).or_default().push((i, args));
+        }
+        by_relation
+    }
+
     /// Adds a node and returns its id.
     pub fn add(&mut self, kind: Kind, inputs: Vec<NodeId>, label: Option<String>) -> NodeId {
         let id = self.kinds.len() as NodeId;

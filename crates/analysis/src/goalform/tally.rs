@@ -9,7 +9,7 @@
 //! position) differ only in a constant, which is how one role's tally pairs with another's.
 
 use crate::{invariant, Pair};
-use propnet::net::{name_parts, Net};
+use propnet::net::Net;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -137,14 +137,7 @@ impl Tally {
 /// Every candidate tally of `net`'s bases, as the module header describes.
 pub(crate) fn candidates(net: &Net) -> Vec<Tally> {
     let words = net.bases.len().div_ceil(64);
-    type Members<'a> = Vec<(usize, Vec<&'a str>)>;
-    let mut by_relation: BTreeMap<(&str, usize), Members> = BTreeMap::new();
-    for (i, b) in net.bases.iter().enumerate() {
-        let p = name_parts(&b.name);
-        if p.len() >= 2 {
-            by_relation.entry((p[0], p.len() - 1)).or_default().push((i, p[1..].to_vec()));
-        }
-    }
+    let by_relation = net.relations();
     let mut out = Vec::new();
     let mut family = 0;
     for ((relation, arity), bases) in &by_relation {
@@ -204,8 +197,9 @@ pub(crate) fn candidates(net: &Net) -> Vec<Tally> {
 /// Where base `b` is, for a tally split at position `split`: its relation and every argument
 /// but that one.
 pub(crate) fn place(net: &Net, b: usize, split: usize) -> String {
-    let p = name_parts(&net.bases[b].name);
-    p.iter().enumerate().filter(|&(j, _)| j != split + 1).map(|(_, a)| *a).collect::<Vec<_>>().join(" ")
+    let base = &net.bases[b];
+    let args = base.args.iter().enumerate().filter(|&(j, _)| j != split).map(|(_, a)| a.as_str());
+    std::iter::once(base.relation.as_str()).chain(args).collect::<Vec<_>>().join(" ")
 }
 
 #[cfg(test)]

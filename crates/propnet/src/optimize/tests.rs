@@ -18,7 +18,7 @@ fn skeleton(bases: usize, moves: &[usize]) -> Net {
     };
     for i in 0..bases {
         let node = net.add(Kind::Base(i as u32), Vec::new(), Some(format!("(true (p{i}))")));
-        net.bases.push(BaseProp { name: format!("(p{i})"), node, next: node, init: false });
+        net.bases.push(BaseProp::new(format!("(p{i})"), node, node, false));
     }
     for (j, &role) in moves.iter().enumerate() {
         let node = net.add(Kind::Input(j as u32), Vec::new(), Some(format!("(does r{role} m{j})")));

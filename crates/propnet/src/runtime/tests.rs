@@ -64,7 +64,7 @@ fn build(r: &Recipe) -> Net {
     state_only.extend([true, true]);
     for i in 0..r.bases {
         let node = net.add(Kind::Base(i as u32), vec![], None);
-        net.bases.push(BaseProp { name: format!("(b {i})"), node, next: 0, init: i % 2 == 0 });
+        net.bases.push(BaseProp::new(format!("(b {i})"), node, 0, i % 2 == 0));
         state_only.push(true);
     }
     for (role, &k) in r.role_moves.iter().enumerate() {
