@@ -4,9 +4,8 @@
 
 use crate::outlook::Outlook;
 use crate::pieces::{Balance, Pieces};
-use crate::playout::scores;
 use analysis::{Factors, GoalForms, GoalLatches, LatchHeuristic};
-use machine::StateMachine;
+use machine::{MachineError, StateMachine};
 use propnet::{GoalOracle, Net, Program, Watch};
 use std::sync::Arc;
 use structures::{bits, Bits};
@@ -229,4 +228,14 @@ impl Knowledge {
             && self.factors.is_none()
             && self.outlook.is_none()
     }
+}
+
+/// Every role's score in `state`, read as [`machine::played_value`] reads it.
+pub fn scores<M: StateMachine>(m: &mut M, state: &M::State) -> Vec<u8> {
+    (0..m.roles().len()).map(|r| score(&m.goal(state, r))).collect()
+}
+
+/// A goal query's answer as a score, read as [`machine::played_value`] reads it.
+pub fn score(goal: &Result<u32, MachineError>) -> u8 {
+    machine::played_score(goal).min(100) as u8
 }

@@ -11,6 +11,7 @@
 //! within a [`Budget`] of the clock's shares, learning what the search will use ([`Wanted`]).
 
 mod calibrate;
+mod discover;
 mod evaluate;
 mod knowledge;
 mod material;
@@ -28,5 +29,5 @@ pub use self::material::{Fit, FitTerm, Group, Material};
 pub use self::outlook::{Curve, LeadSource, Outlook};
 pub use self::pieces::{Balance, PieceSet, Pieces};
 pub use self::placement::Placement;
-pub use self::prepare::{learn, prepare, Budget, Prepared, Report, Wanted};
+pub use self::prepare::{prepare, prepare_with, Budget, Prepared, Report, Wanted};
 pub use self::rejected::Rejected;

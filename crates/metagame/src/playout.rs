@@ -4,8 +4,8 @@
 //! plays its leaves out with them, and the learning during the start clock plays its games
 //! with them, so that what it learns is about the games the search will sample.
 
+pub use crate::knowledge::{score, scores};
 use crate::knowledge::{Captures, Knowledge};
-use crate::material::count;
 use analysis::ScoreRange;
 use machine::playout::PlayoutEnd;
 use machine::{MachineError, StateMachine};
@@ -14,7 +14,8 @@ use rand::rngs::SmallRng;
 use rand::Rng;
 use std::sync::Arc;
 use std::time::Instant;
-use structures::{bits, Bits};
+use structures::bits::{self, count};
+use structures::Bits;
 
 /// How often (in joint moves, a power of two) a playout looks at the clock.
 const CLOCK_EVERY: u32 = 16;
@@ -545,16 +546,6 @@ fn tier(now: Option<ScoreRange>, after: Option<ScoreRange>) -> i8 {
     } else {
         0
     }
-}
-
-/// Every role's score in `state`, read as [`machine::played_value`] reads it.
-pub fn scores<M: StateMachine>(m: &mut M, state: &M::State) -> Vec<u8> {
-    (0..m.roles().len()).map(|r| score(&m.goal(state, r))).collect()
-}
-
-/// A goal query's answer as a score, read as [`machine::played_value`] reads it.
-pub fn score(goal: &Result<u32, MachineError>) -> u8 {
-    machine::played_score(goal).min(100) as u8
 }
 
 /// What playouts take of the move averages (MAST) the search keeps: a copy of every move's

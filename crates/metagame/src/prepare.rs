@@ -111,12 +111,12 @@ impl Report {
 }
 
 /// Learns `net`'s game (described by `desc`, compiled to `program`) within `budget`: the
-/// analysis, its phases starting until the budget's phases end, then [`learn`].
+/// analysis, its phases starting until the budget's phases end, then [`prepare_with`].
 pub fn prepare(net: &Net, program: &Arc<Program>, desc: &Description, wanted: Wanted, budget: Budget) -> Prepared {
     let config =
         AnalysisConfig { deadline: Some(budget.phases), locality: wanted.locality, ..AnalysisConfig::default() };
     let found = Analysis::run(net, desc, &config, &mut |_| {});
-    learn(net, program, desc, &found, wanted, budget)
+    prepare_with(net, program, desc, &found, wanted, budget)
 }
 
 /// What the search takes from the analysis `found` of `net`'s game (described by `desc`,
@@ -129,7 +129,7 @@ pub fn prepare(net: &Net, program: &Arc<Program>, desc: &Description, wanted: Wa
 /// quarter of the time left before the wait ends) and the goal forms' best latch heuristic's,
 /// each confirmed for [`Outlook::TIME`] at most, half the time then left, and a trial at least,
 /// the one that predicts the games held out best.
-pub fn learn(
+pub fn prepare_with(
     net: &Net,
     program: &Arc<Program>,
     desc: &Description,
@@ -227,7 +227,7 @@ mod tests {
         let found =
             Analysis::run(&net, &desc, &AnalysisConfig { deadline: Some(now), ..Default::default() }, &mut |_| {});
         assert!(found.notes.iter().any(|n| n.contains("skipped, out of time")), "{:?}", found.notes);
-        let prepared = learn(&net, &program, &desc, &found, ALL, budget);
+        let prepared = prepare_with(&net, &program, &desc, &found, ALL, budget);
         // A few milliseconds of random games cannot confirm the pawns: the report says so,
         // rather than that the game has none.
         assert!(matches!(prepared.report.pieces, Some(Err(Rejected::FewGames(_)))), "{:?}", prepared.report);

@@ -45,6 +45,11 @@ pub fn insert(set: &mut Vec<u64>, i: usize) {
     set.set_bit(i);
 }
 
+/// How many members `mask` and `set` share.
+pub fn count(mask: &[u64], set: &[u64]) -> u32 {
+    mask.iter().zip(set).map(|(m, s)| (m & s).count_ones()).sum()
+}
+
 /// The words a set of `n` bits takes.
 pub fn words(n: usize) -> usize {
     n.div_ceil(64)
@@ -75,5 +80,6 @@ mod tests {
         assert_eq!(words(0), 0);
         assert_eq!(words(64), 1);
         assert_eq!(words(65), 2);
+        assert_eq!(count(&[0b1011, 1], &[0b0110, 1, 1]), 2);
     }
 }

@@ -1,9 +1,9 @@
 //! The report's sections on what the `mcts` player learns at the start of a match, beyond the
-//! analysis: they come from the player's own preparation ([`metagame::learn`]) with its default
+//! analysis: they come from the player's own preparation ([`metagame::prepare_with`]) with its default
 //! options and the same shares of the clock, so they show what it would use.
 
 use analysis::{Analysis, Phase};
-use metagame::{learn, Budget, Curve, Knowledge, Material, MoveVariety, Pieces, Prepared, TacticsCost};
+use metagame::{prepare_with, Budget, Curve, Knowledge, Material, MoveVariety, Pieces, Prepared, TacticsCost};
 use player::{MctsOptions, Propnet};
 use propnet::Net;
 use serde::Serialize;
@@ -104,7 +104,7 @@ pub(super) fn learned(
 ) -> Learned {
     let options = MctsOptions::default();
     let net = &propnet.net;
-    let Prepared { knowledge, report, .. } = learn(net, &propnet.program, desc, found, options.wanted(), budget);
+    let Prepared { knowledge, report, .. } = prepare_with(net, &propnet.program, desc, found, options.wanted(), budget);
     let mut learned = Learned { phases: report.phases, ..Learned::default() };
     if report.late {
         learned.notes.push(format!(
