@@ -8,7 +8,11 @@
 //! search, and [`playout`] plays games with it: the tree search (crate `search`) plays its
 //! leaves out there, and the learning plays its games there, so that what it learns is about the
 //! games the search will sample. [`prepare`] is the one way a start clock is spent on all of it,
-//! within a [`Budget`] of the clock's shares, learning what the search will use ([`Wanted`]).
+//! within a [`Budget`] of the clock's shares, learning what the search will use ([`Wanted`]);
+//! [`leaf_evaluator`] turns the knowledge into a depth-limited search's [`Evaluator`].
+//!
+//! The models hold what was found and say nothing of how; the `discover` module finds them, by
+//! games played with the knowledge so far, so no module here imports one that imports it back.
 
 mod calibrate;
 mod discover;

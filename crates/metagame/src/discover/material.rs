@@ -30,7 +30,7 @@ const MAX_STEPS: usize = 1000;
 impl Material {
     /// Plays games of `net` until `deadline` (at most [`MAX_GAMES`]), as the search's playouts
     /// play them with `knowledge` (uniformly random where it has none or it does not steer them),
-    /// and fits each role's estimate, as the module header describes.
+    /// and fits each role's estimate, as the `material` module's header describes.
     pub fn discover(net: &Net, knowledge: Option<&Knowledge>, deadline: Instant, seed: u64) -> Material {
         let roles = net.roles.len();
         let candidates = candidates(net);

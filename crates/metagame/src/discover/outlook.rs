@@ -41,8 +41,8 @@ impl Outlook {
     }
 
     /// Plays games of `net` until `deadline` (at most [`MAX_GAMES`]) as `knowledge`'s playouts play
-    /// them and fits the curves of the leads `source` (built for `net`) reads, as the module
-    /// header describes; why not, if the games do not confirm them or they cost too much.
+    /// them and fits the curves of the leads `source` (built for `net`) reads, as the `outlook`
+    /// module's header describes; why not, if the games do not confirm them or they cost too much.
     pub fn discover(
         net: &Net,
         mut source: LeadSource,

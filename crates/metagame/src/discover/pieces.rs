@@ -44,8 +44,8 @@ impl Pieces {
     pub const TIME: Duration = Duration::from_secs(3);
 
     /// Plays uniformly random games of `net` until `deadline` (at most [`MAX_GAMES`]) and keeps
-    /// every role's pieces if there are two roles or more and each has some, as the module header
-    /// describes; otherwise says why not.
+    /// every role's pieces if there are two roles or more and each has some, as the `pieces`
+    /// module's header describes; otherwise says why not.
     pub fn discover(net: &Net, deadline: Instant, seed: u64) -> Result<Pieces, Rejected> {
         let roles = net.roles.len();
         // The balance is a difference between roles: a single role's is always even.
