@@ -499,7 +499,7 @@ mod tests {
     fn the_settings_reference_in_the_docs_is_the_table() {
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/match.md");
         let docs = std::fs::read_to_string(path).expect("docs/match.md");
-        let start = "<!-- settings: generated -->\n";
+        let start = "<!-- settings: generated -->\n\n";
         let from = docs.find(start).expect("the start marker") + start.len();
         let to = docs[from..].find("<!-- end of settings -->").expect("the end marker") + from;
         assert!(
