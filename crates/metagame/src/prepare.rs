@@ -148,10 +148,10 @@ pub fn prepare_with(
         }
         false => Knowledge::new(net, goals, false),
     };
-    if let Some(forms) = found.goal_forms.clone().filter(|_| wanted.forms) {
+    if let Some(forms) = found.goal_forms.as_ref().filter(|_| wanted.forms).cloned() {
         knowledge = knowledge.with_forms(forms);
     }
-    if let Some(factors) = found.factors.clone().filter(|_| wanted.factors) {
+    if let Some(factors) = found.factors.as_ref().filter(|_| wanted.factors).cloned() {
         knowledge = knowledge.with_factors(factors);
     }
     if wanted.pieces {
@@ -169,8 +169,8 @@ pub fn prepare_with(
         }
     }
     report.late = Instant::now() > budget.wait;
-    let locality = found.locality.clone().filter(|l| l.verdict.enabled).map(Arc::new);
-    let neighbourhoods = found.neighbourhoods.clone().filter(|_| wanted.factors);
+    let locality = found.locality.as_ref().filter(|l| l.verdict.enabled).cloned().map(Arc::new);
+    let neighbourhoods = found.neighbourhoods.as_ref().filter(|_| wanted.factors).cloned();
     let knowledge = Some(Arc::new(knowledge)).filter(|k| !k.is_empty());
     Prepared { knowledge, locality, neighbourhoods, report }
 }
