@@ -129,6 +129,64 @@ pub trait StateMachine {
     fn state_props(&self, state: &Self::State) -> Vec<String>;
 }
 
+/// A machine lent out: a search that takes a machine by value runs on one its caller keeps.
+impl<M: StateMachine> StateMachine for &mut M {
+    type State = M::State;
+    type Move = M::Move;
+
+    fn roles(&self) -> &[String] {
+        (**self).roles()
+    }
+
+    fn initial_state(&mut self) -> M::State {
+        (**self).initial_state()
+    }
+
+    fn legal_moves(&mut self, state: &M::State, role: usize) -> Result<Vec<M::Move>, MachineError> {
+        (**self).legal_moves(state, role)
+    }
+
+    fn next_state(&mut self, state: &M::State, moves: &[M::Move]) -> Result<M::State, MachineError> {
+        (**self).next_state(state, moves)
+    }
+
+    fn is_terminal(&mut self, state: &M::State) -> Result<bool, MachineError> {
+        (**self).is_terminal(state)
+    }
+
+    fn goal_values(&mut self, state: &M::State, role: usize) -> Result<Vec<u32>, MachineError> {
+        (**self).goal_values(state, role)
+    }
+
+    fn goal(&mut self, state: &M::State, role: usize) -> Result<u32, MachineError> {
+        (**self).goal(state, role)
+    }
+
+    fn played_goal(&mut self, state: &M::State, role: usize) -> Result<u32, MachineError> {
+        (**self).played_goal(state, role)
+    }
+
+    fn format_move(&self, mv: &M::Move) -> String {
+        (**self).format_move(mv)
+    }
+
+    fn move_named(&self, moves: &[M::Move], name: &str) -> Option<M::Move> {
+        (**self).move_named(moves, name)
+    }
+
+    fn legal_move(&mut self, state: &M::State, role: usize, name: &str) -> Result<Option<M::Move>, MachineError> {
+        (**self).legal_move(state, role, name)
+    }
+
+    fn run_playouts(&mut self, count: u64, seed: u64, max_steps: u32) -> Result<PlayoutStats, MachineError> {
+        (**self).run_playouts(count, seed, max_steps)
+    }
+
+    fn state_props(&self, state: &M::State) -> Vec<String> {
+        (**self).state_props(state)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -142,5 +200,19 @@ mod tests {
         assert_eq!(played_score(&ambiguous), 100);
         assert_eq!(played_score(&Err(MachineError::NoGoal { role: "black".into() })), 0);
         assert_eq!(played_score(&Ok(50)), 50);
+    }
+
+    #[test]
+    fn a_lent_machine_answers_as_its_owner_does() {
+        type Lent<'a> = &'a mut mock::Nim;
+        let mut nim = mock::Nim::new(5);
+        let owned = perft(&mut nim, 6, &PerftLimits::default()).expect("perft");
+        assert_eq!(perft(&mut &mut nim, 6, &PerftLimits::default()).expect("perft"), owned);
+        let start = nim.initial_state();
+        let take = <Lent>::legal_move(&mut &mut nim, &start, 0, "(take 2)").expect("legal moves");
+        assert_eq!(take, nim.legal_move(&start, 0, "(take 2)").expect("legal moves"));
+        let lent = <Lent>::run_playouts(&mut &mut nim, 20, 7, 50).expect("plays");
+        let owned = nim.run_playouts(20, 7, 50).expect("plays");
+        assert_eq!((lent.states, lent.average_goals), (owned.states, owned.average_goals));
     }
 }

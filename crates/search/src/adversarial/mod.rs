@@ -102,6 +102,16 @@ struct Outcome {
     best: u32,
 }
 
+/// Our move as the others answer it: its value for us against their worst reply (which
+/// [`Searcher::against`] stops looking for once the move is refuted), that reply's index among
+/// the joint replies, and whether every reply tried was solved.
+#[derive(Debug, Clone, Copy)]
+struct Answer {
+    value: i32,
+    reply: usize,
+    solved: bool,
+}
+
 /// The choices in a state: our legal moves, and the others' joint replies (full joint moves
 /// whose slot for our role is still to be filled in).
 struct Choices<Mv> {
@@ -176,7 +186,7 @@ impl<M: StateMachine, E: Evaluator<M>> Searcher<E, M> {
         self.deadline = deadline;
         self.nodes = 0;
         self.table.next_generation();
-        let value = f64::from(self.estimate(state)) / SCALE;
+        let value = points(self.estimate(state));
         let mut result = SearchResult { best: first.clone(), value, depth: 0, nodes: 0, solved: false };
         for depth in 1..=self.options.max_depth {
             if Instant::now() >= deadline {
@@ -185,8 +195,7 @@ impl<M: StateMachine, E: Evaluator<M>> Searcher<E, M> {
             match self.node(state, depth, 0, -INF, INF) {
                 Ok(o) => {
                     let best = legal.get(o.best as usize).unwrap_or(&first).clone();
-                    result =
-                        SearchResult { best, value: f64::from(o.value) / SCALE, depth, nodes: 0, solved: o.solved };
+                    result = SearchResult { best, value: points(o.value), depth, nodes: 0, solved: o.solved };
                     if o.solved {
                         break;
                     }
@@ -197,6 +206,56 @@ impl<M: StateMachine, E: Evaluator<M>> Searcher<E, M> {
         }
         result.nodes = self.nodes;
         Ok(result)
+    }
+
+    /// Every legal move of ours in `state`, in the machine's order, valued in goal points by
+    /// iterative deepening through `depths` (joint moves, the move itself the first) until
+    /// `deadline`: the values of the deepest iteration completed, or `None` if not even the
+    /// first completed (or the others' replies are too many to expand). Each iteration tries the
+    /// moves best first by the one before, and each after the first only far enough to tell
+    /// whether it comes within `margin` goal points of the best so far: a move that does gets its
+    /// exact value, one that does not an upper bound below that range.
+    pub fn move_values(
+        &mut self,
+        state: &M::State,
+        depths: impl IntoIterator<Item = u32>,
+        margin: f64,
+        deadline: Instant,
+    ) -> Result<Option<Vec<f64>>, SearchError> {
+        if self.m.is_terminal(state)? {
+            return Err(SearchError::Terminal);
+        }
+        let Some(choices) = self.choices(state)? else { return Ok(None) };
+        if choices.mine.is_empty() {
+            return Err(SearchError::NoLegalMove);
+        }
+        self.deadline = deadline;
+        self.nodes = 0;
+        self.table.next_generation();
+        let margin = scaled(margin);
+        let mut found: Option<Vec<i32>> = None;
+        for depth in depths.into_iter().filter(|&d| d > 0) {
+            let mut mine: Vec<usize> = (0..choices.mine.len()).collect();
+            if let Some(values) = &found {
+                mine.sort_by_key(|&i| Reverse(values[i]));
+            }
+            let replies = self.order(choices.replies.len(), |j| self.others(&choices.replies[j]), None, 0);
+            let mut values = vec![0; choices.mine.len()];
+            let mut best = -INF;
+            for i in mine {
+                let alpha = if best == -INF { -INF } else { best - margin - 1 };
+                match self.against(state, &choices, &replies, &choices.mine[i], (depth, 0), (alpha, INF)) {
+                    Ok(answer) => {
+                        values[i] = answer.value;
+                        best = best.max(answer.value);
+                    }
+                    Err(Stop::OutOfTime) => return Ok(found.map(|v| v.into_iter().map(points).collect())),
+                    Err(Stop::Machine(e)) => return Err(e.into()),
+                }
+            }
+            found = Some(values);
+        }
+        Ok(found.map(|v| v.into_iter().map(points).collect()))
     }
 
     /// Fail-soft alpha-beta below `state` with `depth` joint moves to go, `ply` below the root.
@@ -244,31 +303,12 @@ impl<M: StateMachine, E: Evaluator<M>> Searcher<E, M> {
         let alpha0 = alpha;
         let mut best = Outcome { value: -INF, solved: true, best: NO_MOVE };
         let mut best_reply = 0;
-        let mut joint = choices.replies[0].clone();
         for &i in &mine {
             let mv = &choices.mine[i];
-            let (mut worst, mut worst_reply) = (INF, 0);
-            for &j in &replies {
-                joint.clone_from_slice(&choices.replies[j]);
-                joint[self.role] = mv.clone();
-                let child = self.m.next_state(state, &joint)?;
-                let window = (child_alpha(alpha), child_beta(beta.min(worst)));
-                let c = self.node(&child, depth - 1, ply + 1, window.0, window.1)?;
-                best.solved &= c.solved;
-                let v = parent_view(c.value);
-                if v < worst {
-                    (worst, worst_reply) = (v, j);
-                }
-                if worst <= alpha {
-                    if replies.len() > 1 {
-                        let others = self.others(&choices.replies[j]);
-                        self.reward(&others, depth, ply);
-                    }
-                    break;
-                }
-            }
-            if worst > best.value {
-                (best.value, best.best, best_reply) = (worst, i as u32, worst_reply);
+            let answer = self.against(state, &choices, &replies, mv, (depth, ply), (alpha, beta))?;
+            best.solved &= answer.solved;
+            if answer.value > best.value {
+                (best.value, best.best, best_reply) = (answer.value, i as u32, answer.reply);
             }
             alpha = alpha.max(best.value);
             if alpha >= beta {
@@ -288,6 +328,43 @@ impl<M: StateMachine, E: Evaluator<M>> Searcher<E, M> {
         let stored_depth = if best.solved { SOLVED } else { depth };
         self.table.store(key, stored_depth, best.value, bound, best.best, best_reply as u32);
         Ok(best)
+    }
+
+    /// Our move `mv` in `state` (a node with `depth` joint moves to go, `ply` below the root)
+    /// against the others' joint replies tried in the order `replies`: the worst of them for us
+    /// as the node sees it. The replies stop at the first that brings the value to `alpha` or
+    /// below: the move is then no better than one the node has.
+    fn against(
+        &mut self,
+        state: &M::State,
+        choices: &Choices<M::Move>,
+        replies: &[usize],
+        mv: &M::Move,
+        (depth, ply): (u32, u32),
+        (alpha, beta): (i32, i32),
+    ) -> Result<Answer, Stop> {
+        let mut answer = Answer { value: INF, reply: 0, solved: true };
+        let mut joint = choices.replies[0].clone();
+        for &j in replies {
+            joint.clone_from_slice(&choices.replies[j]);
+            joint[self.role] = mv.clone();
+            let child = self.m.next_state(state, &joint)?;
+            let window = (child_alpha(alpha), child_beta(beta.min(answer.value)));
+            let c = self.node(&child, depth - 1, ply + 1, window.0, window.1)?;
+            answer.solved &= c.solved;
+            let v = parent_view(c.value);
+            if v < answer.value {
+                (answer.value, answer.reply) = (v, j);
+            }
+            if answer.value <= alpha {
+                if replies.len() > 1 {
+                    let others = self.others(&choices.replies[j]);
+                    self.reward(&others, depth, ply);
+                }
+                break;
+            }
+        }
+        Ok(answer)
     }
 
     /// Our legal moves and the others' joint replies in `state`; `None` when a role has no
@@ -375,6 +452,11 @@ impl<M: StateMachine, E: Evaluator<M>> Searcher<E, M> {
         };
         scaled(v)
     }
+}
+
+/// Search units in goal points.
+fn points(units: i32) -> f64 {
+    f64::from(units) / SCALE
 }
 
 /// Goal points in search units, kept far from [`INF`].

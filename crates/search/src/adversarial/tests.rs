@@ -102,6 +102,13 @@ fn minimax(m: &mut PropnetMachine, model: Model, role: usize, state: &PropnetSta
         };
         return (v * 1000.0).round() as i32;
     }
+    minimax_moves(m, model, role, state, depth).into_iter().max().unwrap()
+}
+
+/// [`minimax`]'s value of each of our legal moves in the non-terminal `state`, every role
+/// having one: the others' worst joint reply to it.
+fn minimax_moves(m: &mut PropnetMachine, model: Model, role: usize, state: &PropnetState, depth: u32) -> Vec<i32> {
+    let legal: Vec<Vec<u32>> = (0..m.roles().len()).map(|r| m.legal_moves(state, r).unwrap()).collect();
     let mut joints: Vec<Vec<u32>> = vec![Vec::new()];
     for moves in &legal {
         joints = joints.iter().flat_map(|j| moves.iter().map(move |&mv| [j.clone(), vec![mv]].concat())).collect();
@@ -120,8 +127,7 @@ fn minimax(m: &mut PropnetMachine, model: Model, role: usize, state: &PropnetSta
                 .min()
                 .unwrap()
         })
-        .max()
-        .unwrap()
+        .collect()
 }
 
 /// Checks every switch combination of the search against minimax at `depth` from `state`.
@@ -138,6 +144,40 @@ fn agrees_with_minimax(net: &Net, state: &PropnetState, role: usize, depth: u32)
         prop_assert!(found.depth == depth || found.solved, "depth {} of {}", found.depth, depth);
         let legal = m.legal_moves(state, role).unwrap();
         prop_assert!(legal.contains(&found.best));
+    }
+    Ok(())
+}
+
+/// Checks every switch combination's [`Searcher::move_values`] against minimax, deepening
+/// through `1..=depth`: the moves within `margin` goal points of the best get their exact
+/// value, the others a bound between their value and that range.
+fn move_values_agree(
+    net: &Net,
+    state: &PropnetState,
+    role: usize,
+    depth: u32,
+    margin: f64,
+) -> Result<(), TestCaseError> {
+    let mut m = PropnetMachine::new(net);
+    if m.is_terminal(state).unwrap() || (0..net.roles.len()).any(|r| m.legal_moves(state, r).unwrap().is_empty()) {
+        return Ok(());
+    }
+    let expected = minimax_moves(&mut m, Model::of(net), role, state, depth);
+    let top = expected.iter().copied().max().unwrap();
+    let safe = top - (margin * 1000.0).round() as i32;
+    for (table, ordering) in [(false, false), (false, true), (true, false), (true, true)] {
+        let mut s = scrambled(net, role, options(table, ordering, depth));
+        let far = Instant::now() + Duration::from_secs(600);
+        let found = s.move_values(state, 1..=depth, margin, far).unwrap().expect("every iteration completes");
+        prop_assert_eq!(found.len(), expected.len());
+        for (i, (&v, &e)) in found.iter().zip(&expected).enumerate() {
+            let v = (v * 1000.0).round() as i32;
+            if e >= safe {
+                prop_assert_eq!(v, e, "move {} exact (table {} ordering {})", i, table, ordering);
+            } else {
+                prop_assert!(e <= v && v < safe, "move {}: {} bounds {} below {}", i, v, e, safe);
+            }
+        }
     }
     Ok(())
 }
@@ -162,6 +202,19 @@ proptest! {
         let net = picks(roles);
         let role = (seed % roles as u64) as usize;
         agrees_with_minimax(&net, &random_state(&net, steps, seed), role, depth)?;
+    }
+
+    #[test]
+    fn move_values_are_minimax_within_the_margin(steps in 0usize..30, seed: u64, role in 0usize..2, depth in 1u32..4, margin in prop::sample::select(vec![0.0, 5.0, 1000.0])) {
+        let net = bundled("connectfour");
+        move_values_agree(&net, &random_state(&net, steps, seed), role, depth, margin)?;
+    }
+
+    #[test]
+    fn move_values_are_minimax_with_simultaneous_moves(roles in 2usize..4, steps in 0usize..2, seed: u64, depth in 1u32..3, margin in prop::sample::select(vec![0.0, 20.0])) {
+        let net = picks(roles);
+        let role = (seed % roles as u64) as usize;
+        move_values_agree(&net, &random_state(&net, steps, seed), role, depth, margin)?;
     }
 }
 

@@ -6,12 +6,15 @@
 //! play it on a handful of visits; a few plies of exact material cannot miss it. The check
 //! deepens by alpha-beta from three plies to five (`MctsConfig::check_plies`) while its time
 //! lasts, since five plies also see a threat of two moves: a piece that reaches the last rank
-//! unless it is stopped at once.
+//! unless it is stopped at once. The check is the adversarial search
+//! ([`crate::adversarial::Searcher`]) on the tree's own machine, with the balance as its
+//! evaluator and the other roles minimising it.
 
 use super::tree::Kind;
 use super::{Mcts, SearchMachine};
+use crate::adversarial::{AlphaBetaConfig, Model, SearchError, Searcher};
 use machine::MachineError;
-use metagame::Balance;
+use metagame::{Balance, Evaluator};
 use std::time::Instant;
 
 /// Plies of the first, always completed, iteration: the mover's move, the reply, the answer.
@@ -26,6 +29,10 @@ pub(super) const CHECK_PLIES: u32 = 5;
 /// How far below the best check value a move may be and still count as safe: less than the
 /// value of one piece, more than the small weight the balance gives a recapture.
 pub(super) const SAFE_MARGIN: f64 = 0.03;
+
+/// Transposition table slots of a check: its searches visit thousands to a few hundred
+/// thousand states.
+const TABLE_ENTRIES: usize = 1 << 16;
 
 impl<M: SearchMachine> Mcts<M> {
     /// Every legal root move of `role`, valued [`FIRST_PLIES`] to `MctsConfig::check_plies`
@@ -53,12 +60,9 @@ impl<M: SearchMachine> Mcts<M> {
         (*r == role && state == &self.root_node().state).then_some(values.as_slice())
     }
 
-    /// [`material_check`](Self::material_check) worked out afresh: iterative deepening, the
-    /// values of the deepest iteration finished before `deadline` (`None` if not even the first).
-    /// Each iteration tries the root moves best first by the one before, and searches each after
-    /// the first only for whether it comes within [`SAFE_MARGIN`] of the best so far: a move that
-    /// does gets its exact value, one that does not an upper bound below the safe range, which
-    /// is all the move's choice needs.
+    /// [`material_check`](Self::material_check) worked out afresh: iterative deepening by two
+    /// plies at a time, so that each iteration ends on `role`'s own move, the values of the
+    /// deepest iteration finished before `deadline`, in the tree's order of the root's moves.
     fn check(&mut self, role: usize, deadline: Instant) -> Result<Option<Vec<f64>>, MachineError> {
         let Some(knowledge) = self.knowledge.clone().filter(|g| g.pieces().is_some()) else { return Ok(None) };
         let root = self.root_node();
@@ -66,121 +70,39 @@ impl<M: SearchMachine> Mcts<M> {
             return Ok(None);
         }
         let state = root.state.clone();
+        let moves: Vec<M::Move> = (0..root.move_count(role)).map(|i| root.role_move(role, i)).collect();
         let Some(words) = M::bits(&state).map(<[u64]>::to_vec) else { return Ok(None) };
         let Some((balance, _)) = knowledge.priors(&words, &words, 0.0) else { return Ok(None) };
-        let mut joint: Vec<M::Move> = (0..self.roles).map(|r| root.role_move(r, 0)).collect();
-        let moves: Vec<M::Move> = (0..root.move_count(role)).map(|i| root.role_move(role, i)).collect();
-        let children = self.successors(&state, &mut joint, role, &moves)?;
-        let mut found: Option<Vec<f64>> = None;
+        let roles = self.roles;
+        let legal = self.machine.legal_moves(&state, role)?;
         let last = self.config.check_plies.max(1);
-        let mut plies = FIRST_PLIES.min(last);
-        while plies <= last {
-            let mut order: Vec<usize> = (0..moves.len()).collect();
-            if let Some(values) = &found {
-                order.sort_by(|&a, &b| values[b].total_cmp(&values[a]));
+        let depths = (FIRST_PLIES.min(last)..=last).step_by(2);
+        let options = AlphaBetaConfig { max_depth: last, table_entries: TABLE_ENTRIES, ordering: true };
+        let evaluator = Material { balance, roles };
+        let searched = Searcher::new(&mut self.machine, role, Model::Paranoid, evaluator, options)
+            .and_then(|mut s| s.move_values(&state, depths, SAFE_MARGIN * 100.0, deadline));
+        let values = match searched {
+            Ok(Some(values)) => values,
+            Ok(None) | Err(SearchError::Terminal | SearchError::NoLegalMove | SearchError::NoSuchRole(_)) => {
+                return Ok(None)
             }
-            let mut values = vec![0.0; moves.len()];
-            let mut best = f64::NEG_INFINITY;
-            for i in order {
-                let alpha = best - SAFE_MARGIN - 1e-9;
-                let Some(v) =
-                    self.alpha_beta(&children[i], role, &balance, plies - 1, (alpha, f64::INFINITY), deadline)?
-                else {
-                    return Ok(found);
-                };
-                values[i] = v;
-                best = best.max(v);
-            }
-            found = Some(values);
-            plies += 2;
-        }
-        Ok(found)
-    }
-
-    /// `state`'s value for `role` after `plies` more plies of alpha-beta minimax on the balance
-    /// within the window (alpha, beta): exact inside it, a bound at or beyond the edge it
-    /// passes; `None` once `deadline` has passed. Where several roles choose at once the
-    /// balance stands.
-    fn alpha_beta(
-        &mut self,
-        state: &M::State,
-        role: usize,
-        balance: &Balance<'_>,
-        plies: u32,
-        (mut alpha, mut beta): (f64, f64),
-        deadline: Instant,
-    ) -> Result<Option<f64>, MachineError> {
-        if self.machine.is_terminal(state)? {
-            return Ok(Some(f64::from(self.machine.played_goal(state, role)?.min(100)) / 100.0));
-        }
-        let here = material::<M>(state, balance, role);
-        if plies == 0 {
-            return Ok(Some(here));
-        }
-        if Instant::now() >= deadline {
-            return Ok(None);
-        }
-        let mut legal = Vec::with_capacity(self.roles);
-        for r in 0..self.roles {
-            legal.push(self.machine.legal_moves(state, r)?);
-        }
-        let choosing: Vec<usize> = (0..self.roles).filter(|&r| legal[r].len() > 1).collect();
-        let mover = match choosing[..] {
-            [m] => m,
-            [] => role,
-            _ => return Ok(Some(here)),
+            Err(SearchError::Machine(e)) => return Err(e),
         };
-        // A role without a legal move in a state that has not ended: the rules are broken
-        // there, and the balance is all the check can say.
-        let Some(mut joint) = legal.iter().map(|l| l.first().copied()).collect::<Option<Vec<M::Move>>>() else {
-            return Ok(Some(here));
-        };
-        let maximising = mover == role;
-        let mut children = self.successors(state, &mut joint, mover, &legal[mover])?;
-        // Captures first, for the mover: the cut-offs come from the strongest move.
-        if plies > 1 {
-            let mut keyed: Vec<(f64, M::State)> =
-                children.into_iter().map(|s| (material::<M>(&s, balance, role), s)).collect();
-            keyed.sort_by(|a, b| if maximising { b.0.total_cmp(&a.0) } else { a.0.total_cmp(&b.0) });
-            children = keyed.into_iter().map(|(_, s)| s).collect();
-        }
-        let mut best: Option<f64> = None;
-        for next in &children {
-            let Some(v) = self.alpha_beta(next, role, balance, plies - 1, (alpha, beta), deadline)? else {
-                return Ok(None);
-            };
-            if maximising {
-                best = Some(best.map_or(v, |b: f64| b.max(v)));
-                alpha = alpha.max(v);
-            } else {
-                best = Some(best.map_or(v, |b: f64| b.min(v)));
-                beta = beta.min(v);
-            }
-            if alpha >= beta {
-                break;
-            }
-        }
-        Ok(Some(best.unwrap_or(here)))
-    }
-
-    /// The states after each of `moves` played by `mover`, the others playing as in `joint`.
-    fn successors(
-        &mut self,
-        state: &M::State,
-        joint: &mut [M::Move],
-        mover: usize,
-        moves: &[M::Move],
-    ) -> Result<Vec<M::State>, MachineError> {
-        let mut next = Vec::with_capacity(moves.len());
-        for &mv in moves {
-            joint[mover] = mv;
-            next.push(self.machine.next_state(state, joint)?);
-        }
-        Ok(next)
+        // The tree's moves are the machine's legal moves, in an order of the tree's own.
+        let value = |mv: &M::Move| legal.iter().position(|l| l == mv).map(|i| values[i] / 100.0);
+        Ok(moves.iter().map(value).collect())
     }
 }
 
-/// `state`'s piece balance for `role` (0.5, even, where the machine has no bits to read).
-fn material<M: SearchMachine>(state: &M::State, balance: &Balance<'_>, role: usize) -> f64 {
-    M::bits(state).map_or(0.5, |bits| balance.value(bits, role))
+/// The piece balance since the root as an evaluator: each role's share of the material change,
+/// in goal points (50, even, where the machine has no bits to read).
+struct Material<'a> {
+    balance: Balance<'a>,
+    roles: usize,
+}
+
+impl<M: SearchMachine> Evaluator<&mut M> for Material<'_> {
+    fn evaluate(&mut self, _: &mut &mut M, state: &M::State) -> Vec<f64> {
+        (0..self.roles).map(|role| 100.0 * M::bits(state).map_or(0.5, |bits| self.balance.value(bits, role))).collect()
+    }
 }
