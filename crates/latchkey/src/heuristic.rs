@@ -96,8 +96,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let mut m = PropnetMachine::new(&net);
     let (state, source) = match &args.state {
         Some(file) => (read_state(&net, file)?, format!("read from {file}")),
-        None if args.moves.is_empty() => (m.initial_state(), "initial state".to_owned()),
-        None => play(&mut m, &args.moves)?,
+        None => crate::moves::play(&mut m, &args.moves)?,
     };
     let latches = args.latches.then(|| {
         let latched = goals.latched(&state);
@@ -128,48 +127,6 @@ pub fn run(args: Args) -> Result<ExitCode> {
         print(&report);
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// Plays `moves` from the initial state, one move per role in each joint move.
-fn play(m: &mut PropnetMachine, moves: &[String]) -> Result<(PropnetState, String)> {
-    let roles = m.roles().to_vec();
-    let per_step = roles.len().max(1);
-    if moves.len() / per_step * per_step != moves.len() {
-        bail!(
-            "--moves takes one move per role for each joint move ({} roles: {}), but {} {} given",
-            roles.len(),
-            roles.join(", "),
-            moves.len(),
-            if moves.len() == 1 { "move was" } else { "moves were" }
-        );
-    }
-    let mut state = m.initial_state();
-    let mut played = Vec::new();
-    for (step, joint) in moves.chunks(per_step).enumerate() {
-        let mut chosen = Vec::new();
-        for (role, text) in joint.iter().enumerate() {
-            let Some(name) = gdl::canonical_term(text) else {
-                bail!("move {} of joint move {}: {text:?} is not a ground KIF term", role + 1, step + 1)
-            };
-            match m.legal_move(&state, role, &name)? {
-                Some(mv) => chosen.push(mv),
-                None => {
-                    let legal = m.legal_moves(&state, role)?;
-                    let options: Vec<String> = legal.iter().map(|mv| m.format_move(mv)).collect();
-                    bail!(
-                        "joint move {}: {name} is not a legal move of {} (legal: {})",
-                        step + 1,
-                        roles[role],
-                        if options.is_empty() { "none".to_owned() } else { options.join(" ") }
-                    );
-                }
-            }
-            played.push(name);
-        }
-        state = m.next_state(&state, &chosen)?;
-    }
-    let steps = moves.len() / per_step;
-    Ok((state, format!("after {steps} joint move{}: {}", if steps == 1 { "" } else { "s" }, played.join(" "))))
 }
 
 /// The state made of the base propositions listed in `file` (KIF, with or without `true`).

@@ -4,6 +4,7 @@
 
 mod analyze;
 mod bench;
+mod board;
 mod check;
 mod conform;
 mod engine;
@@ -11,6 +12,7 @@ mod game;
 mod heuristic;
 mod local;
 mod matches;
+mod moves;
 mod net;
 mod output;
 mod perft;
@@ -62,6 +64,8 @@ enum Command {
     Serve(serve::Args),
     /// Fuzzy goal heuristics (chapter 16): how nearly a state satisfies each role's goals.
     Heuristic(heuristic::Args),
+    /// The board read from the rules, drawn for the initial state or after the given moves.
+    Board(board::Args),
     /// List the bundled games.
     Games,
 }
@@ -105,6 +109,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Tournament(args) => tournament::run(args),
         Command::Serve(args) => serve::run(args),
         Command::Heuristic(args) => heuristic::run(args),
+        Command::Board(args) => board::run(args),
         Command::Games => {
             for g in games::ALL {
                 println!("{}", g.name);

@@ -293,8 +293,9 @@ fn solve_prints_an_optimal_plan_and_rejects_bad_limits_and_multiplayer_games() {
 
 #[test]
 fn every_json_output_names_its_schema() {
-    let runs: [(&[&str], u64); 8] = [
+    let runs: [(&[&str], u64); 9] = [
         (&["check", "tictactoe", "--json"], 1),
+        (&["board", "tictactoe", "--json"], 1),
         (&["playout", "tictactoe", "-n", "5", "--json"], 1),
         (&["perft", "tictactoe", "--depth", "1", "--json"], 1),
         (&["propnet", "tictactoe", "--json"], 1),
@@ -366,4 +367,33 @@ fn local_judges_the_moves_played_in_a_match_report() {
     assert!(stdout(&o).contains("moves judged"), "{}", stdout(&o));
     // Judging needs a report.
     assert!(!latchkey(&["local", "breakthroughsmall", "--judge"]).status.success());
+}
+
+#[test]
+fn board_draws_the_state_after_the_moves_and_says_what_it_inferred() {
+    let o = latchkey(&["board", "tictactoe", "--moves", "(mark 1 1)", "noop", "noop", "( MARK 2  2 )"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        "tictactoe (after 2 joint moves: (mark 1 1) noop noop (mark 2 2))\n3  . . .\n2  . o .\n1  x . .\n   1 2 3\ncontrol: xplayer\n"
+    );
+    let o = latchkey(&["board", "tictactoe", "--moves", "(mark 1 1)", "noop", "--json"]);
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    assert_eq!(report["inference"]["kind"], "board");
+    assert_eq!(report["inference"]["relation"], "cell");
+    assert_eq!(report["inference"]["axes"][0]["order"]["by"], "numerals");
+    assert_eq!(report["view"]["cells"], serde_json::json!([{ "at": ["1", "1"], "content": "x" }]));
+    let o = latchkey(&["board", "buttonsandlights"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("no board: "), "{}", stdout(&o));
+}
+
+#[test]
+fn board_refuses_moves_that_are_not_legal_or_not_whole() {
+    let o = latchkey(&["board", "tictactoe", "--moves", "(mark 1 1)", "(mark 2 2)"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("(mark 2 2) is not a legal move of oplayer (legal: noop)"), "{}", stderr(&o));
+    let o = latchkey(&["board", "tictactoe", "--moves", "(mark 1 1)"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("one move per role for each joint move"), "{}", stderr(&o));
 }

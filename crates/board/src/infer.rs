@@ -1,0 +1,327 @@
+//! Finding the board: candidate axes per relation, the check that each cell holds one content,
+//! the choice among candidates, and the contents' owners, empty marker and labels.
+
+use crate::order::Chains;
+use crate::sample::{Budget, Samples};
+use crate::{Axis, Board, Inference, Piece, MAX_AXES};
+use gdl::Description;
+use machine::{MachineError, StateMachine};
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The seed of the sampling games, so that a game is always read the same way.
+const SEED: u64 = 0x6c61_7463_686b_6579;
+
+/// A share of the movers that bring a content onto the board that must be one role for it to
+/// be that role's, and how often it must have been seen arriving.
+const OWNER_SHARE: f64 = 0.8;
+const OWNER_SEEN: usize = 3;
+
+/// How many cells on average the empty marker covers at least, as a share of the board.
+const EMPTY_SHARE: f64 = 0.25;
+
+/// The board of the game `desc` describes, run on `m`, from the states of random games within
+/// `budget`.
+pub fn infer<M: StateMachine>(desc: &Description, m: &mut M, budget: Budget) -> Result<Inference, MachineError> {
+    let samples = Samples::collect(m, budget, SEED)?;
+    Ok(infer_from(desc, m.roles(), &samples))
+}
+
+/// The board `samples` of the game `desc` (with `roles`) show.
+pub fn infer_from(desc: &Description, roles: &[String], samples: &Samples) -> Inference {
+    let chains = Chains::of(desc);
+    let parsed: Vec<Vec<&str>> = samples.props.iter().map(|p| propnet::net::name_parts(p)).collect();
+    let mut groups: BTreeMap<(&str, usize), Vec<u32>> = BTreeMap::new();
+    for (id, parts) in parsed.iter().enumerate() {
+        if parts.len() > 1 {
+            groups.entry((parts[0], parts.len() - 1)).or_default().push(id as u32);
+        }
+    }
+    let mut best: Option<(Candidate, Preference)> = None;
+    let mut seen = Vec::new();
+    let mut edges = Vec::new();
+    for (&(relation, arity), members) in &groups {
+        let domain = |i: usize| members.iter().map(|&p| parsed[p as usize][i + 1]).collect::<BTreeSet<&str>>();
+        let axes: Vec<Axis> = (0..arity)
+            .filter_map(|i| chains.order(&domain(i)).map(|(order, values)| Axis { argument: i, order, values }))
+            .collect();
+        if axes.is_empty() {
+            continue;
+        }
+        seen.push(relation);
+        if joins_neighbours(&axes, members, &parsed) {
+            edges.push(relation);
+            continue;
+        }
+        // Every choice of up to four of the ordered arguments, in argument order.
+        let ordered = &axes[..axes.len().min(8)];
+        let choices = (1u32..1 << ordered.len())
+            .filter(|mask| mask.count_ones() as usize <= MAX_AXES)
+            .map(|mask| (0..ordered.len()).filter(|i| mask & (1 << i) != 0).map(|i| &ordered[i]).collect::<Vec<_>>());
+        for chosen in choices {
+            let candidate = Candidate {
+                relation,
+                arity,
+                axes: chosen.into_iter().cloned().collect(),
+                members: members.iter().copied().collect(),
+            };
+            let Some(per_state) = candidate.occupancy(samples, &parsed) else { continue };
+            if !candidate.plausible(per_state) {
+                continue;
+            }
+            // A board says what stands on its cells where it can, and has as many axes as it
+            // needs: sudoku's (cell x y v) is a board of digits, not a cube of marks.
+            let has_contents = !candidate.contents().is_empty();
+            let key = (has_contents, candidate.axes.len(), (per_state * 1000.0) as u64, Reverse(candidate.arguments()));
+            if best.as_ref().is_none_or(|(_, k)| key > *k) {
+                best = Some((candidate, key));
+            }
+        }
+    }
+    if best.is_none() && !edges.is_empty() {
+        return Inference::Fallback {
+            why: format!("{} joins neighbouring points: lines, which are not drawn yet", edges.join(", ")),
+        };
+    }
+    match best {
+        Some((c, _)) => Inference::Board(c.board(roles, samples, &parsed)),
+        None if seen.is_empty() => Inference::Fallback {
+            why: "no base relation has an argument whose values the game orders (whole numbers, or a chain of facts like succ)".into(),
+        },
+        None => Inference::Fallback {
+            why: format!(
+                "{} {} ordered arguments, but none holds one content per cell on a board of four cells or more in every state sampled",
+                seen.join(", "),
+                if seen.len() == 1 { "has" } else { "have" }
+            ),
+        },
+    }
+}
+
+/// How much a candidate is preferred, most first: whether it has contents, its axes, its
+/// propositions per state (in thousandths), and its axes' arguments, earliest first.
+type Preference = (bool, usize, u64, Reverse<Vec<usize>>);
+
+/// Whether a relation's propositions are lines between neighbouring points: four ordered
+/// arguments, the first and third over the same values, the second and fourth too, and every
+/// proposition seen joining two points one step apart (dots and boxes' `(line x1 y1 x2 y2)`).
+/// Such a relation is not a board of cells: three of its arguments would pass for axes and the
+/// fourth for what stands there.
+fn joins_neighbours(axes: &[Axis], members: &[u32], parsed: &[Vec<&str>]) -> bool {
+    let [a, b, c, d] = axes else { return false };
+    if (a.argument, b.argument, c.argument, d.argument) != (0, 1, 2, 3) || a.values != c.values || b.values != d.values
+    {
+        return false;
+    }
+    let at = |axis: &Axis, value: &str| axis.values.iter().position(|v| v == value).map(|i| i as i64);
+    members.iter().all(|&p| {
+        let args = &parsed[p as usize][1..];
+        let (Some(x1), Some(y1), Some(x2), Some(y2)) = (at(a, args[0]), at(b, args[1]), at(c, args[2]), at(d, args[3]))
+        else {
+            return false;
+        };
+        (x1 - x2).abs().max((y1 - y2).abs()) == 1
+    })
+}
+
+/// A relation with a choice of axes.
+struct Candidate<'a> {
+    relation: &'a str,
+    arity: usize,
+    axes: Vec<Axis>,
+    members: BTreeSet<u32>,
+}
+
+impl Candidate<'_> {
+    /// The arguments that are axes.
+    fn arguments(&self) -> Vec<usize> {
+        self.axes.iter().map(|a| a.argument).collect()
+    }
+
+    /// The arguments that are not.
+    fn contents(&self) -> Vec<usize> {
+        (0..self.arity).filter(|i| !self.arguments().contains(i)).collect()
+    }
+
+    /// The cells the board has.
+    fn cells(&self) -> usize {
+        self.axes.iter().map(|a| a.values.len()).product()
+    }
+
+    /// The relation's propositions true per sampled state on average, or `None` if in some
+    /// state a cell holds two contents.
+    fn occupancy(&self, samples: &Samples, parsed: &[Vec<&str>]) -> Option<f64> {
+        let axes = self.arguments();
+        let contents = self.contents();
+        let mut total = 0usize;
+        let mut cells: Vec<(Vec<&str>, Vec<&str>)> = Vec::new();
+        for state in &samples.states {
+            cells.clear();
+            for &p in state.iter().filter(|p| self.members.contains(p)) {
+                let args = &parsed[p as usize][1..];
+                cells.push((axes.iter().map(|&i| args[i]).collect(), contents.iter().map(|&i| args[i]).collect()));
+            }
+            total += cells.len();
+            cells.sort_unstable();
+            if cells.windows(2).any(|w| w[0].0 == w[1].0) {
+                return None;
+            }
+        }
+        Some(total as f64 / samples.states.len().max(1) as f64)
+    }
+
+    /// Whether the candidate looks like a board: four cells or more, and some of them
+    /// occupied on average; a single axis needs contents and three occupied cells on average,
+    /// so that a counter such as `(step 3)` or a score is never taken for a row.
+    fn plausible(&self, per_state: f64) -> bool {
+        match self.axes.len() {
+            1 => !self.contents().is_empty() && self.cells() >= 3 && per_state >= 3.0,
+            _ => self.cells() >= 4 && per_state >= 1.0 && self.axes.iter().all(|a| a.values.len() >= 2),
+        }
+    }
+
+    /// The board, its contents told apart.
+    fn board(self, roles: &[String], samples: &Samples, parsed: &[Vec<&str>]) -> Board {
+        let contents = self.contents();
+        let content_of = |p: u32| contents.iter().map(|&i| parsed[p as usize][i + 1]).collect::<Vec<_>>().join(" ");
+        // Per content, how many cells it covers over all states, and per role how often that
+        // role alone chose the joint move that brought it onto a cell.
+        let mut covered: BTreeMap<String, usize> = BTreeMap::new();
+        for state in &samples.states {
+            for &p in state.iter().filter(|p| self.members.contains(p)) {
+                *covered.entry(content_of(p)).or_default() += 1;
+            }
+        }
+        let mut arrivals: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+        for step in samples.steps.iter().filter(|s| s.choosers.len() == 1 && roles.len() > 1) {
+            let before = &samples.states[step.from];
+            for &p in samples.states[step.to].iter().filter(|p| self.members.contains(p)) {
+                if before.binary_search(&p).is_err() {
+                    arrivals.entry(content_of(p)).or_insert_with(|| vec![0; roles.len()])[step.choosers[0]] += 1;
+                }
+            }
+        }
+        let owner = |content: &str| {
+            let named: BTreeSet<usize> =
+                tokens(content).filter_map(|t| roles.iter().position(|r| r.eq_ignore_ascii_case(t))).collect();
+            if named.len() == 1 {
+                return named.first().copied();
+            }
+            let counts = arrivals.get(content)?;
+            let total: usize = counts.iter().sum();
+            let (role, &most) = counts.iter().enumerate().max_by_key(|&(_, n)| *n)?;
+            (total >= OWNER_SEEN && most as f64 >= OWNER_SHARE * total as f64).then_some(role)
+        };
+        let states = samples.states.len().max(1) as f64;
+        let cells = self.cells() as f64;
+        let mut pieces: Vec<Piece> = covered
+            .keys()
+            .map(|content| {
+                let owner = owner(content);
+                Piece { content: content.clone(), label: label(content, owner, roles), owner }
+            })
+            .collect();
+        // One player's pieces have no owner to tell them from an empty marker (peg solitaire's
+        // pegs cover most holes): a one-role board shows every content.
+        let empty = pieces
+            .iter()
+            .filter(|p| p.owner.is_none() && roles.len() > 1)
+            .map(|p| (covered[&p.content], &p.content))
+            .max()
+            .filter(|&(n, _)| n as f64 / states >= EMPTY_SHARE * cells)
+            .map(|(_, c)| c.clone());
+        distinct_labels(&mut pieces, roles);
+        Board {
+            relation: self.relation.to_owned(),
+            arity: self.arity,
+            axes: drawn(self.axes),
+            contents,
+            empty,
+            pieces,
+            roles: roles.to_vec(),
+        }
+    }
+}
+
+/// The axes in the order they are drawn: as the arguments come, except that of three axes where
+/// two range over the same values and one does not, that one goes last, to be the layers
+/// (pentago's `(cellholds quadrant x y colour)`: four quadrants of three by three).
+fn drawn(mut axes: Vec<Axis>) -> Vec<Axis> {
+    if let [a, b, c] = axes.as_slice() {
+        let odd = match (a.values == b.values, a.values == c.values, b.values == c.values) {
+            (false, false, true) => Some(0),
+            (false, true, false) => Some(1),
+            _ => None,
+        };
+        if let Some(i) = odd {
+            let layer = axes.remove(i);
+            axes.push(layer);
+        }
+    }
+    axes
+}
+
+/// The words of a content: its constants, function names included.
+fn tokens(content: &str) -> impl Iterator<Item = &str> {
+    content.split(['(', ')', ' ']).filter(|t| !t.is_empty())
+}
+
+/// The words of `content` that say what it is besides whose: its tokens, without the owner's
+/// name `role`, written alone or run into a word (`blackbishop`: `bishop`).
+fn words<'a>(content: &'a str, role: Option<&'a str>) -> impl Iterator<Item = &'a str> {
+    tokens(content).filter_map(move |t| {
+        let Some(role) = role.filter(|r| !r.is_empty()) else { return Some(t) };
+        let rest = t.strip_prefix(role).or_else(|| t.strip_suffix(role)).unwrap_or(t);
+        let rest = rest.trim_matches(|c: char| c == '_' || c == '-');
+        (!rest.is_empty()).then_some(rest)
+    })
+}
+
+/// One or two characters for `content` owned by `owner` among `roles`: a content of at most
+/// two characters as it is; one named after its owner by the owner's initial (`white`: `W`);
+/// otherwise the initials of its words other than the owner's name, in upper case for the first
+/// role and lower case for the others (`white rook`: `R`, `black rook`: `r`).
+pub(crate) fn label(content: &str, owner: Option<usize>, roles: &[String]) -> String {
+    if content.chars().count() <= 2 {
+        return content.to_owned();
+    }
+    let role = owner.map(|o| roles[o].as_str());
+    let rest: Vec<&str> = words(content, role).collect();
+    let initials: String = match rest.as_slice() {
+        [] => {
+            return role.and_then(|r| r.chars().next()).map(|c| c.to_ascii_uppercase().to_string()).unwrap_or_default()
+        }
+        [one] => one.chars().take(1).collect(),
+        words => words.iter().filter_map(|w| w.chars().next()).take(2).collect(),
+    };
+    match owner {
+        Some(0) => initials.to_uppercase(),
+        Some(_) => initials.to_lowercase(),
+        None => initials,
+    }
+}
+
+/// Makes every label distinct: where contents share one, each gets the first two characters of
+/// its first word other than its owner's name (capitalised for the first role, in lower case for
+/// the others: `Kn`, `kn`, `Ki`, `ki`), and where they still collide, its number among the pieces.
+fn distinct_labels(pieces: &mut [Piece], roles: &[String]) {
+    let clashes =
+        |pieces: &[Piece], i: usize| pieces.iter().enumerate().any(|(j, p)| j != i && p.label == pieces[i].label);
+    let clashing: Vec<usize> = (0..pieces.len()).filter(|&i| clashes(pieces, i)).collect();
+    for &i in &clashing {
+        let p = &pieces[i];
+        let role = p.owner.map(|o| roles[o].as_str());
+        let word = words(&p.content, role).next().or(role).unwrap_or(&p.content);
+        let two: String = word.chars().take(2).collect();
+        pieces[i].label = match p.owner {
+            Some(0) => two.chars().take(1).flat_map(char::to_uppercase).chain(two.chars().skip(1)).collect(),
+            Some(_) => two.to_lowercase(),
+            None => two,
+        };
+    }
+    for i in 0..pieces.len() {
+        if clashes(pieces, i) {
+            pieces[i].label = (i + 1).to_string();
+        }
+    }
+}

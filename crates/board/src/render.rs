@@ -1,0 +1,163 @@
+//! A state drawn as text for a terminal: the board with its rows' and columns' values, then the
+//! panel; without a board, the propositions grouped by relation.
+
+use crate::{panel, Board, View};
+use std::fmt::Write;
+
+/// How to draw.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Style {
+    /// Colour each role's pieces (ANSI escapes).
+    pub colour: bool,
+}
+
+/// ANSI colours of the roles' pieces, by role (bold red, bold blue, bold green, bold yellow,
+/// then again).
+const COLOURS: [&str; 4] = ["\x1b[1;31m", "\x1b[1;34m", "\x1b[1;32m", "\x1b[1;33m"];
+const RESET: &str = "\x1b[0m";
+
+/// The state whose true propositions are `props` (canonical KIF), on `board` where there is one.
+pub fn text(board: Option<&Board>, props: &[String], style: Style) -> String {
+    let mut out = String::new();
+    let rest = match board {
+        Some(board) => {
+            let view = board.view(props);
+            for line in draw(board, &view, style) {
+                out.push_str(line.trim_end());
+                out.push('\n');
+            }
+            view.panel
+        }
+        None => panel(props),
+    };
+    for (relation, args) in rest {
+        let args: Vec<&str> = args.iter().map(String::as_str).filter(|a| !a.is_empty()).collect();
+        match args.is_empty() {
+            true => writeln!(out, "{relation}"),
+            false => writeln!(out, "{relation}: {}", args.join(", ")),
+        }
+        .expect("writing to a string");
+    }
+    out
+}
+
+/// The board's lines: one grid for one or two axes; for three, a grid per value of the third
+/// side by side, each headed by that value; for four, the outer board's rows top first, each a
+/// line of inner grids.
+fn draw(board: &Board, view: &View, style: Style) -> Vec<String> {
+    let labels = view.cells.iter().map(|c| board.label(&c.content).chars().count());
+    let values = board.axes.iter().flat_map(|a| &a.values).map(|v| v.chars().count());
+    let width = labels.chain(values).max().unwrap_or(1);
+    let grid = |fixed: &[(usize, usize)], columns: usize, rows: Option<usize>| {
+        grid(board, view, fixed, (columns, rows), width, style)
+    };
+    match board.axes.len() {
+        1 => grid(&[], 0, None),
+        2 => grid(&[], 0, Some(1)),
+        3 => {
+            let layers = &board.axes[2].values;
+            let blocks: Vec<Vec<String>> = (0..layers.len())
+                .map(|z| {
+                    let mut block = grid(&[(2, z)], 0, Some(1));
+                    let wide = visible(&block[block.len() - 1]);
+                    block.insert(0, format!("{:<wide$}", layers[z]));
+                    block
+                })
+                .collect();
+            beside(&blocks)
+        }
+        _ => {
+            let (columns, rows) = (board.axes[0].values.len(), board.axes[1].values.len());
+            let mut lines = Vec::new();
+            for row in (0..rows).rev() {
+                let blocks: Vec<Vec<String>> =
+                    (0..columns).map(|column| grid(&[(0, column), (1, row)], 2, Some(3))).collect();
+                lines.extend(beside(&blocks));
+                if row > 0 {
+                    lines.push(String::new());
+                }
+            }
+            lines
+        }
+    }
+}
+
+/// The grid of `view` over the axes `columns` and `rows`, the others held at the positions
+/// `fixed` (axis, position): each row, the top one first, headed by its value, a dot for an
+/// empty cell, and the columns' values beneath, every line equally wide.
+fn grid(
+    board: &Board,
+    view: &View,
+    fixed: &[(usize, usize)],
+    (columns, rows): (usize, Option<usize>),
+    width: usize,
+    style: Style,
+) -> Vec<String> {
+    let names = &board.axes[columns].values;
+    let row_names: Vec<(usize, &str)> = match rows {
+        Some(r) => board.axes[r].values.iter().map(String::as_str).enumerate().rev().collect(),
+        None => vec![(0, "")],
+    };
+    let margin = row_names.iter().map(|(_, v)| v.chars().count()).max().unwrap_or(0);
+    let mut index = vec![0; board.axes.len()];
+    for &(axis, at) in fixed {
+        index[axis] = at;
+    }
+    let mut lines = Vec::new();
+    for &(row, name) in &row_names {
+        if let Some(r) = rows {
+            index[r] = row;
+        }
+        let mut line = format!("{name:>margin$} ");
+        for column in 0..names.len() {
+            index[columns] = column;
+            let content = view.content(&index);
+            let text = content.map_or_else(|| ".".to_owned(), |c| board.label(c));
+            match content.and_then(|c| board.owner(c)).filter(|_| style.colour) {
+                Some(o) => write!(line, " {}{text:>width$}{RESET}", COLOURS[o % COLOURS.len()]),
+                None => write!(line, " {text:>width$}"),
+            }
+            .expect("writing to a string");
+        }
+        lines.push(line);
+    }
+    let mut foot = format!("{:margin$} ", "");
+    for name in names {
+        write!(foot, " {name:>width$}").expect("writing to a string");
+    }
+    lines.push(foot);
+    lines
+}
+
+/// Blocks of lines side by side, three spaces apart, each padded to its widest line.
+fn beside(blocks: &[Vec<String>]) -> Vec<String> {
+    let height = blocks.iter().map(Vec::len).max().unwrap_or(0);
+    (0..height)
+        .map(|k| {
+            let parts: Vec<String> = blocks
+                .iter()
+                .map(|b| {
+                    let wide = b.iter().map(|l| visible(l)).max().unwrap_or(0);
+                    let line = b.get(k).map_or("", String::as_str);
+                    format!("{line}{}", " ".repeat(wide - visible(line)))
+                })
+                .collect();
+            parts.join("   ")
+        })
+        .collect()
+}
+
+/// The characters of `line` a terminal shows: without its colour escapes.
+fn visible(line: &str) -> usize {
+    let mut count = 0;
+    let mut escape = false;
+    for c in line.chars() {
+        match (escape, c) {
+            (false, '\x1b') => escape = true,
+            (true, 'm') => escape = false,
+            (true, _) => {}
+            (false, _) => count += 1,
+        }
+    }
+    count
+}

@@ -1,0 +1,184 @@
+//! Boards inferred on real games, checked against what a person sees: the board relation and
+//! its axes, the pieces and their owners, and the cells of the initial state and of a state a
+//! few moves on.
+
+use board::{infer, Budget, Inference, Order, Style};
+use gdl::Description;
+use machine::StateMachine;
+use propnet::{Net, PropnetMachine};
+use std::time::{Duration, Instant};
+
+/// A bundled game, or a corpus game by its file stem (`None` where the corpus is absent).
+fn game(name: &str) -> Option<(Description, Net)> {
+    if games::find(name).is_some() {
+        return Some(testkit::bundled(name));
+    }
+    let shared = testkit::shared::locate(env!("CARGO_MANIFEST_DIR"), &format!("the board of {name}"))?;
+    let path = testkit::shared::game(&shared, name).unwrap_or_else(|| panic!("{name} in the corpus"));
+    let desc = testkit::load(name, &testkit::shared::read_text(&path).expect("readable"));
+    let net = testkit::compile(&desc);
+    Some((desc, net))
+}
+
+fn budget() -> Budget {
+    Budget { games: 8, steps: 200, deadline: Instant::now() + Duration::from_secs(60) }
+}
+
+/// The game's inference and the true propositions after `moves` (one printed move per role per
+/// joint move) from the initial state.
+fn read(name: &str, moves: &[&[&str]]) -> (Inference, Vec<String>) {
+    let (desc, net) = game(name).expect("a bundled game");
+    let mut m = PropnetMachine::new(&net);
+    let inference = infer(&desc, &mut m, budget()).expect("the rules run");
+    let mut state = m.initial_state();
+    for joint in moves {
+        let joint: Vec<u32> =
+            joint.iter().enumerate().map(|(r, mv)| m.find_move(r, mv).unwrap_or_else(|| panic!("{mv}"))).collect();
+        state = m.next_state(&state, &joint).expect("legal");
+    }
+    (inference, m.state_props(&state))
+}
+
+/// The text board without colour.
+fn drawn(inference: &Inference, props: &[String]) -> String {
+    board::text(inference.board(), props, Style::default())
+}
+
+#[test]
+fn tictactoe_is_three_by_three_with_x_and_o() {
+    let (inference, props) = read("tictactoe", &[&["(mark 1 1)", "noop"], &["noop", "(mark 2 2)"]]);
+    let board = inference.board().expect("a board");
+    assert_eq!((board.relation.as_str(), board.arity, board.contents.as_slice()), ("cell", 3, &[2][..]));
+    assert_eq!(board.axes[0].values, ["1", "2", "3"]);
+    assert_eq!(board.axes[0].order, Order::Numerals);
+    assert_eq!(board.empty.as_deref(), Some("b"));
+    let owner = |c: &str| board.pieces.iter().find(|p| p.content == c).and_then(|p| p.owner);
+    assert_eq!((owner("x"), owner("o"), owner("b")), (Some(0), Some(1), None));
+    assert_eq!(drawn(&inference, &props), "3  . . .\n2  . o .\n1  x . .\n   1 2 3\ncontrol: xplayer\n");
+}
+
+#[test]
+fn connect_four_drops_to_the_bottom_row() {
+    let (inference, props) = read("connectfour", &[&["(drop 3)", "noop"], &["noop", "(drop 3)"]]);
+    let board = inference.board().expect("a board");
+    assert_eq!(board.relation, "cell");
+    let view = board.view(&props);
+    // Column 3 is the third column; row 1 is the bottom row.
+    assert_eq!(view.content(&[2, 0]), Some("red"));
+    assert_eq!(view.content(&[2, 1]), Some("black"));
+    assert_eq!(view.cells.len(), 2, "{view:?}");
+    assert_eq!((board.owner("red"), board.owner("black")), (Some(0), Some(1)));
+}
+
+#[test]
+fn breakthrough_has_two_armies_facing_each_other() {
+    let (inference, props) = read("breakthrough", &[]);
+    let board = inference.board().expect("a board");
+    assert_eq!(board.axes.iter().map(|a| a.values.len()).collect::<Vec<_>>(), [8, 8]);
+    assert_eq!(board.empty, None);
+    let text = drawn(&inference, &props);
+    let lines: Vec<&str> = text.lines().collect();
+    // Rows run from 8 at the top to 1 at the bottom: black starts on 7 and 8, white on 1 and 2.
+    assert_eq!(lines[0], "8  B B B B B B B B");
+    assert_eq!(lines[2], "6  . . . . . . . .");
+    assert_eq!(lines[7], "1  W W W W W W W W");
+    assert_eq!(lines[8], "   1 2 3 4 5 6 7 8");
+    assert_eq!(lines[9], "control: white");
+}
+
+#[test]
+fn a_game_without_an_ordered_argument_falls_back_and_says_why() {
+    let (inference, props) = read("buttonsandlights", &[]);
+    let Inference::Fallback { why } = &inference else { panic!("{inference:?}") };
+    assert!(why.contains("step"), "the counter is named as the one ordered argument: {why}");
+    let text = drawn(&inference, &props);
+    assert!(!text.is_empty() && text.lines().all(|l| !l.contains('(')), "{text}");
+}
+
+/// The text board of the corpus game `name` after `moves`, with its inference; `None` where
+/// the corpus is absent.
+fn corpus(name: &str, moves: &[&[&str]]) -> Option<(Inference, String)> {
+    let (desc, net) = game(name)?;
+    let mut m = PropnetMachine::new(&net);
+    let inference = infer(&desc, &mut m, budget()).expect("the rules run");
+    let mut state = m.initial_state();
+    for joint in moves {
+        let joint: Vec<u32> =
+            joint.iter().enumerate().map(|(r, mv)| m.find_move(r, mv).unwrap_or_else(|| panic!("{mv}"))).collect();
+        state = m.next_state(&state, &joint).expect("legal");
+    }
+    let text = drawn(&inference, &m.state_props(&state));
+    Some((inference, text))
+}
+
+#[test]
+fn checkers_files_are_ordered_by_the_rules_and_blanks_are_empty() {
+    let Some((inference, text)) = corpus("checkers", &[&["(move wp d 3 e 4)", "noop"]]) else { return };
+    let board = inference.board().expect("a board");
+    assert_eq!(board.axes[0].order, Order::Chain { relation: "next_file".into() }, "{:?}", board.axes[0]);
+    assert_eq!(board.axes[0].values, ["a", "b", "c", "d", "e", "f", "g", "h"]);
+    assert_eq!(board.empty.as_deref(), Some("b"));
+    assert_eq!((board.owner("wp"), board.owner("bp")), (Some(0), Some(1)));
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "8  bp  . bp  . bp  . bp  .");
+    assert_eq!(lines[4], "4   .  .  .  . wp  .  .  .");
+    assert_eq!(lines[5], "3   . wp  .  .  . wp  . wp");
+    assert_eq!(lines[8], "    a  b  c  d  e  f  g  h");
+}
+
+#[test]
+fn chess_pieces_are_named_after_their_owners_and_told_apart() {
+    let Some((inference, text)) = corpus("speedChess", &[&["(move pawn e 2 e 4)", "noop"]]) else { return };
+    let board = inference.board().expect("a board");
+    assert_eq!(board.contents, [2, 3]);
+    assert_eq!(board.owner("white rook"), Some(0));
+    assert_eq!(board.owner("black pawn"), Some(1));
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "8   r kn  b  q ki  b kn  r");
+    assert_eq!(lines[4], "4   .  .  .  .  P  .  .  .");
+    assert_eq!(lines[6], "2   P  P  P  P  .  P  P  P");
+    assert_eq!(lines[7], "1   R Kn  B  Q Ki  B Kn  R");
+}
+
+#[test]
+fn nine_board_tictactoe_is_a_board_of_boards() {
+    let Some((inference, text)) = corpus("nineBoardTicTacToe", &[&["(play 1 1 2 3 x)", "noop"]]) else { return };
+    let board = inference.board().expect("a board");
+    assert_eq!(board.axes.len(), 4);
+    let lines: Vec<&str> = text.lines().collect();
+    // The outer row 1 is the last of three blocks of four lines; inner (2 3) is its top row.
+    assert_eq!(lines[10], "3  . x .   3  . . .   3  . . .", "{text}");
+    assert_eq!(lines[13], "   1 2 3      1 2 3      1 2 3");
+}
+
+#[test]
+fn pentago_draws_its_quadrants_side_by_side() {
+    let Some((inference, text)) = corpus("pentago", &[]) else { return };
+    let board = inference.board().expect("a board");
+    assert_eq!(board.axes.iter().map(|a| (a.argument, a.values.len())).collect::<Vec<_>>(), [(1, 3), (2, 3), (0, 4)]);
+    assert!(text.starts_with("1          2          3          4\n3  . . .   3  . . ."), "{text}");
+}
+
+#[test]
+fn one_players_pieces_are_not_taken_for_empty_cells() {
+    let Some((inference, text)) = corpus("peg", &[]) else { return };
+    let board = inference.board().expect("a board");
+    assert_eq!(board.empty, None);
+    assert!(text.contains("c4   p  p  p  e  p  p  p\n"), "{text}");
+}
+
+#[test]
+fn the_reasoner_shows_the_same_board_as_the_propnet() {
+    let (desc, net) = game("connectfour").expect("bundled");
+    let on_net = infer(&desc, &mut PropnetMachine::new(&net), budget()).expect("the rules run");
+    let on_reasoner = infer(&desc, &mut reasoner::Reasoner::new(&desc), budget()).expect("the rules run");
+    assert_eq!(on_net, on_reasoner);
+}
+
+#[test]
+fn dots_and_boxes_lines_are_not_taken_for_a_board_of_cells() {
+    let Some((inference, text)) = corpus("dotsAndBoxes", &[&["(draw 1 1 1 2)", "noop"]]) else { return };
+    let board = inference.board().expect("a board");
+    assert_eq!((board.relation.as_str(), board.axes.len()), ("box", 2));
+    assert!(text.contains("\nline: 1 1 1 2\n"), "{text}");
+}
