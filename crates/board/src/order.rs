@@ -48,18 +48,33 @@ impl Chains {
 
     /// `values` in the game's order, and which order that is: numerically where every value is
     /// a whole number, else along the longest chain that holds them all; `None` where neither
-    /// orders them or there are fewer than two.
+    /// orders them or there are fewer than two. Values the order puts between two of `values`
+    /// join them where that at most doubles them: a column random games never reached is still
+    /// a column, but a score seen at 0 and 100 does not become a hundred and one.
     pub fn order(&self, values: &BTreeSet<&str>) -> Option<(Order, Vec<String>)> {
         if values.len() < 2 {
             return None;
         }
         let numbers: Option<Vec<(i64, &str)>> = values.iter().map(|v| v.parse().ok().map(|n| (n, *v))).collect();
         if let Some(mut numbers) = numbers {
-            numbers.sort();
-            return Some((Order::Numerals, numbers.into_iter().map(|(_, v)| v.to_owned()).collect()));
+            numbers.sort_unstable();
+            let (low, high) = (numbers[0].0, numbers[numbers.len() - 1].0);
+            // Filled in only where every value is written plainly, so that the filled-in values
+            // are spelled as the rules spell them.
+            let plain = numbers.iter().all(|(n, v)| n.to_string() == *v);
+            let values = match plain && high - low < 2 * numbers.len() as i64 {
+                true => (low..=high).map(|n| n.to_string()).collect(),
+                false => numbers.into_iter().map(|(_, v)| v.to_owned()).collect(),
+            };
+            return Some((Order::Numerals, values));
         }
         let (relation, path) = self.0.iter().find(|(_, path)| values.iter().all(|v| path.iter().any(|p| p == v)))?;
-        let ordered = path.iter().filter(|p| values.contains(p.as_str())).cloned().collect();
+        let seen: Vec<usize> = (0..path.len()).filter(|&i| values.contains(path[i].as_str())).collect();
+        let (first, last) = (seen[0], seen[seen.len() - 1]);
+        let ordered = match last - first < 2 * seen.len() {
+            true => path[first..=last].to_vec(),
+            false => seen.iter().map(|&i| path[i].clone()).collect(),
+        };
         Some((Order::Chain { relation: relation.clone() }, ordered))
     }
 }
@@ -113,7 +128,13 @@ mod tests {
         assert_eq!((order, values), (Order::Numerals, vec!["1".into(), "9".into(), "10".into()]));
         let (order, values) = c.order(&set(&["z", "x", "w"])).expect("a chain");
         assert_eq!(order, Order::Chain { relation: "succ".into() });
-        assert_eq!(values, ["w", "x", "z"]);
+        assert_eq!(values, ["w", "x", "y", "z"], "the value between two seen joins them");
+        let (_, values) = c.order(&set(&["1", "4", "3"])).expect("numbers");
+        assert_eq!(values, ["1", "2", "3", "4"]);
+        let (_, values) = c.order(&set(&["0", "100", "50"])).expect("numbers");
+        assert_eq!(values, ["0", "50", "100"], "a gap much wider than what was seen stays a gap");
+        let (_, values) = c.order(&set(&["01", "2"])).expect("numbers");
+        assert_eq!(values, ["01", "2"], "numbers written with leading zeros keep their spelling");
         assert_eq!(c.order(&set(&["x", "q"])), None);
         assert_eq!(c.order(&set(&["x"])), None);
     }

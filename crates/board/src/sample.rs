@@ -5,7 +5,7 @@ use machine::{MachineError, StateMachine};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use std::collections::HashMap;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// How much to sample.
 #[derive(Debug, Clone, Copy)]
@@ -16,6 +16,14 @@ pub struct Budget {
     pub steps: usize,
     /// When to stop, whatever is left.
     pub deadline: Instant,
+}
+
+impl Budget {
+    /// What the commands spend: eight games of 200 joint moves at most, for two seconds at most
+    /// from now.
+    pub fn standard() -> Budget {
+        Budget { games: 8, steps: 200, deadline: Instant::now() + Duration::from_secs(2) }
+    }
 }
 
 /// One joint move between two sampled states.

@@ -4,7 +4,7 @@
 
 mod analyze;
 mod bench;
-mod board;
+mod boards;
 mod check;
 mod conform;
 mod engine;
@@ -65,7 +65,7 @@ enum Command {
     /// Fuzzy goal heuristics (chapter 16): how nearly a state satisfies each role's goals.
     Heuristic(heuristic::Args),
     /// The board read from the rules, drawn for the initial state or after the given moves.
-    Board(board::Args),
+    Board(boards::Args),
     /// List the bundled games.
     Games,
 }
@@ -109,7 +109,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Tournament(args) => tournament::run(args),
         Command::Serve(args) => serve::run(args),
         Command::Heuristic(args) => heuristic::run(args),
-        Command::Board(args) => board::run(args),
+        Command::Board(args) => boards::run(args),
         Command::Games => {
             for g in games::ALL {
                 println!("{}", g.name);

@@ -40,6 +40,12 @@ pub struct Args {
     /// Do not show the moves as they are played.
     #[arg(long, short = 'q')]
     quiet: bool,
+    /// Draw the board read from the rules after each joint move (see `latchkey board`).
+    #[arg(long, conflicts_with_all = ["quiet", "json"])]
+    board: bool,
+    /// Never colour the board's pieces.
+    #[arg(long, requires = "board")]
+    no_colour: bool,
 }
 
 /// How the game was prepared before the series: players in this process share what was built,
@@ -89,6 +95,10 @@ pub fn run(args: Args) -> Result<ExitCode> {
         start_clock: game.start_clock(clocks.start, false).as_secs_f64(),
     };
     let names: Vec<String> = players.iter().map(|p| p.name().to_owned()).collect();
+    let drawing = match args.board {
+        true => Some((crate::boards::infer(&game)?, board::Style { colour: crate::boards::colour(args.no_colour) })),
+        false => None,
+    };
 
     let bar = if args.json { ProgressBar::hidden() } else { ProgressBar::new(args.games as u64) };
     bar.set_style(ProgressStyle::with_template("{bar:30} {pos}/{len} games {elapsed} (eta {eta})").expect("valid"));
@@ -110,12 +120,15 @@ pub fn run(args: Args) -> Result<ExitCode> {
                 show(format!("game {game}: {}", who.join(", ")));
             }
         }
-        Event::Moved { game, step, moves, faults } if !args.quiet => {
+        Event::Moved { game, step, moves, faults, state } if !args.quiet => {
             let mut line = format!("  {game}.{step:<3} {}", moves.join(" "));
             for f in faults {
                 line.push_str(&format!("  [{}: {}]", roles[f.role], describe(f)));
             }
             show(line);
+            if let Some((inference, style)) = &drawing {
+                show(board::text(inference.board(), state, *style).trim_end().to_owned());
+            }
         }
         Event::Moved { .. } => {}
         Event::Finished { game, record } => {

@@ -397,3 +397,20 @@ fn board_refuses_moves_that_are_not_legal_or_not_whole() {
     assert!(!o.status.success());
     assert!(stderr(&o).contains("one move per role for each joint move"), "{}", stderr(&o));
 }
+
+#[test]
+fn match_draws_the_board_after_each_joint_move() {
+    let args = ["match", "tictactoe", "--players", "random,random", "--games", "1", "--startclock", "1", "--board"];
+    let o = latchkey(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    let moves: Vec<usize> = (0..lines.len()).filter(|&i| lines[i].starts_with("  1.")).collect();
+    assert!(moves.len() >= 5, "{out}");
+    for (k, &i) in moves.iter().enumerate() {
+        // Three rows, the columns' values, whose turn it is (but after the last move).
+        assert_eq!(lines[i + 4], "   1 2 3", "{out}");
+        let marks = lines[i + 1..i + 4].iter().flat_map(|l| l.chars().skip(3)).filter(|c| *c == 'x' || *c == 'o');
+        assert_eq!(marks.count(), k + 1, "one more mark after each move: {out}");
+    }
+}

@@ -115,6 +115,8 @@ pub enum Event<'a> {
         moves: &'a [String],
         /// The faults of this step.
         faults: &'a [FaultRecord],
+        /// The true propositions of the state the move led to, in canonical KIF.
+        state: &'a [String],
     },
     /// The match is over.
     Finished {
@@ -281,7 +283,14 @@ impl Table<'_> {
             }
             state = m.next_state(&state, &joint)?;
             let names: Vec<String> = joint.iter().map(|mv| m.format_move(mv)).collect();
-            events(Event::Moved { game: number, step, moves: &names, faults: &record.faults[first_fault..] });
+            let props = m.state_props(&state);
+            events(Event::Moved {
+                game: number,
+                step,
+                moves: &names,
+                faults: &record.faults[first_fault..],
+                state: &props,
+            });
             record.moves.push(names.clone());
             last = Some(names);
         }

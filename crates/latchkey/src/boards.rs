@@ -1,4 +1,4 @@
-//! `latchkey board`: the board read from a game's rules, drawn for a state.
+//! `latchkey board`: the board read from a game's rules, drawn for a state; and the board a match draws.
 
 use crate::engine::{on_machine, Engine, OnMachine};
 use crate::game;
@@ -10,15 +10,9 @@ use machine::StateMachine;
 use serde::Serialize;
 use std::io::IsTerminal;
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
 
 /// The shape of `latchkey board --json`.
 const SCHEMA: u32 = 1;
-
-/// What the inference may spend: random games from the initial state, and a time limit.
-const GAMES: usize = 8;
-const STEPS: usize = 200;
-const TIME: Duration = Duration::from_secs(2);
 
 /// `latchkey board`'s arguments.
 #[derive(clap::Args)]
@@ -63,8 +57,7 @@ struct Read<'a> {
 impl OnMachine for Read<'_> {
     type Output = (Inference, String, Vec<String>);
     fn run<M: StateMachine>(self, m: &mut M) -> Result<Self::Output> {
-        let budget = Budget { games: GAMES, steps: STEPS, deadline: Instant::now() + TIME };
-        let inference = board::infer(self.desc, m, budget)?;
+        let inference = board::infer(self.desc, m, Budget::standard())?;
         let (state, how) = crate::moves::play(m, self.moves)?;
         Ok((inference, how, m.state_props(&state)))
     }
@@ -80,11 +73,25 @@ pub fn run(args: Args) -> Result<ExitCode> {
         print_json(SCHEMA, &Report { game: game.name, inference, state, propositions, view })?;
         return Ok(ExitCode::SUCCESS);
     }
-    let colour = !args.no_colour && std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let colour = colour(args.no_colour);
     println!("{} ({state})", game.name);
     if let Inference::Fallback { why } = &inference {
         println!("no board: {why}");
     }
     print!("{}", board::text(inference.board(), &propositions, Style { colour }));
     Ok(ExitCode::SUCCESS)
+}
+
+/// Whether to colour the pieces: where standard output is a terminal, NO_COLOR is not set and
+/// `--no-colour` was not given.
+pub fn colour(refused: bool) -> bool {
+    !refused && std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()
+}
+
+/// The board of a prepared game, inferred on its propnet or, where it has none, the reasoner.
+pub fn infer(game: &player::Game) -> Result<Inference> {
+    Ok(match game.machine() {
+        Some(mut m) => board::infer(&game.desc, &mut m, Budget::standard())?,
+        None => board::infer(&game.desc, &mut reasoner::Reasoner::new(&game.desc), Budget::standard())?,
+    })
 }
