@@ -25,9 +25,9 @@ fn budget() -> Budget {
 }
 
 /// The game's inference and the true propositions after `moves` (one printed move per role per
-/// joint move) from the initial state.
-fn read(name: &str, moves: &[&[&str]]) -> (Inference, Vec<String>) {
-    let (desc, net) = game(name).expect("a bundled game");
+/// joint move) from the initial state; `None` where the game is in the corpus and it is absent.
+fn read(name: &str, moves: &[&[&str]]) -> Option<(Inference, Vec<String>)> {
+    let (desc, net) = game(name)?;
     let mut m = PropnetMachine::new(&net);
     let inference = infer(&desc, &mut m, budget()).expect("the rules run");
     let mut state = m.initial_state();
@@ -36,7 +36,7 @@ fn read(name: &str, moves: &[&[&str]]) -> (Inference, Vec<String>) {
             joint.iter().enumerate().map(|(r, mv)| m.find_move(r, mv).unwrap_or_else(|| panic!("{mv}"))).collect();
         state = m.next_state(&state, &joint).expect("legal");
     }
-    (inference, m.state_props(&state))
+    Some((inference, m.state_props(&state)))
 }
 
 /// The text board without colour.
@@ -46,7 +46,7 @@ fn drawn(inference: &Inference, props: &[String]) -> String {
 
 #[test]
 fn tictactoe_is_three_by_three_with_x_and_o() {
-    let (inference, props) = read("tictactoe", &[&["(mark 1 1)", "noop"], &["noop", "(mark 2 2)"]]);
+    let (inference, props) = read("tictactoe", &[&["(mark 1 1)", "noop"], &["noop", "(mark 2 2)"]]).expect("bundled");
     let board = inference.board().expect("a board");
     assert_eq!((board.relation.as_str(), board.arity, board.contents.as_slice()), ("cell", 3, &[2][..]));
     assert_eq!(board.axes[0].values, ["1", "2", "3"]);
@@ -59,7 +59,7 @@ fn tictactoe_is_three_by_three_with_x_and_o() {
 
 #[test]
 fn connect_four_drops_to_the_bottom_row() {
-    let (inference, props) = read("connectfour", &[&["(drop 3)", "noop"], &["noop", "(drop 3)"]]);
+    let (inference, props) = read("connectfour", &[&["(drop 3)", "noop"], &["noop", "(drop 3)"]]).expect("bundled");
     let board = inference.board().expect("a board");
     assert_eq!(board.relation, "cell");
     let view = board.view(&props);
@@ -72,7 +72,7 @@ fn connect_four_drops_to_the_bottom_row() {
 
 #[test]
 fn breakthrough_has_two_armies_facing_each_other() {
-    let (inference, props) = read("breakthrough", &[]);
+    let (inference, props) = read("breakthrough", &[]).expect("bundled");
     let board = inference.board().expect("a board");
     assert_eq!(board.axes.iter().map(|a| a.values.len()).collect::<Vec<_>>(), [8, 8]);
     assert_eq!(board.empty, None);
@@ -88,26 +88,18 @@ fn breakthrough_has_two_armies_facing_each_other() {
 
 #[test]
 fn a_game_without_an_ordered_argument_falls_back_and_says_why() {
-    let (inference, props) = read("buttonsandlights", &[]);
+    let (inference, props) = read("buttonsandlights", &[]).expect("bundled");
     let Inference::Fallback { why } = &inference else { panic!("{inference:?}") };
     assert!(why.contains("step"), "the counter is named as the one ordered argument: {why}");
     let text = drawn(&inference, &props);
     assert!(!text.is_empty() && text.lines().all(|l| !l.contains('(')), "{text}");
 }
 
-/// The text board of the corpus game `name` after `moves`, with its inference; `None` where
-/// the corpus is absent.
+/// The inference of the corpus game `name` and the text board after `moves`; `None` where the
+/// corpus is absent.
 fn corpus(name: &str, moves: &[&[&str]]) -> Option<(Inference, String)> {
-    let (desc, net) = game(name)?;
-    let mut m = PropnetMachine::new(&net);
-    let inference = infer(&desc, &mut m, budget()).expect("the rules run");
-    let mut state = m.initial_state();
-    for joint in moves {
-        let joint: Vec<u32> =
-            joint.iter().enumerate().map(|(r, mv)| m.find_move(r, mv).unwrap_or_else(|| panic!("{mv}"))).collect();
-        state = m.next_state(&state, &joint).expect("legal");
-    }
-    let text = drawn(&inference, &m.state_props(&state));
+    let (inference, props) = read(name, moves)?;
+    let text = drawn(&inference, &props);
     Some((inference, text))
 }
 
