@@ -15,11 +15,13 @@ mod infer;
 mod order;
 mod render;
 mod sample;
+mod svg;
 
 pub use infer::{infer, infer_from};
 pub use order::{Chains, Order};
 pub use render::{text, Style};
 pub use sample::{Budget, Samples, Step};
+pub use svg::svg;
 
 /// The most axes a board has.
 pub const MAX_AXES: usize = 4;

@@ -41,45 +41,70 @@ pub fn text(board: Option<&Board>, props: &[String], style: Style) -> String {
     out
 }
 
-/// The board's lines: one grid for one or two axes; for three, a grid per value of the third
-/// side by side, each headed by that value; for four, the outer board's rows top first, each a
-/// line of inner grids.
+/// One grid of a drawing: two axes (or one) of the board, the others held fixed.
+#[derive(Debug, Clone)]
+pub(crate) struct Slice {
+    /// The axes held, each at a position.
+    pub fixed: Vec<(usize, usize)>,
+    /// The axis across.
+    pub columns: usize,
+    /// The axis up, where there is one.
+    pub rows: Option<usize>,
+    /// Where the grid goes among the others: its column and its row, the top one first.
+    pub place: (usize, usize),
+    /// What heads it, where grids side by side need telling apart.
+    pub title: Option<String>,
+}
+
+/// The grids a board is drawn as: one for one or two axes; for three, one per value of the third
+/// side by side, each headed by that value; for four, the outer board's cells, each an inner
+/// board, in the outer board's rows and columns.
+pub(crate) fn slices(board: &Board) -> Vec<Slice> {
+    let slice = |fixed, columns, rows, place, title| Slice { fixed, columns, rows, place, title };
+    match board.axes.len() {
+        1 => vec![slice(vec![], 0, None, (0, 0), None)],
+        2 => vec![slice(vec![], 0, Some(1), (0, 0), None)],
+        3 => (0..board.axes[2].values.len())
+            .map(|z| slice(vec![(2, z)], 0, Some(1), (z, 0), Some(board.axes[2].values[z].clone())))
+            .collect(),
+        _ => {
+            let (columns, rows) = (board.axes[0].values.len(), board.axes[1].values.len());
+            let top_first = (0..rows).rev().enumerate();
+            top_first
+                .flat_map(|(k, row)| (0..columns).map(move |column| (k, row, column)))
+                .map(|(k, row, column)| slice(vec![(0, column), (1, row)], 2, Some(3), (column, k), None))
+                .collect()
+        }
+    }
+}
+
+/// The board's lines: its grids side by side, rows of grids a blank line apart.
 fn draw(board: &Board, view: &View, style: Style) -> Vec<String> {
     let labels = view.cells.iter().map(|c| board.label(&c.content).chars().count());
     let values = board.axes.iter().flat_map(|a| &a.values).map(|v| v.chars().count());
     let width = labels.chain(values).max().unwrap_or(1);
-    let grid = |fixed: &[(usize, usize)], columns: usize, rows: Option<usize>| {
-        grid(board, view, fixed, (columns, rows), width, style)
-    };
-    match board.axes.len() {
-        1 => grid(&[], 0, None),
-        2 => grid(&[], 0, Some(1)),
-        3 => {
-            let layers = &board.axes[2].values;
-            let blocks: Vec<Vec<String>> = (0..layers.len())
-                .map(|z| {
-                    let mut block = grid(&[(2, z)], 0, Some(1));
+    let slices = slices(board);
+    let block_rows = slices.iter().map(|s| s.place.1 + 1).max().unwrap_or(0);
+    let mut lines = Vec::new();
+    for k in 0..block_rows {
+        let blocks: Vec<Vec<String>> = slices
+            .iter()
+            .filter(|s| s.place.1 == k)
+            .map(|s| {
+                let mut block = grid(board, view, &s.fixed, (s.columns, s.rows), width, style);
+                if let Some(title) = &s.title {
                     let wide = visible(&block[block.len() - 1]);
-                    block.insert(0, format!("{:<wide$}", layers[z]));
-                    block
-                })
-                .collect();
-            beside(&blocks)
-        }
-        _ => {
-            let (columns, rows) = (board.axes[0].values.len(), board.axes[1].values.len());
-            let mut lines = Vec::new();
-            for row in (0..rows).rev() {
-                let blocks: Vec<Vec<String>> =
-                    (0..columns).map(|column| grid(&[(0, column), (1, row)], 2, Some(3))).collect();
-                lines.extend(beside(&blocks));
-                if row > 0 {
-                    lines.push(String::new());
+                    block.insert(0, format!("{title:<wide$}"));
                 }
-            }
-            lines
+                block
+            })
+            .collect();
+        if k > 0 {
+            lines.push(String::new());
         }
+        lines.extend(beside(&blocks));
     }
+    lines
 }
 
 /// The grid of `view` over the axes `columns` and `rows`, the others held at the positions

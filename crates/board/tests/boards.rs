@@ -174,3 +174,29 @@ fn dots_and_boxes_lines_are_not_taken_for_a_board_of_cells() {
     assert_eq!((board.relation.as_str(), board.axes.len()), ("box", 2));
     assert!(text.contains("\nline: 1 1 1 2\n"), "{text}");
 }
+
+#[test]
+fn the_svg_drawing_is_well_formed_and_places_each_piece_on_its_cell() {
+    let moves: &[&[&str]] = &[&["(move pawn e 2 e 4)", "noop"]];
+    let Some((inference, props)) = read("speedChess", moves) else { return };
+    let svg = board::svg(inference.board(), &props);
+    let doc = roxmltree::Document::parse(&svg).expect("well-formed XML");
+    let class = |n: &roxmltree::Node, c: &str| n.attribute("class") == Some(c);
+    assert_eq!(doc.descendants().filter(|n| class(n, "cell")).count(), 64);
+    let pieces: Vec<(&str, &str)> = doc
+        .descendants()
+        .filter(|n| class(n, "piece"))
+        .map(|n| (n.attribute("data-at").expect("at"), n.attribute("data-content").expect("content")))
+        .collect();
+    assert_eq!(pieces.len(), 32);
+    assert!(pieces.contains(&("e 4", "white pawn")) && !pieces.iter().any(|(at, _)| *at == "e 2"), "{pieces:?}");
+    assert!(pieces.contains(&("d 8", "black queen")), "{pieces:?}");
+    let panel: Vec<&str> = doc.descendants().filter(|n| class(n, "panel")).filter_map(|n| n.text()).collect();
+    assert_eq!(panel, ["canenpassantcapture: e", "control: black", "step: 2"]);
+    // Without a board, the propositions alone, and still a document.
+    let (inference, props) = read("buttonsandlights", &[]).expect("bundled");
+    let svg = board::svg(inference.board(), &props);
+    let doc = roxmltree::Document::parse(&svg).expect("well-formed XML");
+    assert!(doc.descendants().any(|n| class(&n, "panel")));
+    assert!(!doc.descendants().any(|n| class(&n, "cell")));
+}

@@ -3,12 +3,13 @@
 use crate::engine::{on_machine, Engine, OnMachine};
 use crate::game;
 use crate::output::print_json;
-use anyhow::Result;
+use anyhow::{Context, Result};
 use board::{Budget, Inference, Style};
 use gdl::Description;
 use machine::StateMachine;
 use serde::Serialize;
 use std::io::IsTerminal;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// The shape of `latchkey board --json`.
@@ -32,6 +33,9 @@ pub struct Args {
     /// Print JSON instead of text: what was inferred, and the state on the board.
     #[arg(long)]
     json: bool,
+    /// Also write the drawing as SVG to this file.
+    #[arg(long, value_name = "FILE")]
+    svg: Option<PathBuf>,
 }
 
 /// What `latchkey board --json` prints.
@@ -68,6 +72,10 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let game = game::load(&args.game)?;
     let (inference, state, propositions) =
         on_machine(&game, args.engine, Read { desc: &game.desc, moves: &args.moves })?;
+    if let Some(path) = &args.svg {
+        std::fs::write(path, board::svg(inference.board(), &propositions))
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
     if args.json {
         let view = inference.board().map(|b| b.view(&propositions));
         print_json(SCHEMA, &Report { game: game.name, inference, state, propositions, view })?;

@@ -386,6 +386,14 @@ fn board_draws_the_state_after_the_moves_and_says_what_it_inferred() {
     let o = latchkey(&["board", "buttonsandlights"]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stdout(&o).contains("no board: "), "{}", stdout(&o));
+    let svg = temp_file("board.svg", "");
+    let o = latchkey(&["board", "tictactoe", "--moves", "(mark 1 1)", "noop", "--svg", svg.to_str().expect("a path")]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let drawing = std::fs::read_to_string(&svg).expect("written");
+    assert!(drawing.starts_with("<svg ") && drawing.contains(r#"data-at="1 1" data-content="x""#), "{drawing}");
+    let o = latchkey(&["board", "tictactoe", "--svg", "/nonexistent-dir/board.svg"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("cannot write /nonexistent-dir/board.svg"), "{}", stderr(&o));
 }
 
 #[test]
