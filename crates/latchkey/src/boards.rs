@@ -1,4 +1,5 @@
-//! `latchkey board`: the board read from a game's rules, drawn for a state; and the board a match draws.
+//! `latchkey board`: the board read from a game's rules, drawn for a state; and the board that
+//! `latchkey match --board` draws.
 
 use crate::engine::{on_machine, Engine, OnMachine};
 use crate::game;
