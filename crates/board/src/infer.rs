@@ -183,7 +183,7 @@ impl Candidate<'_> {
     /// The board, its contents told apart.
     fn board(self, roles: &[String], samples: &Samples, parsed: &[Vec<&str>]) -> Board {
         let contents = self.contents();
-        let content_of = |p: u32| contents.iter().map(|&i| parsed[p as usize][i + 1]).collect::<Vec<_>>().join(" ");
+        let content_of = |p: u32| crate::content(&parsed[p as usize][1..], &contents);
         // Per content, how many cells it covers over all states, and per role how often that
         // role alone chose the joint move that brought it onto a cell.
         let mut covered: BTreeMap<String, usize> = BTreeMap::new();

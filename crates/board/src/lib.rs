@@ -151,8 +151,7 @@ impl Board {
             .map(|axis| axis.values.iter().position(|v| v == args[axis.argument]))
             .collect::<Option<Vec<usize>>>()?;
         let at = self.axes.iter().map(|axis| args[axis.argument].to_owned()).collect();
-        let content = self.contents.iter().map(|&i| args[i]).collect::<Vec<_>>().join(" ");
-        Some(Placed { at, content, index })
+        Some(Placed { at, content: content(args, &self.contents), index })
     }
 
     /// The label of `content`: its piece's, or for a content never seen in sampling, one made
@@ -167,6 +166,22 @@ impl Board {
     /// The owner of `content`, where it is a piece whose owner is known.
     pub fn owner(&self, content: &str) -> Option<usize> {
         self.pieces.iter().find(|p| p.content == content).and_then(|p| p.owner)
+    }
+}
+
+/// What stands on a cell, from a board proposition's arguments `args`: its content arguments
+/// (`contents`, positions in `args`) joined by spaces, `white rook`.
+fn content(args: &[&str], contents: &[usize]) -> String {
+    contents.iter().map(|&i| args[i]).collect::<Vec<_>>().join(" ")
+}
+
+/// One line of a panel: the relation and its propositions' arguments, `control: white`, or the
+/// relation alone where its propositions have none.
+fn panel_line(relation: &str, args: &[String]) -> String {
+    let args: Vec<&str> = args.iter().map(String::as_str).filter(|a| !a.is_empty()).collect();
+    match args.is_empty() {
+        true => relation.to_owned(),
+        false => format!("{relation}: {}", args.join(", ")),
     }
 }
 

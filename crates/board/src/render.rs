@@ -1,7 +1,7 @@
 //! A state drawn as text for a terminal: the board with its rows' and columns' values, then the
 //! panel; without a board, the propositions grouped by relation.
 
-use crate::{panel, Board, View};
+use crate::{panel, panel_line, Board, View};
 use std::fmt::Write;
 
 /// How to draw.
@@ -31,12 +31,8 @@ pub fn text(board: Option<&Board>, props: &[String], style: Style) -> String {
         None => panel(props),
     };
     for (relation, args) in rest {
-        let args: Vec<&str> = args.iter().map(String::as_str).filter(|a| !a.is_empty()).collect();
-        match args.is_empty() {
-            true => writeln!(out, "{relation}"),
-            false => writeln!(out, "{relation}: {}", args.join(", ")),
-        }
-        .expect("writing to a string");
+        out.push_str(&panel_line(&relation, &args));
+        out.push('\n');
     }
     out
 }
@@ -54,6 +50,37 @@ pub(crate) struct Slice {
     pub place: (usize, usize),
     /// What heads it, where grids side by side need telling apart.
     pub title: Option<String>,
+}
+
+impl Slice {
+    /// Its columns and rows (one row where it has no rows' axis).
+    pub fn size(&self, board: &Board) -> (usize, usize) {
+        (board.axes[self.columns].values.len(), self.rows.map_or(1, |r| board.axes[r].values.len()))
+    }
+
+    /// The position along every axis of the cell in its row `top` (counted from the top) and
+    /// `column`.
+    pub fn index(&self, board: &Board, top: usize, column: usize) -> Vec<usize> {
+        let mut index = vec![0; board.axes.len()];
+        for &(axis, at) in &self.fixed {
+            index[axis] = at;
+        }
+        if let Some(r) = self.rows {
+            index[r] = self.size(board).1 - 1 - top;
+        }
+        index[self.columns] = column;
+        index
+    }
+
+    /// The value heading its row `top` (counted from the top): empty where it has no rows' axis.
+    pub fn row_name<'b>(&self, board: &'b Board, top: usize) -> &'b str {
+        self.rows.map_or("", |r| &board.axes[r].values[self.size(board).1 - 1 - top])
+    }
+
+    /// The value beneath its column `column`.
+    pub fn column_name<'b>(&self, board: &'b Board, column: usize) -> &'b str {
+        &board.axes[self.columns].values[column]
+    }
 }
 
 /// The grids a board is drawn as: one for one or two axes; for three, one per value of the third
@@ -91,7 +118,7 @@ fn draw(board: &Board, view: &View, style: Style) -> Vec<String> {
             .iter()
             .filter(|s| s.place.1 == k)
             .map(|s| {
-                let mut block = grid(board, view, &s.fixed, (s.columns, s.rows), width, style);
+                let mut block = grid(board, view, s, width, style);
                 if let Some(title) = &s.title {
                     let wide = visible(&block[block.len() - 1]);
                     block.insert(0, format!("{title:<wide$}"));
@@ -107,36 +134,16 @@ fn draw(board: &Board, view: &View, style: Style) -> Vec<String> {
     lines
 }
 
-/// The grid of `view` over the axes `columns` and `rows`, the others held at the positions
-/// `fixed` (axis, position): each row, the top one first, headed by its value, a dot for an
-/// empty cell, and the columns' values beneath, every line equally wide.
-fn grid(
-    board: &Board,
-    view: &View,
-    fixed: &[(usize, usize)],
-    (columns, rows): (usize, Option<usize>),
-    width: usize,
-    style: Style,
-) -> Vec<String> {
-    let names = &board.axes[columns].values;
-    let row_names: Vec<(usize, &str)> = match rows {
-        Some(r) => board.axes[r].values.iter().map(String::as_str).enumerate().rev().collect(),
-        None => vec![(0, "")],
-    };
-    let margin = row_names.iter().map(|(_, v)| v.chars().count()).max().unwrap_or(0);
-    let mut index = vec![0; board.axes.len()];
-    for &(axis, at) in fixed {
-        index[axis] = at;
-    }
+/// The grid of `view` that `slice` is: each row, the top one first, headed by its value, a dot
+/// for an empty cell, and the columns' values beneath, every line equally wide.
+fn grid(board: &Board, view: &View, slice: &Slice, width: usize, style: Style) -> Vec<String> {
+    let (columns, rows) = slice.size(board);
+    let margin = (0..rows).map(|top| slice.row_name(board, top).chars().count()).max().unwrap_or(0);
     let mut lines = Vec::new();
-    for &(row, name) in &row_names {
-        if let Some(r) = rows {
-            index[r] = row;
-        }
-        let mut line = format!("{name:>margin$} ");
-        for column in 0..names.len() {
-            index[columns] = column;
-            let content = view.content(&index);
+    for top in 0..rows {
+        let mut line = format!("{:>margin$} ", slice.row_name(board, top));
+        for column in 0..columns {
+            let content = view.content(&slice.index(board, top, column));
             let text = content.map_or_else(|| ".".to_owned(), |c| board.label(c));
             match content.and_then(|c| board.owner(c)).filter(|_| style.colour) {
                 Some(o) => write!(line, " {}{text:>width$}{RESET}", COLOURS[o % COLOURS.len()]),
@@ -147,8 +154,8 @@ fn grid(
         lines.push(line);
     }
     let mut foot = format!("{:margin$} ", "");
-    for name in names {
-        write!(foot, " {name:>width$}").expect("writing to a string");
+    for column in 0..columns {
+        write!(foot, " {:>width$}", slice.column_name(board, column)).expect("writing to a string");
     }
     lines.push(foot);
     lines

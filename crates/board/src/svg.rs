@@ -3,8 +3,8 @@
 //! rest of the state beneath. Every cell and piece carries its coordinates (`data-at`) and a
 //! piece its content (`data-content`), for pages and tests that look for them.
 
-use crate::render::slices;
-use crate::{panel, Board};
+use crate::render::{slices, Slice};
+use crate::{panel, panel_line, Board, View};
 use std::fmt::Write;
 
 /// A cell's side, in pixels.
@@ -26,67 +26,22 @@ pub fn svg(board: Option<&Board>, props: &[String]) -> String {
             let view = board.view(props);
             let slices = slices(board);
             let (across, down) = slices.iter().fold((0, 0), |(a, d), s| (a.max(s.place.0 + 1), d.max(s.place.1 + 1)));
-            let grid_columns = board.axes[slices[0].columns].values.len();
-            let grid_rows = slices[0].rows.map_or(1, |r| board.axes[r].values.len());
-            let titled = slices.iter().any(|s| s.title.is_some());
-            let block_width = MARGIN + grid_columns * CELL + MARGIN;
-            let block_height = usize::from(titled) * LINE + grid_rows * CELL + MARGIN + MARGIN / 2;
+            let (columns, rows) = slices[0].size(board);
+            let titled = usize::from(slices.iter().any(|s| s.title.is_some()));
+            let block = (MARGIN + columns * CELL + MARGIN, titled * LINE + rows * CELL + MARGIN + MARGIN / 2);
             for slice in &slices {
-                let x0 = MARGIN + slice.place.0 * block_width;
-                let y0 = MARGIN / 2 + usize::from(titled) * LINE + slice.place.1 * block_height;
-                if let Some(title) = &slice.title {
-                    text(&mut body, x0, y0 - 6, "start", "title", title);
-                }
-                let mut index = vec![0; board.axes.len()];
-                for &(axis, at) in &slice.fixed {
-                    index[axis] = at;
-                }
-                for top in 0..grid_rows {
-                    let row = grid_rows - 1 - top;
-                    if let Some(r) = slice.rows {
-                        index[r] = row;
-                        text(
-                            &mut body,
-                            x0 - 6,
-                            y0 + top * CELL + CELL / 2 + 5,
-                            "end",
-                            "axis",
-                            &board.axes[r].values[row],
-                        );
-                    }
-                    for column in 0..grid_columns {
-                        index[slice.columns] = column;
-                        let (x, y) = (x0 + column * CELL, y0 + top * CELL);
-                        let at: Vec<&str> =
-                            (0..board.axes.len()).map(|a| board.axes[a].values[index[a]].as_str()).collect();
-                        let at = escape(&at.join(" "));
-                        let shade = if (row + column) & 1 == 0 { "#e0e0e0" } else { "#f5f5f5" };
-                        writeln!(body, r##"<rect class="cell" data-at="{at}" x="{x}" y="{y}" width="{CELL}" height="{CELL}" fill="{shade}" stroke="#9e9e9e"/>"##)
-                            .expect("writing to a string");
-                        if let Some(content) = view.content(&index) {
-                            let fill = board.owner(content).map_or("#757575", |o| COLOURS[o % COLOURS.len()]);
-                            let (cx, cy, r) = (x + CELL / 2, y + CELL / 2, CELL * 2 / 5);
-                            writeln!(body, r##"<g class="piece" data-at="{at}" data-content="{}"><circle cx="{cx}" cy="{cy}" r="{r}" fill="{fill}" stroke="#212121"/>"##, escape(content))
-                                .expect("writing to a string");
-                            text(&mut body, cx, cy + 5, "middle", "label", &board.label(content));
-                            body.push_str("</g>\n");
-                        }
-                    }
-                }
-                for column in 0..grid_columns {
-                    let value = &board.axes[slice.columns].values[column];
-                    text(&mut body, x0 + column * CELL + CELL / 2, y0 + grid_rows * CELL + 16, "middle", "axis", value);
-                }
+                let x0 = MARGIN + slice.place.0 * block.0;
+                let y0 = MARGIN / 2 + titled * LINE + slice.place.1 * block.1;
+                grid(&mut body, board, &view, slice, (x0, y0));
             }
-            width = across * block_width + MARGIN;
-            height = down * block_height;
+            width = across * block.0 + MARGIN;
+            height = down * block.1;
             view.panel
         }
         None => panel(props),
     };
     for (relation, args) in rest {
-        let args: Vec<&str> = args.iter().map(String::as_str).filter(|a| !a.is_empty()).collect();
-        let line = if args.is_empty() { relation } else { format!("{relation}: {}", args.join(", ")) };
+        let line = panel_line(&relation, &args);
         height += LINE;
         text(&mut body, MARGIN, height, "start", "panel", &line);
         width = width.max(MARGIN * 2 + line.chars().count() * 8);
@@ -95,6 +50,41 @@ pub fn svg(board: Option<&Board>, props: &[String]) -> String {
     format!(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" viewBox=\"0 0 {width} {height}\" font-family=\"sans-serif\" font-size=\"14\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n{body}</svg>\n"
     )
+}
+
+/// The grid `slice` of `view`, its top left cell at (`x0`, `y0`): its title above, each row's
+/// value to its left, each column's beneath, the cells shaded alternately, a disc on each one
+/// not empty.
+fn grid(body: &mut String, board: &Board, view: &View, slice: &Slice, (x0, y0): (usize, usize)) {
+    if let Some(title) = &slice.title {
+        text(body, x0, y0 - 6, "start", "title", title);
+    }
+    let (columns, rows) = slice.size(board);
+    for top in 0..rows {
+        if slice.rows.is_some() {
+            text(body, x0 - 6, y0 + top * CELL + CELL / 2 + 5, "end", "axis", slice.row_name(board, top));
+        }
+        for column in 0..columns {
+            let index = slice.index(board, top, column);
+            let (x, y) = (x0 + column * CELL, y0 + top * CELL);
+            let at: Vec<&str> = index.iter().zip(&board.axes).map(|(&i, axis)| axis.values[i].as_str()).collect();
+            let at = escape(&at.join(" "));
+            let shade = if (rows - 1 - top + column) & 1 == 0 { "#e0e0e0" } else { "#f5f5f5" };
+            writeln!(body, r##"<rect class="cell" data-at="{at}" x="{x}" y="{y}" width="{CELL}" height="{CELL}" fill="{shade}" stroke="#9e9e9e"/>"##)
+                .expect("writing to a string");
+            let Some(content) = view.content(&index) else { continue };
+            let fill = board.owner(content).map_or("#757575", |o| COLOURS[o % COLOURS.len()]);
+            let (cx, cy, r) = (x + CELL / 2, y + CELL / 2, CELL * 2 / 5);
+            writeln!(body, r##"<g class="piece" data-at="{at}" data-content="{}"><circle cx="{cx}" cy="{cy}" r="{r}" fill="{fill}" stroke="#212121"/>"##, escape(content))
+                .expect("writing to a string");
+            text(body, cx, cy + 5, "middle", "label", &board.label(content));
+            body.push_str("</g>\n");
+        }
+    }
+    for column in 0..columns {
+        let (x, y) = (x0 + column * CELL + CELL / 2, y0 + rows * CELL + 16);
+        text(body, x, y, "middle", "axis", slice.column_name(board, column));
+    }
 }
 
 /// A text element at (`x`, `y`) anchored at `anchor`, of class `class`.

@@ -99,8 +99,9 @@ pub fn colour(refused: bool) -> bool {
 
 /// The board of a prepared game, inferred on its propnet or, where it has none, the reasoner.
 pub fn infer(game: &player::Game) -> Result<Inference> {
+    let budget = Budget::standard();
     Ok(match game.machine() {
-        Some(mut m) => board::infer(&game.desc, &mut m, Budget::standard())?,
-        None => board::infer(&game.desc, &mut reasoner::Reasoner::new(&game.desc), Budget::standard())?,
+        Some(mut m) => board::infer(&game.desc, &mut m, budget)?,
+        None => board::infer(&game.desc, &mut reasoner::Reasoner::new(&game.desc), budget)?,
     })
 }
