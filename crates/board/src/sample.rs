@@ -59,7 +59,7 @@ impl Samples {
         let mut rng = SmallRng::seed_from_u64(seed);
         let roles = m.roles().len();
         let start = m.initial_state();
-        for _ in 0..budget.games.max(1) {
+        'game: for _ in 0..budget.games.max(1) {
             let mut state = start.clone();
             let mut from = samples.add(m, &state, &mut ids);
             for _ in 0..budget.steps {
@@ -73,17 +73,15 @@ impl Samples {
                 let mut joint = Vec::with_capacity(roles);
                 let mut choosers = Vec::new();
                 for r in 0..roles {
-                    let legal = m.legal_moves(&state, r)?;
+                    let mut legal = m.legal_moves(&state, r)?;
+                    // A role without a legal move ends the game there.
+                    if legal.is_empty() {
+                        continue 'game;
+                    }
                     if legal.len() > 1 {
                         choosers.push(r);
                     }
-                    let Some(mv) = (!legal.is_empty()).then(|| legal[rng.random_range(0..legal.len())].clone()) else {
-                        break;
-                    };
-                    joint.push(mv);
-                }
-                if joint.len() < roles {
-                    break;
+                    joint.push(legal.swap_remove(rng.random_range(0..legal.len())));
                 }
                 state = m.next_state(&state, &joint)?;
                 let to = samples.add(m, &state, &mut ids);
