@@ -105,3 +105,15 @@ pub fn infer(game: &player::Game) -> Result<Inference> {
         None => board::infer(&game.desc, &mut reasoner::Reasoner::new(&game.desc), budget)?,
     })
 }
+
+/// The true propositions of a prepared game's initial state.
+pub fn initial_state(game: &player::Game) -> Result<Vec<String>> {
+    fn props<M: StateMachine>(mut m: M) -> Vec<String> {
+        let state = m.initial_state();
+        m.state_props(&state)
+    }
+    Ok(match game.machine() {
+        Some(m) => props(m),
+        None => props(reasoner::Reasoner::new(&game.desc)),
+    })
+}

@@ -16,6 +16,7 @@ mod moves;
 mod net;
 mod output;
 mod perft;
+mod play;
 mod playout;
 mod serve;
 mod solve;
@@ -66,6 +67,8 @@ enum Command {
     Heuristic(heuristic::Args),
     /// The board read from the rules, drawn for the initial state or after the given moves.
     Board(boards::Args),
+    /// Play a game yourself, at the keyboard, against players of the other roles.
+    Play(play::Args),
     /// List the bundled games.
     Games,
 }
@@ -110,6 +113,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Serve(args) => serve::run(args),
         Command::Heuristic(args) => heuristic::run(args),
         Command::Board(args) => boards::run(args),
+        Command::Play(args) => play::run(args),
         Command::Games => {
             for g in games::ALL {
                 println!("{}", g.name);

@@ -2,7 +2,8 @@
 //! moves shown as they are played and a table of results at the end.
 
 use crate::game;
-use anyhow::{Context, Result};
+use crate::output::seconds_text;
+use anyhow::Result;
 use indicatif::{ProgressBar, ProgressStyle};
 use player::{Clocks, Event, FaultRecord, Player, Series, SeriesOptions};
 use serde::Serialize;
@@ -71,9 +72,7 @@ struct Report<'a> {
 
 /// Plays the series and prints the results.
 pub fn run(args: Args) -> Result<ExitCode> {
-    let clock = |secs: f64, what: &str| {
-        Duration::try_from_secs_f64(secs).with_context(|| format!("the {what} must be a number of seconds, not {secs}"))
-    };
+    let clock = crate::output::clock;
     let clocks = Clocks { start: clock(args.start_clock, "start clock")?, play: clock(args.play_clock, "play clock")? };
     let mut players = args
         .players
@@ -158,25 +157,17 @@ fn describe(f: &FaultRecord) -> String {
     }
 }
 
-/// A clock in seconds, to the hundredth where it is not whole.
-fn seconds(d: Duration) -> String {
-    match d.subsec_nanos() {
-        0 => d.as_secs().to_string(),
-        _ => format!("{:.2}", d.as_secs_f64()),
-    }
-}
-
 fn print_table(s: &Series, prepared: &Prepared) {
     println!(
         "\n{} game{} of {}, start clock {} s ({} s for players in this process: prepared on the {} in {:.2} s), play clock {} s",
         s.matches.len(),
         if s.matches.len() == 1 { "" } else { "s" },
         s.game,
-        seconds(s.options.clocks.start),
-        seconds(Duration::from_secs_f64(prepared.start_clock)),
+        seconds_text(s.options.clocks.start),
+        seconds_text(Duration::from_secs_f64(prepared.start_clock)),
         prepared.engine,
         prepared.seconds,
-        seconds(s.options.clocks.play)
+        seconds_text(s.options.clocks.play)
     );
     let w = s.standings.iter().map(|st| st.player.len()).max().unwrap_or(0).max(14);
     println!(

@@ -3,6 +3,7 @@
 
 use anyhow::{Context, Result};
 use serde::Serialize;
+use std::time::Duration;
 
 /// A report with its schema number in front of its own fields.
 #[derive(Serialize)]
@@ -25,5 +26,18 @@ pub fn seconds(text: &str) -> Result<f64, String> {
         Ok(s) if (0.0..1e9).contains(&s) => Ok(s),
         Ok(_) => Err("must be a number of seconds between 0 and 10^9".into()),
         Err(e) => Err(e.to_string()),
+    }
+}
+
+/// A clock given in seconds as a duration; `what` names it in the error.
+pub fn clock(secs: f64, what: &str) -> Result<Duration> {
+    Duration::try_from_secs_f64(secs).with_context(|| format!("the {what} must be a number of seconds, not {secs}"))
+}
+
+/// A clock in seconds, to the hundredth where it is not whole.
+pub fn seconds_text(d: Duration) -> String {
+    match d.subsec_nanos() {
+        0 => d.as_secs().to_string(),
+        _ => format!("{:.2}", d.as_secs_f64()),
     }
 }

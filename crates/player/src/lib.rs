@@ -7,6 +7,7 @@
 #![warn(missing_docs)]
 
 mod builtin;
+mod human;
 mod local;
 mod mcts;
 pub mod referee;
@@ -14,6 +15,7 @@ mod remote;
 pub mod series;
 
 pub use builtin::{AlphaBeta, Follower, Reflex, Track};
+pub use human::Human;
 pub use mcts::{mcts_settings, mcts_switches, settings_reference, MctsOptions, MctsPlayer, SETTINGS};
 pub use referee::{play_match, Clocks, End, Event, Fault, FaultRecord, MatchRecord};
 pub use remote::Remote;
@@ -223,6 +225,13 @@ pub enum PlayerError {
     /// A move is not a KIF term, or not one the game knows.
     #[error("not a move of this game: {0:?}")]
     BadMove(String),
+    /// The player did not answer before the play clock ran out (the referee counts the move
+    /// late).
+    #[error("no move before the play clock ran out")]
+    OutOfTime,
+    /// The person playing closed the input the moves are read from.
+    #[error("the input ended: no more moves can be read")]
+    NoInput,
     /// The player has no legal move to make.
     #[error("no legal move")]
     NoLegalMove,

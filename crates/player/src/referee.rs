@@ -268,6 +268,7 @@ impl Table<'_> {
             let mut joint = Vec::with_capacity(roles.len());
             for (role, (answer, at)) in answers.into_iter().enumerate() {
                 let chosen = match answer {
+                    Err(PlayerError::OutOfTime) => Err(Fault::Late),
                     Err(e) => Err(Fault::Error(ggp::error_chain(&e))),
                     Ok(_) if at > deadline => Err(Fault::Late),
                     Ok(text) => match gdl::canonical_term(&text) {
