@@ -18,6 +18,7 @@ mod output;
 mod perft;
 mod play;
 mod playout;
+mod replay;
 mod serve;
 mod solve;
 mod tournament;
@@ -69,6 +70,8 @@ enum Command {
     Board(boards::Args),
     /// Play a game yourself, at the keyboard, against players of the other roles.
     Play(play::Args),
+    /// Write a web page that replays recorded matches with the board at every step.
+    Replay(replay::Args),
     /// List the bundled games.
     Games,
 }
@@ -114,6 +117,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Heuristic(args) => heuristic::run(args),
         Command::Board(args) => boards::run(args),
         Command::Play(args) => play::run(args),
+        Command::Replay(args) => replay::run(args),
         Command::Games => {
             for g in games::ALL {
                 println!("{}", g.name);

@@ -1,4 +1,5 @@
-//! Joint moves given on the command line (`--moves`), played from the initial state.
+//! Joint moves given on the command line (`--moves`) or read from a record of a match, played
+//! from the initial state.
 
 use anyhow::{bail, Result};
 use machine::StateMachine;
@@ -17,9 +18,33 @@ pub fn play<M: StateMachine>(m: &mut M, moves: &[String]) -> Result<(M::State, S
             if moves.len() == 1 { "move was" } else { "moves were" }
         );
     }
+    let state = walk(m, moves.chunks(per_step), |_, _| {})?;
+    let steps = moves.len() / per_step;
+    let how = match steps {
+        0 => "initial state".to_owned(),
+        _ => {
+            let played: Vec<String> = moves.iter().filter_map(|mv| gdl::canonical_term(mv)).collect();
+            format!("after {steps} joint move{}: {}", if steps == 1 { "" } else { "s" }, played.join(" "))
+        }
+    };
+    Ok((state, how))
+}
+
+/// Plays the joint moves `joints` (KIF, one move per role) from the initial state of `m`, showing
+/// `visit` every state from the initial one on, and returns the last. A move that is not a
+/// ground term, or not legal where it is played, is an error naming its joint move (from 1).
+pub fn walk<'a, M: StateMachine>(
+    m: &mut M,
+    joints: impl IntoIterator<Item = &'a [String]>,
+    mut visit: impl FnMut(&mut M, &M::State),
+) -> Result<M::State> {
+    let roles = m.roles().to_vec();
     let mut state = m.initial_state();
-    let mut played = Vec::new();
-    for (step, joint) in moves.chunks(per_step).enumerate() {
+    visit(m, &state);
+    for (step, joint) in joints.into_iter().enumerate() {
+        if joint.len() != roles.len() {
+            bail!("joint move {}: {} moves for {} roles", step + 1, joint.len(), roles.len());
+        }
         if m.is_terminal(&state)? {
             bail!("joint move {}: the game is already over", step + 1);
         }
@@ -41,14 +66,9 @@ pub fn play<M: StateMachine>(m: &mut M, moves: &[String]) -> Result<(M::State, S
                     );
                 }
             }
-            played.push(name);
         }
         state = m.next_state(&state, &chosen)?;
+        visit(m, &state);
     }
-    let steps = moves.len() / per_step;
-    let how = match steps {
-        0 => "initial state".to_owned(),
-        _ => format!("after {steps} joint move{}: {}", if steps == 1 { "" } else { "s" }, played.join(" ")),
-    };
-    Ok((state, how))
+    Ok(state)
 }

@@ -73,6 +73,10 @@ impl Player for Paced {
     fn guess(&mut self, last: &[String]) -> Option<String> {
         self.inner.guess(last)
     }
+
+    fn expected(&self) -> Option<f64> {
+        self.inner.expected()
+    }
 }
 
 /// Plays the match.

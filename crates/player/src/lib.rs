@@ -371,6 +371,12 @@ pub trait Player: Send {
         false
     }
 
+    /// What the player expected to score (0..=100) after the move [`play`](Self::play) last
+    /// returned, as its search valued it; `None` where it does not say.
+    fn expected(&self) -> Option<f64> {
+        None
+    }
+
     /// A legal move to answer with when [`play`](Self::play) could not read the joint move
     /// `last`: one of ours in the state that our own move and the others' readable moves (any
     /// legal one where a move cannot be read) lead to. The match as the player follows it does

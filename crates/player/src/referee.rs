@@ -93,6 +93,10 @@ pub struct MatchRecord {
     /// answer, to the millisecond.
     #[serde(default)]
     pub times: Vec<Vec<f64>>,
+    /// For each move, what each role's player expected to score after it (0..=100, to a tenth),
+    /// where its search said and its move was played; empty where no player ever said.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub expected: Vec<Vec<Option<f64>>>,
 }
 
 /// What happens during a match, for live reports.
@@ -136,6 +140,11 @@ type Answer<T> = (Result<T, PlayerError>, Instant);
 /// `d` in seconds, to the millisecond.
 fn millis(d: Duration) -> f64 {
     d.as_millis() as f64 / 1000.0
+}
+
+/// `x` to a tenth.
+fn tenth(x: f64) -> f64 {
+    (x * 10.0).round() / 10.0
 }
 
 /// Runs `ask` for every seated player at once, one thread each, and collects the answers with the
@@ -213,6 +222,7 @@ impl Table<'_> {
             faults: Vec::new(),
             end: End::Terminal,
             times: Vec::new(),
+            expected: Vec::new(),
         };
         let asked = Instant::now();
         let start_clocks: Vec<Duration> =
@@ -266,6 +276,7 @@ impl Table<'_> {
             let step = record.moves.len() + 1;
             let first_fault = record.faults.len();
             let mut joint = Vec::with_capacity(roles.len());
+            let mut expected: Vec<Option<f64>> = seated.iter().map(|p| p.expected().map(tenth)).collect();
             for (role, (answer, at)) in answers.into_iter().enumerate() {
                 let chosen = match answer {
                     Err(PlayerError::OutOfTime) => Err(Fault::Late),
@@ -277,6 +288,7 @@ impl Table<'_> {
                     },
                 };
                 joint.push(chosen.unwrap_or_else(|fault| {
+                    expected[role] = None;
                     let mv = legal[role][rng.random_range(0..legal[role].len())].clone();
                     record.faults.push(FaultRecord { step, role, fault, replacement: Some(m.format_move(&mv)) });
                     mv
@@ -293,9 +305,13 @@ impl Table<'_> {
                 state: &props,
             });
             record.moves.push(names.clone());
+            record.expected.push(expected);
             last = Some(names);
         }
 
+        if record.expected.iter().flatten().all(Option::is_none) {
+            record.expected.clear();
+        }
         record.goals = (0..roles.len()).map(|r| machine::played_score(&m.goal(&state, r))).collect();
         let stopped = ask_all(&mut seated, |_, p| p.stop(last.as_deref()));
         let step = record.moves.len();

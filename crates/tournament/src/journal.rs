@@ -113,38 +113,19 @@ impl Journal {
     pub fn resume(path: &Path) -> Result<(Journal, Settings, Vec<Played>), TournamentError> {
         let io = |what: &str, source| TournamentError::Io { what: format!("{what} {}", path.display()), source };
         let mut file = File::options().read(true).write(true).open(path).map_err(|e| io("open", e))?;
-        let bad = |line: usize, why: String| TournamentError::Journal { file: path.display().to_string(), line, why };
-        let mut settings = None;
-        let mut played = Vec::new();
-        let mut good_end = 0u64;
-        let mut reader = BufReader::new(&file);
-        let mut text = String::new();
-        for number in 1.. {
-            text.clear();
-            let read = reader.read_line(&mut text).map_err(|e| io("read", e))?;
-            if read == 0 {
-                break;
-            }
-            if !text.ends_with('\n') {
-                // The last line, cut short: its match is played again.
-                break;
-            }
-            let line: Line =
-                serde_json::from_str(&text).map_err(|e| bad(number, format!("not a journal line: {e}")))?;
-            match (line, &settings) {
-                (Line::Tournament { schema, settings: s }, None) if schema == SCHEMA => settings = Some(s),
-                (Line::Tournament { schema, .. }, None) => {
-                    return Err(bad(number, format!("journal schema {schema}; this program reads {SCHEMA}")))
-                }
-                (Line::Match(p), Some(_)) => played.push(*p),
-                _ => return Err(bad(number, "the settings must come first, and only once".into())),
-            }
-            good_end += read as u64;
-        }
-        let settings = settings.ok_or_else(|| bad(1, "an empty journal".into()))?;
+        let (settings, played, good_end) = parse(path, &file)?;
         file.set_len(good_end).map_err(|e| io("truncate", e))?;
         file.seek(SeekFrom::End(0)).map_err(|e| io("seek in", e))?;
         Ok((Journal { path: path.to_owned(), file }, settings, played))
+    }
+
+    /// Reads the journal at `path` without changing it: its settings and the matches played (a
+    /// last line cut short is left out).
+    pub fn read(path: &Path) -> Result<(Settings, Vec<Played>), TournamentError> {
+        let file = File::open(path)
+            .map_err(|source| TournamentError::Io { what: format!("open {}", path.display()), source })?;
+        let (settings, played, _) = parse(path, &file)?;
+        Ok((settings, played))
     }
 
     /// Appends a finished match and makes sure it is on disk.
@@ -164,4 +145,39 @@ impl Journal {
         self.file.write_all(text.as_bytes()).map_err(io)?;
         self.file.sync_data().map_err(io)
     }
+}
+
+/// The settings and matches of the journal `file` (read from `path`), and where its last whole
+/// line ends.
+fn parse(path: &Path, file: &File) -> Result<(Settings, Vec<Played>, u64), TournamentError> {
+    let io = |source| TournamentError::Io { what: format!("read {}", path.display()), source };
+    let bad = |line: usize, why: String| TournamentError::Journal { file: path.display().to_string(), line, why };
+    let mut settings = None;
+    let mut played = Vec::new();
+    let mut good_end = 0u64;
+    let mut reader = BufReader::new(file);
+    let mut text = String::new();
+    for number in 1.. {
+        text.clear();
+        let read = reader.read_line(&mut text).map_err(io)?;
+        if read == 0 {
+            break;
+        }
+        if !text.ends_with('\n') {
+            // The last line, cut short: its match is played again.
+            break;
+        }
+        let line: Line = serde_json::from_str(&text).map_err(|e| bad(number, format!("not a journal line: {e}")))?;
+        match (line, &settings) {
+            (Line::Tournament { schema, settings: s }, None) if schema == SCHEMA => settings = Some(s),
+            (Line::Tournament { schema, .. }, None) => {
+                return Err(bad(number, format!("journal schema {schema}; this program reads {SCHEMA}")))
+            }
+            (Line::Match(p), Some(_)) => played.push(*p),
+            _ => return Err(bad(number, "the settings must come first, and only once".into())),
+        }
+        good_end += read as u64;
+    }
+    let settings = settings.ok_or_else(|| bad(1, "an empty journal".into()))?;
+    Ok((settings, played, good_end))
 }

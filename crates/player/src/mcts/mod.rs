@@ -85,6 +85,8 @@ pub struct MctsPlayer {
     late_analysis: Option<Analyst>,
     /// Seeds each match's equilibrium draws, so that matches of a series draw differently.
     draws: SmallRng,
+    /// What the search expected of the last move played, where it said.
+    expected: Option<f64>,
 }
 
 impl MctsPlayer {
@@ -119,7 +121,7 @@ impl MctsPlayer {
     /// A player named `name` in reports that prepares and searches as `options` say.
     pub fn with_options(name: impl Into<String>, options: MctsOptions) -> MctsPlayer {
         let draws = SmallRng::seed_from_u64(options.search.seed);
-        MctsPlayer { name: name.into(), options, session: None, late_analysis: None, draws }
+        MctsPlayer { name: name.into(), options, session: None, late_analysis: None, draws, expected: None }
     }
 }
 
@@ -129,7 +131,15 @@ impl MctsPlayer {
 struct Command {
     joints: Vec<Vec<String>>,
     until: Instant,
-    reply: Sender<Result<String, PlayerError>>,
+    reply: Sender<Result<Answer, PlayerError>>,
+}
+
+/// The thinking thread's answer: our move, printed, and what the search expects of it.
+struct Answer {
+    mv: String,
+    /// Our score after the move (0..=100) as the search sees it: proven, or the mean of its
+    /// iterations; `None` where the tree keeps no such value.
+    expected: Option<f64>,
 }
 
 /// One match: the player's own view of the state, and the thread that owns the search.
@@ -147,7 +157,7 @@ impl Session {
         joints: Vec<Vec<String>>,
         until: Instant,
         wait_until: Instant,
-    ) -> Option<Result<String, PlayerError>> {
+    ) -> Option<Result<Answer, PlayerError>> {
         let (reply, answer) = mpsc::channel();
         self.commands.as_ref()?.send(Command { joints, until, reply }).ok()?;
         answer.recv_timeout(wait_until.saturating_duration_since(Instant::now())).ok()
@@ -184,6 +194,12 @@ trait Tree: Send + 'static {
 
     /// The move to play for `role`, printed; `None` if it has no legal move.
     fn best(&mut self, role: usize) -> Result<Option<String>, MachineError>;
+
+    /// What the search expects `role` to score after its root move printed as `name`: the
+    /// proven score where there is one, else the mean of the iterations through it.
+    fn expected(&mut self, _role: usize, _name: &str) -> Option<f64> {
+        None
+    }
 
     /// Work done at the start of a move that `best` then needs (the material check), before
     /// `until`.
@@ -228,6 +244,12 @@ impl<M: SearchMachine + 'static> Tree for Mcts<M> {
 
     fn best(&mut self, role: usize) -> Result<Option<String>, MachineError> {
         Ok(self.checked_best_move(role).map(|mv| self.machine().format_move(&mv)))
+    }
+
+    fn expected(&mut self, role: usize, name: &str) -> Option<f64> {
+        let stats = self.move_stats(role);
+        let found = stats.into_iter().find(|s| self.machine().format_move(&s.mv) == name)?;
+        found.proven.map(f64::from).or(found.mean)
     }
 
     fn finished(&self, settled: bool) -> bool {
@@ -385,8 +407,15 @@ impl<T: Tree> Thinker<T> {
     }
 
     /// Advances the tree along `joints` and chooses our move, searching until `until` unless
-    /// the move is forced or already decided.
-    fn answer(&mut self, joints: &[Vec<String>], until: Instant) -> Result<String, PlayerError> {
+    /// the move is forced or already decided; with what the search expects of it.
+    fn answer(&mut self, joints: &[Vec<String>], until: Instant) -> Result<Answer, PlayerError> {
+        let mv = self.choose(joints, until)?;
+        let expected = self.tree.expected(self.role, &mv);
+        Ok(Answer { mv, expected })
+    }
+
+    /// Advances the tree along `joints` and chooses our move, printed.
+    fn choose(&mut self, joints: &[Vec<String>], until: Instant) -> Result<String, PlayerError> {
         for joint in joints {
             let mut moves = Vec::with_capacity(joint.len());
             for (r, name) in joint.iter().enumerate() {
@@ -547,8 +576,16 @@ impl Player for MctsPlayer {
         // Without an answer in time (or a thread to give one), any legal move beats a late one.
         // The thread follows the same joint moves as the follower, so an answer that is not
         // legal only guards against the two disagreeing.
-        let mv = found.filter(|mv| legal.contains(mv)).unwrap_or_else(|| legal.swap_remove(0));
-        session.follower.answer(&mv)
+        let found = found.filter(|a| legal.contains(&a.mv));
+        let expected = found.as_ref().and_then(|a| a.expected);
+        let mv = found.map_or_else(|| legal.swap_remove(0), |a| a.mv);
+        let answer = session.follower.answer(&mv);
+        self.expected = expected;
+        answer
+    }
+
+    fn expected(&self) -> Option<f64> {
+        self.expected
     }
 
     fn guess(&mut self, last: &[String]) -> Option<String> {
