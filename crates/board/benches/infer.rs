@@ -1,11 +1,14 @@
 //! Criterion benchmark: board inference with the commands' budget (`Budget::standard`: eight
 //! random games of 200 joint moves at most, two seconds at most), on the propnet, for every
-//! corpus game whose net builds. The net is built before the clock starts.
+//! corpus game whose net builds. The net is built and compiled before the clock starts, as a
+//! player's game is (the commands infer on the game's machine); each run gets a fresh machine
+//! over the compiled program.
 //! `cargo bench -p board --bench infer`.
 
 use board::Budget;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use propnet::PropnetMachine;
+use propnet::{Program, PropnetMachine};
+use std::sync::Arc;
 use std::time::Duration;
 
 fn inference(c: &mut Criterion) {
@@ -19,8 +22,12 @@ fn inference(c: &mut Criterion) {
         let text = testkit::shared::read_text(&path).expect("readable game");
         let Ok((desc, _)) = gdl::load(&stem, &text) else { continue };
         let Some(net) = testkit::shared::compile(&path) else { continue };
+        let program = Arc::new(Program::new(&net));
         group.bench_function(BenchmarkId::from_parameter(&stem), |b| {
-            b.iter(|| board::infer(&desc, &mut PropnetMachine::new(&net), Budget::standard()).expect("the rules run"))
+            b.iter(|| {
+                let mut m = PropnetMachine::from_program(Arc::clone(&program));
+                board::infer(&desc, &mut m, Budget::standard()).expect("the rules run")
+            })
         });
     }
     group.finish();

@@ -14,15 +14,19 @@ pub struct Budget {
     pub games: usize,
     /// Joint moves per game at most.
     pub steps: usize,
+    /// Legal moves listed, all roles and games together, after which no more is sampled: a
+    /// game with thousands of moves a turn (amazons) is read from fewer states, the same ones
+    /// on any machine.
+    pub moves: usize,
     /// When to stop, whatever is left.
     pub deadline: Instant,
 }
 
 impl Budget {
-    /// What the commands spend: eight games of 200 joint moves at most, for two seconds at most
-    /// from now.
+    /// What the commands spend: eight games of 200 joint moves at most, 60,000 legal moves
+    /// listed at most, for two seconds at most from now.
     pub fn standard() -> Budget {
-        Budget { games: 8, steps: 200, deadline: Instant::now() + Duration::from_secs(2) }
+        Budget { games: 8, steps: 200, moves: 60_000, deadline: Instant::now() + Duration::from_secs(2) }
     }
 }
 
@@ -46,7 +50,8 @@ pub struct Samples {
     pub states: Vec<Vec<u32>>,
     /// The joint moves between consecutive states of a game.
     pub steps: Vec<Step>,
-    /// Whether the deadline came before the budget was spent.
+    /// Whether the deadline came before the budget was spent (not the budget of moves listed,
+    /// which is spent the same way on any machine).
     pub cut: bool,
 }
 
@@ -59,6 +64,7 @@ impl Samples {
         let mut rng = SmallRng::seed_from_u64(seed);
         let roles = m.roles().len();
         let start = m.initial_state();
+        let mut listed = 0;
         'game: for _ in 0..budget.games.max(1) {
             let mut state = start.clone();
             let mut from = samples.add(m, &state, &mut ids);
@@ -67,6 +73,9 @@ impl Samples {
                     samples.cut = true;
                     return Ok(samples);
                 }
+                if listed >= budget.moves {
+                    break 'game;
+                }
                 if m.is_terminal(&state)? {
                     break;
                 }
@@ -74,6 +83,7 @@ impl Samples {
                 let mut choosers = Vec::new();
                 for r in 0..roles {
                     let mut legal = m.legal_moves(&state, r)?;
+                    listed += legal.len();
                     // A role without a legal move ends the game there.
                     if legal.is_empty() {
                         continue 'game;

@@ -21,7 +21,7 @@ fn game(name: &str) -> Option<(Description, Net)> {
 }
 
 fn budget() -> Budget {
-    Budget { games: 8, steps: 200, deadline: Instant::now() + Duration::from_secs(60) }
+    Budget { deadline: Instant::now() + Duration::from_secs(60), ..Budget::standard() }
 }
 
 /// The game's inference and the true propositions after `moves` (one printed move per role per
