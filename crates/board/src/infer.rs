@@ -187,10 +187,13 @@ impl Candidate<'_> {
         // Per content, how many cells it covers over all states, and per role how often that
         // role alone chose the joint move that brought it onto a cell.
         let mut covered: BTreeMap<String, usize> = BTreeMap::new();
+        let mut written = BTreeSet::new();
         for state in &samples.states {
+            let before = covered.values().sum::<usize>();
             for &p in state.iter().filter(|p| self.members.contains(p)) {
                 *covered.entry(content_of(p)).or_default() += 1;
             }
+            written.insert(covered.values().sum::<usize>() - before);
         }
         let mut arrivals: BTreeMap<String, Vec<usize>> = BTreeMap::new();
         for step in samples.steps.iter().filter(|s| s.choosers.len() == 1 && roles.len() > 1) {
@@ -221,11 +224,15 @@ impl Candidate<'_> {
                 Piece { content: content.clone(), label: label(content, owner, roles), owner }
             })
             .collect();
-        // One player's pieces have no owner to tell them from an empty marker (peg solitaire's
-        // pegs cover most holes): a one-role board shows every content.
+        // Rules that write an empty marker write every cell in every state; where the cells
+        // written come and go, an empty cell is one not written, and what covers many cells late
+        // in a game is a piece (amazons' arrows). One player's pieces have no owner to tell them
+        // from an empty marker (peg solitaire's pegs cover most holes): a one-role board shows
+        // every content.
+        let every_cell_written = written.len() == 1;
         let empty = pieces
             .iter()
-            .filter(|p| p.owner.is_none() && roles.len() > 1)
+            .filter(|p| p.owner.is_none() && roles.len() > 1 && every_cell_written)
             .map(|p| (covered[&p.content], &p.content))
             .max()
             .filter(|&(n, _)| n as f64 / states >= EMPTY_SHARE * cells)
@@ -301,12 +308,31 @@ pub(crate) fn label(content: &str, owner: Option<usize>, roles: &[String]) -> St
     }
 }
 
-/// Makes every label distinct: where contents share one, each gets the first two characters of
-/// its first word other than its owner's name (capitalised for the first role, in lower case for
-/// the others: `Kn`, `kn`, `Ki`, `ki`), and where they still collide, its number among the pieces.
+/// Makes every label distinct: where contents share one, each gets what tells it apart from
+/// the others where that is four characters or fewer; else the first two characters of its first
+/// word other than its owner's name (capitalised for the first role, in lower case for the
+/// others: `Kn`, `kn`, `Ki`, `ki`); and where they still collide, its number among the pieces.
 fn distinct_labels(pieces: &mut [Piece], roles: &[String]) {
     let clashes =
         |pieces: &[Piece], i: usize| pieces.iter().enumerate().any(|(j, p)| j != i && p.label == pieces[i].label);
+    // Contents whose labels clash, whoever owns them, are first labelled group by group by what
+    // tells them apart where that is short (quarto's p0000 … p1111 as 0000 … 1111).
+    let mut groups: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    for i in (0..pieces.len()).filter(|&i| clashes(pieces, i)) {
+        groups.entry(pieces[i].label.to_lowercase()).or_default().push(i);
+    }
+    for group in groups.values() {
+        let middles = differences(group.iter().map(|&i| pieces[i].content.as_str()));
+        let short =
+            middles.iter().all(|m| (1..=4).contains(&m.chars().count()) && m.chars().all(char::is_alphanumeric));
+        if short && middles.iter().collect::<BTreeSet<_>>().len() == middles.len() {
+            for (&i, middle) in group.iter().zip(middles) {
+                pieces[i].label = middle;
+            }
+        }
+    }
+    // Then by the first two letters of their first word other than the owner's name; then all
+    // but the last of a clash are numbered.
     let clashing: Vec<usize> = (0..pieces.len()).filter(|&i| clashes(pieces, i)).collect();
     for &i in &clashing {
         let p = &pieces[i];
@@ -324,4 +350,15 @@ fn distinct_labels(pieces: &mut [Piece], roles: &[String]) {
             pieces[i].label = (i + 1).to_string();
         }
     }
+}
+
+/// What is left of each of `texts` once the characters all of them begin with and all of them
+/// end with are taken away.
+fn differences<'a>(texts: impl Iterator<Item = &'a str>) -> Vec<String> {
+    let texts: Vec<Vec<char>> = texts.map(|t| t.chars().collect()).collect();
+    let shortest = texts.iter().map(Vec::len).min().unwrap_or(0);
+    let same = |at: &dyn Fn(&Vec<char>) -> char| texts.iter().all(|t| at(t) == at(&texts[0]));
+    let prefix = (0..shortest).take_while(|&k| same(&|t| t[k])).count();
+    let suffix = (0..shortest - prefix).take_while(|&k| same(&|t| t[t.len() - 1 - k])).count();
+    texts.iter().map(|t| t[prefix..t.len() - suffix].iter().collect()).collect()
 }
