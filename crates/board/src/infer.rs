@@ -65,14 +65,23 @@ pub fn infer_from(desc: &Description, roles: &[String], samples: &Samples) -> In
                 axes: chosen.into_iter().cloned().collect(),
                 members: members.iter().copied().collect(),
             };
-            let Some(per_state) = candidate.occupancy(samples, &parsed) else { continue };
+            let Some((per_state, most)) = candidate.occupancy(samples, &parsed) else { continue };
             if !candidate.plausible(per_state) {
                 continue;
             }
-            // A board says what stands on its cells where it can, and has as many axes as it
-            // needs: sudoku's (cell x y v) is a board of digits, not a cube of marks.
+            // A board holds one content per cell where one can be found: several on a cell
+            // (a knight and an arrow) are taken only where no board of single contents is. It
+            // says what stands on its cells where it can, and has as many axes as it needs:
+            // sudoku's (cell x y v) is a board of digits, not a cube of marks.
             let has_contents = !candidate.contents().is_empty();
-            let key = (has_contents, candidate.axes.len(), (per_state * 1000.0) as u64, Reverse(candidate.arguments()));
+            let single = most == 1;
+            let key = (
+                single,
+                has_contents,
+                candidate.axes.len(),
+                (per_state * 1000.0) as u64,
+                Reverse(candidate.arguments()),
+            );
             if best.as_ref().is_none_or(|(_, k)| key > *k) {
                 best = Some((candidate, key));
             }
@@ -84,7 +93,7 @@ pub fn infer_from(desc: &Description, roles: &[String], samples: &Samples) -> In
         };
     }
     match best {
-        Some((c, _)) => Inference::Board(c.board(roles, samples, &parsed)),
+        Some((c, key)) => Inference::Board(c.board(roles, samples, &parsed, !key.0)),
         None if seen.is_empty() => Inference::Fallback {
             why: "no base relation has an argument whose values the game orders (whole numbers, or a chain of facts like succ)".into(),
         },
@@ -98,9 +107,13 @@ pub fn infer_from(desc: &Description, roles: &[String], samples: &Samples) -> In
     }
 }
 
-/// How much a candidate is preferred, most first: whether it has contents, its axes, its
-/// propositions per state (in thousandths), and its axes' arguments, earliest first.
-type Preference = (bool, usize, u64, Reverse<Vec<usize>>);
+/// How much a candidate is preferred, most first: whether each cell holds one content, whether
+/// it has contents, its axes, its propositions per state (in thousandths), and its axes'
+/// arguments, earliest first.
+type Preference = (bool, bool, usize, u64, Reverse<Vec<usize>>);
+
+/// The most contents a cell of a board holds in any state sampled.
+const MAX_STACK: usize = 3;
 
 /// Whether a relation's propositions are lines between neighbouring points: four ordered
 /// arguments, the first and third over the same values, the second and fourth too, and every
@@ -148,12 +161,14 @@ impl Candidate<'_> {
         self.axes.iter().map(|a| a.values.len()).product()
     }
 
-    /// The relation's propositions true per sampled state on average, or `None` if in some
-    /// state a cell holds two contents.
-    fn occupancy(&self, samples: &Samples, parsed: &[Vec<&str>]) -> Option<f64> {
+    /// The relation's propositions true per sampled state on average and the most contents a
+    /// cell holds in any state; `None` where a cell holds more than [`MAX_STACK`], or more than
+    /// one on a board of a single axis or without contents.
+    fn occupancy(&self, samples: &Samples, parsed: &[Vec<&str>]) -> Option<(f64, usize)> {
         let axes = self.arguments();
         let contents = self.contents();
         let mut total = 0usize;
+        let mut most = 1;
         let mut cells: Vec<(Vec<&str>, Vec<&str>)> = Vec::new();
         for state in &samples.states {
             cells.clear();
@@ -163,11 +178,15 @@ impl Candidate<'_> {
             }
             total += cells.len();
             cells.sort_unstable();
-            if cells.windows(2).any(|w| w[0].0 == w[1].0) {
-                return None;
+            for run in cells.chunk_by(|a, b| a.0 == b.0) {
+                most = most.max(run.len());
             }
         }
-        Some(total as f64 / samples.states.len().max(1) as f64)
+        let stackable = self.axes.len() >= 2 && !contents.is_empty();
+        if most > MAX_STACK || (most > 1 && !stackable) {
+            return None;
+        }
+        Some((total as f64 / samples.states.len().max(1) as f64, most))
     }
 
     /// Whether the candidate looks like a board: four cells or more, and some of them
@@ -180,8 +199,8 @@ impl Candidate<'_> {
         }
     }
 
-    /// The board, its contents told apart.
-    fn board(self, roles: &[String], samples: &Samples, parsed: &[Vec<&str>]) -> Board {
+    /// The board, its contents told apart; `stacked` where a cell may hold several.
+    fn board(self, roles: &[String], samples: &Samples, parsed: &[Vec<&str>], stacked: bool) -> Board {
         let contents = self.contents();
         let content_of = |p: u32| crate::content(&parsed[p as usize][1..], &contents);
         // Per content, how many cells it covers over all states, and per role how often that
@@ -245,6 +264,7 @@ impl Candidate<'_> {
             contents,
             empty,
             pieces,
+            stacked,
             roles: roles.to_vec(),
         }
     }

@@ -67,6 +67,9 @@ pub struct Board {
     pub empty: Option<String>,
     /// Every content seen on the board.
     pub pieces: Vec<Piece>,
+    /// Whether a cell may hold several contents at once (up to three: a knight and an arrow);
+    /// taken only where no board holds one content per cell.
+    pub stacked: bool,
     /// The game's roles.
     pub roles: Vec<String>,
 }
@@ -116,9 +119,15 @@ pub struct Placed {
 }
 
 impl View {
-    /// What stands on the cell at `index` (a position along each axis), if anything.
+    /// What stands on the cell at `index` (a position along each axis), if anything: the first
+    /// of its contents.
     pub fn content(&self, index: &[usize]) -> Option<&str> {
         self.cells.iter().find(|c| c.index == index).map(|c| c.content.as_str())
+    }
+
+    /// Everything that stands on the cell at `index`, in the order of its propositions.
+    pub fn contents<'a>(&'a self, index: &'a [usize]) -> impl Iterator<Item = &'a str> + 'a {
+        self.cells.iter().filter(move |c| c.index == index).map(|c| c.content.as_str())
     }
 }
 

@@ -107,7 +107,7 @@ pub(crate) fn slices(board: &Board) -> Vec<Slice> {
 
 /// The board's lines: its grids side by side, rows of grids a blank line apart.
 fn draw(board: &Board, view: &View, style: Style) -> Vec<String> {
-    let labels = view.cells.iter().map(|c| board.label(&c.content).chars().count());
+    let labels = view.cells.iter().map(|c| cell_label(board, view.contents(&c.index)).0.chars().count());
     let values = board.axes.iter().flat_map(|a| &a.values).map(|v| v.chars().count());
     let width = labels.chain(values).max().unwrap_or(1);
     let slices = slices(board);
@@ -143,9 +143,10 @@ fn grid(board: &Board, view: &View, slice: &Slice, width: usize, style: Style) -
     for top in 0..rows {
         let mut line = format!("{:>margin$} ", slice.row_name(board, top));
         for column in 0..columns {
-            let content = view.content(&slice.index(board, top, column));
-            let text = content.map_or_else(|| ".".to_owned(), |c| board.label(c));
-            match content.and_then(|c| board.owner(c)).filter(|_| style.colour) {
+            let index = slice.index(board, top, column);
+            let (text, owner) = cell_label(board, view.contents(&index));
+            let text = if text.is_empty() { ".".to_owned() } else { text };
+            match owner.filter(|_| style.colour) {
                 Some(o) => write!(line, " {}{text:>width$}{RESET}", COLOURS[o % COLOURS.len()]),
                 None => write!(line, " {text:>width$}"),
             }
@@ -159,6 +160,16 @@ fn grid(board: &Board, view: &View, slice: &Slice, width: usize, style: Style) -
     }
     lines.push(foot);
     lines
+}
+
+/// A cell's text: the labels of its contents joined by `/` (empty for an empty cell), and the
+/// owner to colour it by, where every content there has the same one.
+fn cell_label<'a>(board: &Board, contents: impl Iterator<Item = &'a str>) -> (String, Option<usize>) {
+    let contents: Vec<&str> = contents.collect();
+    let labels: Vec<String> = contents.iter().map(|c| board.label(c)).collect();
+    let owners: Vec<Option<usize>> = contents.iter().map(|c| board.owner(c)).collect();
+    let owner = owners.first().copied().flatten().filter(|o| owners.iter().all(|p| *p == Some(*o)));
+    (labels.join("/"), owner)
 }
 
 /// Blocks of lines side by side, three spaces apart, each padded to its widest line.

@@ -72,13 +72,17 @@ fn grid(body: &mut String, board: &Board, view: &View, slice: &Slice, (x0, y0): 
             let shade = if (rows - 1 - top + column) & 1 == 0 { "#e0e0e0" } else { "#f5f5f5" };
             writeln!(body, r##"<rect class="cell" data-at="{at}" x="{x}" y="{y}" width="{CELL}" height="{CELL}" fill="{shade}" stroke="#9e9e9e"/>"##)
                 .expect("writing to a string");
-            let Some(content) = view.content(&index) else { continue };
-            let fill = board.owner(content).map_or("#757575", |o| COLOURS[o % COLOURS.len()]);
-            let (cx, cy, r) = (x + CELL / 2, y + CELL / 2, CELL * 2 / 5);
-            writeln!(body, r##"<g class="piece" data-at="{at}" data-content="{}"><circle cx="{cx}" cy="{cy}" r="{r}" fill="{fill}" stroke="#212121"/>"##, escape(content))
-                .expect("writing to a string");
-            text(body, cx, cy + 5, "middle", "label", &board.label(content));
-            body.push_str("</g>\n");
+            // Several contents on a cell share it side by side, each a smaller disc.
+            let contents: Vec<&str> = view.contents(&index).collect();
+            let n = contents.len();
+            for (k, content) in contents.into_iter().enumerate() {
+                let fill = board.owner(content).map_or("#757575", |o| COLOURS[o % COLOURS.len()]);
+                let (cx, cy, r) = (x + CELL * (2 * k + 1) / (2 * n), y + CELL / 2, CELL * 2 / (5 * n).max(5));
+                writeln!(body, r##"<g class="piece" data-at="{at}" data-content="{}"><circle cx="{cx}" cy="{cy}" r="{r}" fill="{fill}" stroke="#212121"/>"##, escape(content))
+                    .expect("writing to a string");
+                text(body, cx, cy + 5, "middle", "label", &board.label(content));
+                body.push_str("</g>\n");
+            }
         }
     }
     for column in 0..columns {

@@ -609,6 +609,44 @@ position: blue 8 8, red 3 3
 position: blue 8 10, red 3 5
 ",
     ),
+    (
+        "knightfight",
+        &[
+            &["(move 1 1 2 3)", "noop"],
+            &["noop", "diag"],
+            &["noop", "(move 10 10 9 8)"],
+            &["ortho", "noop"],
+            &["(move 2 3 1 1)", "noop"],
+        ],
+        r"
+10   .  .  .  .  .  .  .  .  .  B
+ 9   .  .  .  .  .  .  .  .  .  .
+ 8   .  .  .  .  .  .  .  .  .  .
+ 7   .  .  .  .  .  .  .  .  .  .
+ 6   .  .  .  .  .  .  .  .  .  .
+ 5   .  .  .  .  .  .  .  .  .  .
+ 4   .  .  .  .  .  .  .  .  .  .
+ 3   .  .  .  .  .  .  .  .  .  .
+ 2   .  .  .  .  .  .  .  .  .  .
+ 1   W  .  .  .  .  .  .  .  .  .
+     1  2  3  4  5  6  7  8  9 10
+movecontrol: white
+",
+        r"
+10    .   .   .   .   .   .   .   .   .   a
+ 9    .   .   .   .   .   .   .   .   a   .
+ 8    .   .   .   .   .   .   .   a   B   a
+ 7    .   .   .   .   .   .   .   .   a   .
+ 6    .   .   .   .   .   .   .   .   .   .
+ 5    .   .   .   .   .   .   .   .   .   .
+ 4    a   .   a   .   .   .   .   .   .   .
+ 3    .   a   .   .   .   .   .   .   .   .
+ 2    a   .   a   .   .   .   .   .   .   .
+ 1  a/W   .   .   .   .   .   .   .   .   .
+      1   2   3   4   5   6   7   8   9  10
+attackcontrol: black
+",
+    ),
 ];
 
 #[test]
@@ -644,11 +682,9 @@ fn corpus_boards_are_drawn_as_a_person_sees_them() {
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
-/// Games whose states have no board to draw as one (several pieces on a cell, cells named by
-/// one constant, counters and scores only), with the relations the reason names.
+/// Games whose states have no board to draw as one (cells named by one constant, pits and
+/// stacks, counters and scores only), with the relations the reason names.
 const WITHOUT: &[(&str, &str)] = &[
-    ("knightfight", "cell has ordered arguments"),
-    ("snake2p", "cell has ordered arguments"),
     ("chineseCheckers6", "step has ordered arguments"),
     ("kalaha_2009", "hand, pit, step have ordered arguments"),
     ("nim1", "heap has ordered arguments"),
