@@ -49,7 +49,7 @@ pub fn infer_from(desc: &Description, roles: &[String], samples: &Samples) -> In
             continue;
         }
         seen.push(relation);
-        if joins_neighbours(&axes, members, &parsed) {
+        if joins_neighbours(&chains, &axes, members, &parsed) {
             edges.push(relation);
             continue;
         }
@@ -76,8 +76,8 @@ pub fn infer_from(desc: &Description, roles: &[String], samples: &Samples) -> In
             let has_contents = !candidate.contents().is_empty();
             let single = most == 1;
             let key = (
-                single,
                 has_contents,
+                single,
                 candidate.axes.len(),
                 (per_state * 1000.0) as u64,
                 Reverse(candidate.arguments()),
@@ -93,7 +93,7 @@ pub fn infer_from(desc: &Description, roles: &[String], samples: &Samples) -> In
         };
     }
     match best {
-        Some((c, key)) => Inference::Board(c.board(roles, samples, &parsed, !key.0)),
+        Some((c, key)) => Inference::Board(c.board(roles, samples, &parsed, !key.1)),
         None if seen.is_empty() => Inference::Fallback {
             why: "no base relation has an argument whose values the game orders (whole numbers, or a chain of facts like succ)".into(),
         },
@@ -116,20 +116,26 @@ type Preference = (bool, bool, usize, u64, Reverse<Vec<usize>>);
 const MAX_STACK: usize = 3;
 
 /// Whether a relation's propositions are lines between neighbouring points: four ordered
-/// arguments, the first and third over the same values, the second and fourth too, and every
-/// proposition seen joining two points one step apart (dots and boxes' `(line x1 y1 x2 y2)`).
-/// Such a relation is not a board of cells: three of its arguments would pass for axes and the
-/// fourth for what stands there.
-fn joins_neighbours(axes: &[Axis], members: &[u32], parsed: &[Vec<&str>]) -> bool {
+/// arguments, the first and third in the same order, the second and fourth too, and every
+/// proposition seen joining two points one step apart, straight or diagonally (dots and boxes'
+/// `(line x1 y1 x2 y2)`, crossers' walls). Such a relation is not a board of cells: three of
+/// its arguments would pass for axes and the fourth for what stands there.
+fn joins_neighbours(chains: &Chains, axes: &[Axis], members: &[u32], parsed: &[Vec<&str>]) -> bool {
     let [a, b, c, d] = axes else { return false };
-    if (a.argument, b.argument, c.argument, d.argument) != (0, 1, 2, 3) || a.values != c.values || b.values != d.values
-    {
+    if (a.argument, b.argument, c.argument, d.argument) != (0, 1, 2, 3) || a.order != c.order || b.order != d.order {
         return false;
     }
-    let at = |axis: &Axis, value: &str| axis.values.iter().position(|v| v == value).map(|i| i as i64);
+    // The points' coordinates, each pair of axes ordered as one.
+    let line = |p: &Axis, q: &Axis| {
+        let values: BTreeSet<&str> = p.values.iter().chain(&q.values).map(String::as_str).collect();
+        chains.order(&values).map(|(_, ordered)| ordered)
+    };
+    let (Some(xs), Some(ys)) = (line(a, c), line(b, d)) else { return false };
+    let at = |values: &[String], value: &str| values.iter().position(|v| v == value).map(|i| i as i64);
     members.iter().all(|&p| {
         let args = &parsed[p as usize][1..];
-        let (Some(x1), Some(y1), Some(x2), Some(y2)) = (at(a, args[0]), at(b, args[1]), at(c, args[2]), at(d, args[3]))
+        let (Some(x1), Some(y1), Some(x2), Some(y2)) =
+            (at(&xs, args[0]), at(&ys, args[1]), at(&xs, args[2]), at(&ys, args[3]))
         else {
             return false;
         };
@@ -163,7 +169,7 @@ impl Candidate<'_> {
 
     /// The relation's propositions true per sampled state on average and the most contents a
     /// cell holds in any state; `None` where a cell holds more than [`MAX_STACK`], or more than
-    /// one on a board of a single axis or without contents.
+    /// one on a board without contents or of other than two axes.
     fn occupancy(&self, samples: &Samples, parsed: &[Vec<&str>]) -> Option<(f64, usize)> {
         let axes = self.arguments();
         let contents = self.contents();
@@ -182,7 +188,7 @@ impl Candidate<'_> {
                 most = most.max(run.len());
             }
         }
-        let stackable = self.axes.len() >= 2 && !contents.is_empty();
+        let stackable = self.axes.len() == 2 && !contents.is_empty();
         if most > MAX_STACK || (most > 1 && !stackable) {
             return None;
         }
