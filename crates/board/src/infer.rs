@@ -3,7 +3,7 @@
 
 use crate::order::Chains;
 use crate::sample::{Budget, Samples};
-use crate::{Axis, Board, Inference, Piece, MAX_AXES};
+use crate::{Axis, Board, Inference, Lines, Piece, MAX_AXES};
 use gdl::Description;
 use machine::{MachineError, StateMachine};
 use std::cmp::Reverse;
@@ -49,8 +49,8 @@ pub fn infer_from(desc: &Description, roles: &[String], samples: &Samples) -> In
             continue;
         }
         seen.push(relation);
-        if joins_neighbours(&chains, &axes, members, &parsed) {
-            edges.push(relation);
+        if let Some(points) = joins_neighbours(&chains, &axes, members, &parsed) {
+            edges.push((relation, points));
             continue;
         }
         // Every choice of up to four of the ordered arguments, in argument order.
@@ -88,12 +88,17 @@ pub fn infer_from(desc: &Description, roles: &[String], samples: &Samples) -> In
         }
     }
     if best.is_none() && !edges.is_empty() {
+        let names: Vec<&str> = edges.iter().map(|(relation, _)| *relation).collect();
         return Inference::Fallback {
-            why: format!("{} joins neighbouring points: lines, which are not drawn yet", edges.join(", ")),
+            why: format!("{} joins neighbouring points: lines, but no board of cells holds them", names.join(", ")),
         };
     }
     match best {
-        Some((c, key)) => Inference::Board(c.board(roles, samples, &parsed, !key.1)),
+        Some((c, key)) => {
+            let mut board = c.board(roles, samples, &parsed, !key.1);
+            board.lines = edges.into_iter().filter_map(|(relation, points)| lines_on(&board, relation, points)).collect();
+            Inference::Board(board)
+        }
         None if seen.is_empty() => Inference::Fallback {
             why: "no base relation has an argument whose values the game orders (whole numbers, or a chain of facts like succ)".into(),
         },
@@ -115,24 +120,42 @@ type Preference = (bool, bool, usize, u64, Reverse<Vec<usize>>);
 /// The most contents a cell of a board holds in any state sampled.
 const MAX_STACK: usize = 3;
 
+/// The lines of `relation`, whose points range over `points` (columns' values, rows' values),
+/// where they fit `board`: its two axes in the same order, the points either its cells'
+/// centres (the same values) or their corners (one value more, after the cells' own).
+fn lines_on(board: &Board, relation: &str, points: [Vec<String>; 2]) -> Option<Lines> {
+    let [columns, rows] = board.axes.as_slice() else { return None };
+    let [xs, ys] = &points;
+    let fits = |axis: &Axis, values: &Vec<String>| {
+        if *values == axis.values {
+            Some(false)
+        } else {
+            (values.len() == axis.values.len() + 1 && values.starts_with(&axis.values)).then_some(true)
+        }
+    };
+    let corners = fits(columns, xs)?;
+    (fits(rows, ys)? == corners).then(|| Lines { relation: relation.to_owned(), points, corners })
+}
+
 /// Whether a relation's propositions are lines between neighbouring points: four ordered
 /// arguments, the first and third in the same order, the second and fourth too, and every
 /// proposition seen joining two points one step apart, straight or diagonally (dots and boxes'
 /// `(line x1 y1 x2 y2)`, crossers' walls). Such a relation is not a board of cells: three of
-/// its arguments would pass for axes and the fourth for what stands there.
-fn joins_neighbours(chains: &Chains, axes: &[Axis], members: &[u32], parsed: &[Vec<&str>]) -> bool {
-    let [a, b, c, d] = axes else { return false };
+/// its arguments would pass for axes and the fourth for what stands there. Where it is, the
+/// points' values along each axis, in order.
+fn joins_neighbours(chains: &Chains, axes: &[Axis], members: &[u32], parsed: &[Vec<&str>]) -> Option<[Vec<String>; 2]> {
+    let [a, b, c, d] = axes else { return None };
     if (a.argument, b.argument, c.argument, d.argument) != (0, 1, 2, 3) || a.order != c.order || b.order != d.order {
-        return false;
+        return None;
     }
     // The points' coordinates, each pair of axes ordered as one.
     let line = |p: &Axis, q: &Axis| {
         let values: BTreeSet<&str> = p.values.iter().chain(&q.values).map(String::as_str).collect();
         chains.order(&values).map(|(_, ordered)| ordered)
     };
-    let (Some(xs), Some(ys)) = (line(a, c), line(b, d)) else { return false };
+    let (Some(xs), Some(ys)) = (line(a, c), line(b, d)) else { return None };
     let at = |values: &[String], value: &str| values.iter().position(|v| v == value).map(|i| i as i64);
-    members.iter().all(|&p| {
+    let neighbours = members.iter().all(|&p| {
         let args = &parsed[p as usize][1..];
         let (Some(x1), Some(y1), Some(x2), Some(y2)) =
             (at(&xs, args[0]), at(&ys, args[1]), at(&xs, args[2]), at(&ys, args[3]))
@@ -140,7 +163,8 @@ fn joins_neighbours(chains: &Chains, axes: &[Axis], members: &[u32], parsed: &[V
             return false;
         };
         (x1 - x2).abs().max((y1 - y2).abs()) == 1
-    })
+    });
+    neighbours.then_some([xs, ys])
 }
 
 /// A relation with a choice of axes.
@@ -271,6 +295,7 @@ impl Candidate<'_> {
             empty,
             pieces,
             stacked,
+            lines: Vec::new(),
             roles: roles.to_vec(),
         }
     }

@@ -70,8 +70,24 @@ pub struct Board {
     /// Whether a cell may hold several contents at once (up to three: a knight and an arrow);
     /// taken only where no board holds one content per cell.
     pub stacked: bool,
+    /// Relations of lines between neighbouring points drawn on the board (dots and boxes'
+    /// lines, crossers' walls); they are listed in the text drawing's panel.
+    pub lines: Vec<Lines>,
     /// The game's roles.
     pub roles: Vec<String>,
+}
+
+/// A relation of lines between neighbouring points, `(line x1 y1 x2 y2)`, that a board's
+/// drawing shows.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Lines {
+    /// The relation.
+    pub relation: String,
+    /// The points' values along the columns' axis and along the rows', in order.
+    pub points: [Vec<String>; 2],
+    /// Whether the points are the cells' corners (one value more than the cells along each
+    /// axis: dots and boxes), not their centres (crossers).
+    pub corners: bool,
 }
 
 /// What inference found.

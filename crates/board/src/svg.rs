@@ -4,7 +4,7 @@
 //! piece its content (`data-content`), for pages and tests that look for them.
 
 use crate::render::{slices, Slice};
-use crate::{panel, panel_line, Board, View};
+use crate::{panel, panel_line, Board, Lines, View};
 use std::fmt::Write;
 
 /// A cell's side, in pixels.
@@ -29,14 +29,21 @@ pub fn svg(board: Option<&Board>, props: &[String]) -> String {
             let (columns, rows) = slices[0].size(board);
             let titled = usize::from(slices.iter().any(|s| s.title.is_some()));
             let block = (MARGIN + columns * CELL + MARGIN, titled * LINE + rows * CELL + MARGIN + MARGIN / 2);
+            // The cells, then the lines between them, then the pieces on top.
+            let mut pieces = String::new();
             for slice in &slices {
                 let x0 = MARGIN + slice.place.0 * block.0;
                 let y0 = MARGIN / 2 + titled * LINE + slice.place.1 * block.1;
-                grid(&mut body, board, &view, slice, (x0, y0));
+                grid(&mut body, &mut pieces, board, &view, slice, (x0, y0));
             }
+            for lines in &board.lines {
+                draw_lines(&mut body, lines, props, (MARGIN, MARGIN / 2), rows);
+            }
+            body.push_str(&pieces);
             width = across * block.0 + MARGIN;
             height = down * block.1;
-            view.panel
+            // Lines drawn on the board are not listed beneath it.
+            view.panel.into_iter().filter(|(relation, _)| board.lines.iter().all(|l| l.relation != *relation)).collect()
         }
         None => panel(props),
     };
@@ -53,9 +60,9 @@ pub fn svg(board: Option<&Board>, props: &[String]) -> String {
 }
 
 /// The grid `slice` of `view`, its top left cell at (`x0`, `y0`): its title above, each row's
-/// value to its left, each column's beneath, the cells shaded alternately, a disc on each one
-/// not empty.
-fn grid(body: &mut String, board: &Board, view: &View, slice: &Slice, (x0, y0): (usize, usize)) {
+/// value to its left, each column's beneath, the cells shaded alternately (on `body`), a disc on
+/// each one not empty (on `pieces`, drawn last).
+fn grid(body: &mut String, pieces: &mut String, board: &Board, view: &View, slice: &Slice, (x0, y0): (usize, usize)) {
     if let Some(title) = &slice.title {
         text(body, x0, y0 - 6, "start", "title", title);
     }
@@ -78,16 +85,53 @@ fn grid(body: &mut String, board: &Board, view: &View, slice: &Slice, (x0, y0): 
             for (k, content) in contents.into_iter().enumerate() {
                 let fill = board.owner(content).map_or("#757575", |o| COLOURS[o % COLOURS.len()]);
                 let (cx, cy, r) = (x + CELL * (2 * k + 1) / (2 * n), y + CELL / 2, CELL * 2 / (5 * n).max(5));
-                writeln!(body, r##"<g class="piece" data-at="{at}" data-content="{}"><circle cx="{cx}" cy="{cy}" r="{r}" fill="{fill}" stroke="#212121"/>"##, escape(content))
+                writeln!(pieces, r##"<g class="piece" data-at="{at}" data-content="{}"><circle cx="{cx}" cy="{cy}" r="{r}" fill="{fill}" stroke="#212121"/>"##, escape(content))
                     .expect("writing to a string");
-                text(body, cx, cy + 5, "middle", "label", &board.label(content));
-                body.push_str("</g>\n");
+                text(pieces, cx, cy + 5, "middle", "label", &board.label(content));
+                pieces.push_str("</g>\n");
             }
         }
     }
     for column in 0..columns {
         let (x, y) = (x0 + column * CELL + CELL / 2, y0 + rows * CELL + 16);
         text(body, x, y, "middle", "axis", slice.column_name(board, column));
+    }
+}
+
+/// The true propositions of `lines` among `props` as segments between points on a board of `rows`
+/// rows whose top left cell is at (`x0`, `y0`), and where the points are the cells' corners, a
+/// dot at every point. Each segment carries its ends (`data-from`, `data-to`).
+fn draw_lines(body: &mut String, lines: &Lines, props: &[String], (x0, y0): (usize, usize), rows: usize) {
+    let [xs, ys] = &lines.points;
+    let (shift, up) = if lines.corners { (0, rows) } else { (CELL / 2, rows - 1) };
+    let pixel = |i: usize, j: usize| (x0 + i * CELL + shift, y0 + (up - j) * CELL + shift);
+    if lines.corners {
+        for i in 0..xs.len() {
+            for j in 0..ys.len() {
+                let (x, y) = pixel(i, j);
+                writeln!(body, r##"<circle class="point" cx="{x}" cy="{y}" r="3" fill="#212121"/>"##)
+                    .expect("writing to a string");
+            }
+        }
+    }
+    let at = |values: &[String], v: &str| values.iter().position(|w| w == v);
+    for prop in props {
+        let parts = propnet::net::name_parts(prop);
+        if parts.len() != 5 || parts[0] != lines.relation {
+            continue;
+        }
+        let (Some(i1), Some(j1), Some(i2), Some(j2)) =
+            (at(xs, parts[1]), at(ys, parts[2]), at(xs, parts[3]), at(ys, parts[4]))
+        else {
+            continue;
+        };
+        let ((xa, ya), (xb, yb)) = (pixel(i1, j1), pixel(i2, j2));
+        let (from, to) = (escape(&format!("{} {}", parts[1], parts[2])), escape(&format!("{} {}", parts[3], parts[4])));
+        writeln!(
+            body,
+            r##"<line class="line" data-from="{from}" data-to="{to}" x1="{xa}" y1="{ya}" x2="{xb}" y2="{yb}" stroke="#212121" stroke-width="4" stroke-linecap="round"/>"##
+        )
+        .expect("writing to a string");
     }
 }
 

@@ -168,11 +168,44 @@ fn the_reasoner_shows_the_same_board_as_the_propnet() {
 }
 
 #[test]
-fn dots_and_boxes_lines_are_not_taken_for_a_board_of_cells() {
-    let Some((inference, text)) = corpus("dotsAndBoxes", &[&["(draw 1 1 1 2)", "noop"]]) else { return };
+fn dots_and_boxes_lines_are_drawn_between_the_boxes_corners() {
+    // Four lines close the box at (1 1), which o closed, so o takes it.
+    let moves: &[&[&str]] = &[
+        &["(draw 1 1 1 2)", "noop"],
+        &["noop", "(draw 1 1 2 1)"],
+        &["(draw 2 1 2 2)", "noop"],
+        &["noop", "(draw 1 2 2 2)"],
+    ];
+    let Some((inference, props)) = read("dotsAndBoxes", moves) else { return };
     let board = inference.board().expect("a board");
     assert_eq!((board.relation.as_str(), board.axes.len()), ("box", 2));
-    assert!(text.contains("\nline: 1 1 1 2\n"), "{text}");
+    let [lines] = board.lines.as_slice() else { panic!("{:?}", board.lines) };
+    assert_eq!(lines.relation, "line");
+    assert!(lines.corners, "six points along each axis for five boxes");
+    assert_eq!(lines.points[0], ["1", "2", "3", "4", "5", "6"]);
+    // The text lists the lines beneath; the SVG draws them, and the box taken.
+    let text = drawn(&inference, &props);
+    assert!(text.ends_with("\nline: 1 1 1 2, 1 1 2 1, 1 2 2 2, 2 1 2 2\n"), "{text}");
+    assert!(text.starts_with("5  . . . . .\n4  . . . . .\n3  . . . . .\n2  . . . . .\n1  o . . . .\n"), "{text}");
+    let svg = board::svg(inference.board(), &props);
+    let doc = roxmltree::Document::parse(&svg).expect("well-formed XML");
+    let class = |n: &roxmltree::Node, c: &str| n.attribute("class") == Some(c);
+    let mut drawn: Vec<(&str, &str)> = doc
+        .descendants()
+        .filter(|n| class(n, "line"))
+        .map(|n| (n.attribute("data-from").expect("from"), n.attribute("data-to").expect("to")))
+        .collect();
+    drawn.sort();
+    assert_eq!(drawn, [("1 1", "1 2"), ("1 1", "2 1"), ("1 2", "2 2"), ("2 1", "2 2")]);
+    assert_eq!(doc.descendants().filter(|n| class(n, "point")).count(), 36);
+    // A line from the corner (1 1) to (1 2) runs up the left side of the box at (1 1).
+    let cell = doc.descendants().find(|n| class(n, "cell") && n.attribute("data-at") == Some("1 1")).expect("cell");
+    let line = doc.descendants().find(|n| class(n, "line") && n.attribute("data-to") == Some("1 2")).expect("line");
+    let num = |n: &roxmltree::Node, a: &str| n.attribute(a).expect(a).parse::<i64>().expect(a);
+    let (left, top, side) = (num(&cell, "x"), num(&cell, "y"), num(&cell, "width"));
+    assert_eq!((num(&line, "x1"), num(&line, "y1"), num(&line, "x2"), num(&line, "y2")), (left, top + side, left, top));
+    let panel: Vec<&str> = doc.descendants().filter(|n| class(n, "panel")).filter_map(|n| n.text()).collect();
+    assert!(!panel.iter().any(|l| l.starts_with("line")), "drawn, not listed: {panel:?}");
 }
 
 #[test]
