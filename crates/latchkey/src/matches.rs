@@ -65,6 +65,9 @@ struct Prepared {
 /// What `latchkey match --json` prints: the series, and how the game was prepared.
 #[derive(Serialize)]
 struct Report<'a> {
+    /// The game as given on the command line: a GDL file's path or a bundled game's name, for
+    /// `latchkey replay` to find the rules by.
+    rules: &'a str,
     #[serde(flatten)]
     series: &'a Series,
     prepared: Prepared,
@@ -141,7 +144,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let series = player::run_series(&game, &mut players, options, &mut events)?;
     bar.finish_and_clear();
     if args.json {
-        let report = Report { series: &series, prepared };
+        let report = Report { rules: &args.game, series: &series, prepared };
         crate::output::print_json(SCHEMA, &report)?;
     } else {
         print_table(&series, &prepared);

@@ -214,3 +214,26 @@ fn a_move_the_rules_do_not_allow_is_named() {
     assert!(err.contains("tictactoe, match 1: joint move 1: (mark 9"), "{err}");
     assert!(err.contains("is not a legal move of xplayer"), "{err}");
 }
+
+#[test]
+fn a_report_of_a_game_read_from_a_file_finds_its_rules_there() {
+    let dir = scratch();
+    let rules = dir.join("mygame.kif");
+    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../games/tictactoe.kif"));
+    std::fs::write(&rules, text.expect("the bundled tictactoe rules")).unwrap();
+    let report = run(&[
+        "match",
+        rules.to_str().unwrap(),
+        "--players",
+        "random,random",
+        "--games",
+        "1",
+        "--startclock",
+        "1",
+        "--json",
+    ]);
+    let path = dir.join("mygame.json");
+    std::fs::write(&path, report).unwrap();
+    let said = run(&["replay", path.to_str().unwrap(), "-o", dir.join("mygame.html").to_str().unwrap()]);
+    assert!(said.contains("1 match"), "{said}");
+}

@@ -87,6 +87,8 @@ fn report(value: serde_json::Value) -> Result<Vec<Recorded>> {
     struct Report {
         schema: u32,
         game: String,
+        #[serde(default)]
+        rules: Option<String>,
         matches: Vec<MatchRecord>,
         standings: Vec<Standing>,
     }
@@ -102,7 +104,8 @@ fn report(value: serde_json::Value) -> Result<Vec<Recorded>> {
         .map(|(i, m)| {
             let players =
                 m.seats.iter().map(|&p| names.get(p).cloned().unwrap_or_else(|| format!("player {p}"))).collect();
-            recorded(Some(report.game.clone()), &report.game, format!("match {}", i + 1), players, m)
+            let rules = report.rules.clone().unwrap_or_else(|| report.game.clone());
+            recorded(Some(rules), &report.game, format!("match {}", i + 1), players, m)
         })
         .collect())
 }
