@@ -238,11 +238,12 @@ impl Candidate<'_> {
         let mut covered: BTreeMap<String, usize> = BTreeMap::new();
         let mut written = BTreeSet::new();
         for state in &samples.states {
-            let before = covered.values().sum::<usize>();
+            let mut cells = 0;
             for &p in state.iter().filter(|p| self.members.contains(p)) {
                 *covered.entry(content_of(p)).or_default() += 1;
+                cells += 1;
             }
-            written.insert(covered.values().sum::<usize>() - before);
+            written.insert(cells);
         }
         let mut arrivals: BTreeMap<String, Vec<usize>> = BTreeMap::new();
         for step in samples.steps.iter().filter(|s| s.choosers.len() == 1 && roles.len() > 1) {
