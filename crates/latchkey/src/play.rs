@@ -3,7 +3,7 @@
 
 use crate::game;
 use anyhow::{bail, Result};
-use player::{Clocks, Event, Human, MatchInfo, Player, PlayerError};
+use player::{Clocks, Event, Human, MatchInfo, Outcome, Player, PlayerError};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use std::process::ExitCode;
@@ -141,8 +141,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
             let mut line = format!("\n{step}. {}", moves.join(" "));
             for f in faults {
                 let by = if f.role == me { "you".to_owned() } else { names[f.role].clone() };
-                let instead = f.replacement.as_deref().map(|mv| format!(", {mv} played instead")).unwrap_or_default();
-                line.push_str(&format!("  [{by}: {}{instead}]", f.fault));
+                line.push_str(&format!("  [{by}: {f}]"));
             }
             println!("{line}");
             draw(state);
@@ -156,12 +155,10 @@ pub fn run(args: Args) -> Result<ExitCode> {
                     false => format!("{} ({role}) {}", names[r], record.goals[r]),
                 })
                 .collect();
-            let mine = record.goals[me];
-            let best = record.goals.iter().enumerate().filter(|&(r, _)| r != me).map(|(_, &g)| g).max();
-            let verdict = match best {
-                Some(b) if mine > b => ": you won",
-                Some(b) if mine == b => ": a draw",
-                Some(_) => ": you lost",
+            let verdict = match record.outcome(me) {
+                Some(Outcome::Win) => ": you won",
+                Some(Outcome::Draw) => ": a draw",
+                Some(Outcome::Loss) => ": you lost",
                 None => "",
             };
             println!("\ngame over: {}{verdict}", scores.join(", "));

@@ -17,7 +17,7 @@ pub mod series;
 pub use builtin::{AlphaBeta, Follower, Reflex, Track};
 pub use human::Human;
 pub use mcts::{mcts_settings, mcts_switches, settings_reference, MctsOptions, MctsPlayer, SETTINGS};
-pub use referee::{play_match, Clocks, End, Event, Fault, FaultRecord, MatchRecord};
+pub use referee::{play_match, Clocks, End, Event, Fault, FaultRecord, MatchRecord, Outcome};
 pub use remote::Remote;
 pub use series::{run_series, Series, SeriesOptions, Standing};
 

@@ -99,6 +99,41 @@ pub struct MatchRecord {
     pub expected: Vec<Vec<Option<f64>>>,
 }
 
+/// How a match went for one role, against the best score of the others.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// It scored more than every other role.
+    Win,
+    /// It tied for the best score.
+    Draw,
+    /// Another role scored more.
+    Loss,
+}
+
+impl MatchRecord {
+    /// How the match went for `role`; `None` in a one-role game.
+    pub fn outcome(&self, role: usize) -> Option<Outcome> {
+        let mine = self.goals[role];
+        let best = self.goals.iter().enumerate().filter(|&(r, _)| r != role).map(|(_, &g)| g).max()?;
+        Some(match mine.cmp(&best) {
+            std::cmp::Ordering::Greater => Outcome::Win,
+            std::cmp::Ordering::Equal => Outcome::Draw,
+            std::cmp::Ordering::Less => Outcome::Loss,
+        })
+    }
+}
+
+impl std::fmt::Display for FaultRecord {
+    /// The fault in words with the move played instead, where there was one: `late, (mark 1 1)
+    /// played instead`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.replacement {
+            Some(mv) => write!(f, "{}, {mv} played instead", self.fault),
+            None => write!(f, "{}", self.fault),
+        }
+    }
+}
+
 /// What happens during a match, for live reports.
 #[derive(Debug, Clone, Copy)]
 pub enum Event<'a> {

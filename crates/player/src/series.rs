@@ -1,7 +1,7 @@
 //! A series of matches between the same players with the seats rotating, and the standings:
 //! mean points with a 95% confidence interval, wins, draws and losses, and faults per player.
 
-use crate::referee::{play_match, Clocks, Event, Fault, MatchRecord};
+use crate::referee::{play_match, Clocks, Event, Fault, MatchRecord, Outcome};
 use crate::{Game, Player, PlayerError};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
@@ -115,13 +115,11 @@ fn standing(player: String, p: usize, matches: &[MatchRecord]) -> Standing {
     let (mut wins, mut draws, mut losses) = (0, 0, 0);
     for record in matches {
         let Some(role) = record.seats.iter().position(|&q| q == p) else { continue };
-        let mine = record.goals[role];
-        points.push(f64::from(mine));
-        let others = record.goals.iter().enumerate().filter(|&(r, _)| r != role).map(|(_, &g)| g);
-        match others.max() {
-            Some(best) if mine > best => wins += 1,
-            Some(best) if mine == best => draws += 1,
-            Some(_) => losses += 1,
+        points.push(f64::from(record.goals[role]));
+        match record.outcome(role) {
+            Some(Outcome::Win) => wins += 1,
+            Some(Outcome::Draw) => draws += 1,
+            Some(Outcome::Loss) => losses += 1,
             None => {}
         }
         for f in record.faults.iter().filter(|f| f.role == role) {

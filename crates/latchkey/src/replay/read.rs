@@ -3,7 +3,7 @@
 //! server and Tiltyard keep).
 
 use anyhow::{bail, Context, Result};
-use player::{Fault, MatchRecord};
+use player::MatchRecord;
 use serde::Deserialize;
 use std::path::Path;
 
@@ -52,16 +52,6 @@ pub fn read(path: &Path, text: &str) -> Result<Vec<Recorded>> {
     )
 }
 
-/// The step and text of a fault of ours.
-fn fault(f: &player::FaultRecord) -> (usize, usize, String) {
-    let text = match (&f.fault, &f.replacement) {
-        (Fault::Late, Some(mv)) => format!("late, {mv} played instead"),
-        (fault, Some(mv)) => format!("{fault}, {mv} played instead"),
-        (fault, None) => fault.to_string(),
-    };
-    (f.step, f.role, text)
-}
-
 /// A match record of ours, with the players in its roles.
 fn recorded(game: Option<String>, name: &str, title: String, players: Vec<String>, r: MatchRecord) -> Recorded {
     Recorded {
@@ -69,7 +59,7 @@ fn recorded(game: Option<String>, name: &str, title: String, players: Vec<String
         name: Some(name.to_owned()),
         title,
         players,
-        faults: r.faults.iter().map(fault).collect(),
+        faults: r.faults.iter().map(|f| (f.step, f.role, f.to_string())).collect(),
         goals: Some(r.goals),
         moves: r.moves,
         times: r.times,
