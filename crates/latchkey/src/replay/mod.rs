@@ -74,10 +74,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
     for (i, r) in recorded.into_iter().enumerate() {
         let spec = match (&args.game, &r.game) {
             (Some(g), _) => g.clone(),
-            (None, Some(g)) if game::read(g).is_ok() => g.clone(),
-            (None, named) => anyhow::bail!(
-                "cannot find the rules of {} ({}): give them with --game FILE",
-                named.as_deref().unwrap_or("the game, which the record does not name"),
+            (None, Some(g)) => g.clone(),
+            (None, None) => anyhow::bail!(
+                "cannot find the rules of the game, which the record does not name ({}): give them with --game FILE",
                 r.title
             ),
         };
@@ -85,21 +84,22 @@ pub fn run(args: Args) -> Result<ExitCode> {
     }
     let mut shown = Vec::new();
     for (spec, matches) in by_game {
-        let loaded = game::load(&spec)?;
+        let loaded = match (&args.game, game::load(&spec)) {
+            (_, Ok(loaded)) => loaded,
+            (Some(_), Err(e)) => return Err(e),
+            (None, Err(e)) => {
+                return Err(e.context(format!("cannot find the rules of {spec}: give them with --game FILE")))
+            }
+        };
         let replayed = Replayed { desc: &loaded.desc, name: &loaded.name, matches };
         shown.extend(on_machine(&loaded, Engine::Propnet, replayed)?);
     }
     shown.sort_by_key(|(i, _)| *i);
     let shown: Vec<Shown> = shown.into_iter().map(|(_, s)| s).collect();
-    let title = format!(
-        "{}: {}",
-        shown[0].game,
-        if shown.len() == 1 { "a match".to_owned() } else { format!("{} matches", shown.len()) }
-    );
     let json =
         serde_json::to_string(&serde_json::json!({ "matches": shown })).context("cannot write the page's data")?;
     // Inside a script element, "</" could end it; JSON may write it as "<\/".
-    let page = PAGE.replace("{{TITLE}}", &escape(&title)).replace("{{DATA}}", &json.replace("</", "<\\/"));
+    let page = PAGE.replace("{{DATA}}", &json.replace("</", "<\\/"));
     std::fs::write(&args.output, page).with_context(|| format!("cannot write {}", args.output.display()))?;
     let steps: usize = shown.iter().map(|s| s.steps.len() - 1).sum();
     println!(
@@ -109,11 +109,6 @@ pub fn run(args: Args) -> Result<ExitCode> {
         if shown.len() == 1 { "" } else { "es" }
     );
     Ok(ExitCode::SUCCESS)
-}
-
-/// `text` safe in HTML.
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
 /// The matches of one game, replayed on its machine.
