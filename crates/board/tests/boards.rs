@@ -2,41 +2,19 @@
 //! its axes, the pieces and their owners, and the cells of the initial state and of a state a
 //! few moves on.
 
-use board::{infer, Budget, Inference, Order, Style};
-use gdl::Description;
-use machine::StateMachine;
-use propnet::{Net, PropnetMachine};
-use std::time::{Duration, Instant};
+mod common;
 
-/// A bundled game, or a corpus game by its file stem (`None` where the corpus is absent).
-fn game(name: &str) -> Option<(Description, Net)> {
-    if games::find(name).is_some() {
-        return Some(testkit::bundled(name));
-    }
-    let shared = testkit::shared::locate(env!("CARGO_MANIFEST_DIR"), &format!("the board of {name}"))?;
-    let path = testkit::shared::game(&shared, name).unwrap_or_else(|| panic!("{name} in the corpus"));
-    let desc = testkit::load(name, &testkit::shared::read_text(&path).expect("readable"));
-    let net = testkit::compile(&desc);
-    Some((desc, net))
-}
-
-fn budget() -> Budget {
-    Budget { deadline: Instant::now() + Duration::from_secs(60), ..Budget::standard() }
-}
+use board::{Inference, Order, Style};
+use common::{after, game, inferred};
+use propnet::PropnetMachine;
 
 /// The game's inference and the true propositions after `moves` (one printed move per role per
 /// joint move) from the initial state; `None` where the game is in the corpus and it is absent.
 fn read(name: &str, moves: &[&[&str]]) -> Option<(Inference, Vec<String>)> {
     let (desc, net) = game(name)?;
     let mut m = PropnetMachine::new(&net);
-    let inference = infer(&desc, &mut m, budget()).expect("the rules run");
-    let mut state = m.initial_state();
-    for joint in moves {
-        let joint: Vec<u32> =
-            joint.iter().enumerate().map(|(r, mv)| m.find_move(r, mv).unwrap_or_else(|| panic!("{mv}"))).collect();
-        state = m.next_state(&state, &joint).expect("legal");
-    }
-    Some((inference, m.state_props(&state)))
+    let inference = inferred(&desc, &mut m);
+    Some((inference, after(&mut m, moves)))
 }
 
 /// The text board without colour.
@@ -162,8 +140,8 @@ fn one_players_pieces_are_not_taken_for_empty_cells() {
 #[test]
 fn the_reasoner_shows_the_same_board_as_the_propnet() {
     let (desc, net) = game("connectfour").expect("bundled");
-    let on_net = infer(&desc, &mut PropnetMachine::new(&net), budget()).expect("the rules run");
-    let on_reasoner = infer(&desc, &mut reasoner::Reasoner::new(&desc), budget()).expect("the rules run");
+    let on_net = inferred(&desc, &mut PropnetMachine::new(&net));
+    let on_reasoner = inferred(&desc, &mut reasoner::Reasoner::new(&desc));
     assert_eq!(on_net, on_reasoner);
 }
 

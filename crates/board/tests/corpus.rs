@@ -3,10 +3,11 @@
 //! piece from one cell to another (and a capture removes one), whose pieces are whose, and what
 //! is left in the panel. Together with `boards.rs` these are the games the inference is held to.
 
-use board::{infer, Budget, Style};
-use machine::StateMachine;
+mod common;
+
+use board::Style;
+use common::{after, game, inferred};
 use propnet::PropnetMachine;
-use std::time::{Duration, Instant};
 
 /// (game, joint moves, the drawing of the initial state, the drawing after the moves); each
 /// drawing starts with a newline, for the table's sake.
@@ -717,29 +718,16 @@ wall: c1 c1 c1 c2, c1 c2 c1 c3, c1 c9 c2 c9, c2 c9 c3 c9, c3 c5 c3 c6, c3 c5 c4 
 
 #[test]
 fn corpus_boards_are_drawn_as_a_person_sees_them() {
-    let Some(shared) = testkit::shared::locate(env!("CARGO_MANIFEST_DIR"), "boards of corpus games") else { return };
     let mut wrong = Vec::new();
-    for &(name, moves, initial, after) in DRAWN {
-        let path = testkit::shared::game(&shared, name).unwrap_or_else(|| panic!("{name} in the corpus"));
-        let desc = testkit::load(name, &testkit::shared::read_text(&path).expect("readable"));
-        let net = testkit::compile(&desc);
+    for &(name, moves, initial, later) in DRAWN {
+        let Some((desc, net)) = game(name) else { return };
         let mut m = PropnetMachine::new(&net);
-        let budget = Budget { deadline: Instant::now() + Duration::from_secs(60), ..Budget::standard() };
-        let inference = infer(&desc, &mut m, budget).expect("the rules run");
+        let inference = inferred(&desc, &mut m);
         let board = inference.board().unwrap_or_else(|| panic!("{name}: no board: {inference:?}"));
-        let mut state = m.initial_state();
-        let drawn = |m: &PropnetMachine, state: &_| board::text(Some(board), &m.state_props(state), Style::default());
-        let first = drawn(&m, &state);
-        for joint in moves {
-            let joint: Vec<u32> = joint
-                .iter()
-                .enumerate()
-                .map(|(r, mv)| m.find_move(r, mv).unwrap_or_else(|| panic!("{name}: {mv}")))
-                .collect();
-            state = m.next_state(&state, &joint).expect("legal");
-        }
-        let second = drawn(&m, &state);
-        for (what, got, want) in [("initial state", first, initial), ("after the moves", second, after)] {
+        let drawn = |props: &[String]| board::text(Some(board), props, Style::default());
+        let first = drawn(&after(&mut m, &[]));
+        let second = drawn(&after(&mut m, moves));
+        for (what, got, want) in [("initial state", first, initial), ("after the moves", second, later)] {
             if got != want[1..] {
                 wrong.push(format!("{name}, {what}:\n{got}\nexpected:\n{}", &want[1..]));
             }
@@ -759,13 +747,9 @@ const WITHOUT: &[(&str, &str)] = &[
 
 #[test]
 fn corpus_games_without_a_board_fall_back_and_say_why() {
-    let Some(shared) = testkit::shared::locate(env!("CARGO_MANIFEST_DIR"), "boards of corpus games") else { return };
     for &(name, why) in WITHOUT {
-        let path = testkit::shared::game(&shared, name).unwrap_or_else(|| panic!("{name} in the corpus"));
-        let desc = testkit::load(name, &testkit::shared::read_text(&path).expect("readable"));
-        let net = testkit::compile(&desc);
-        let budget = Budget { deadline: Instant::now() + Duration::from_secs(60), ..Budget::standard() };
-        match infer(&desc, &mut PropnetMachine::new(&net), budget).expect("the rules run") {
+        let Some((desc, net)) = game(name) else { return };
+        match inferred(&desc, &mut PropnetMachine::new(&net)) {
             board::Inference::Fallback { why: said } => {
                 assert!(said.starts_with(why), "{name}: {said}");
                 assert!(
