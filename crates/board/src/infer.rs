@@ -97,6 +97,7 @@ pub fn infer_from(desc: &Description, roles: &[String], samples: &Samples) -> In
         Some((c, key)) => {
             let mut board = c.board(roles, samples, &parsed, !key.1);
             board.lines = edges.into_iter().filter_map(|(relation, points)| lines_on(&board, relation, points)).collect();
+            board.hex = crate::hex::lean(desc, &board);
             Inference::Board(board)
         }
         None if seen.is_empty() => Inference::Fallback {
@@ -297,6 +298,7 @@ impl Candidate<'_> {
             pieces,
             stacked,
             lines: Vec::new(),
+            hex: None,
             roles: roles.to_vec(),
         }
     }

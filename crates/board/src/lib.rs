@@ -11,12 +11,14 @@
 //! qualifies, [`Inference::Fallback`] says why, and the state is shown as its propositions grouped
 //! by relation: a wrong board would be worse than none.
 
+mod hex;
 mod infer;
 mod order;
 mod render;
 mod sample;
 mod svg;
 
+pub use hex::Lean;
 pub use infer::{infer, infer_from};
 pub use order::{Chains, Order};
 pub use render::{text, Style};
@@ -73,6 +75,9 @@ pub struct Board {
     /// Relations of lines between neighbouring points drawn on the board (dots and boxes'
     /// lines, crossers' walls); they are listed in the text drawing's panel.
     pub lines: Vec<Lines>,
+    /// Where the rules make each cell of a two-axis board a neighbour of six, a grid of
+    /// hexagons: which way its rows lean.
+    pub hex: Option<Lean>,
     /// The game's roles.
     pub roles: Vec<String>,
 }

@@ -72,6 +72,18 @@ impl Slice {
         index
     }
 
+    /// How many half cells its row `top` (counted from the top) is shifted right: none but on
+    /// a hexagonal board.
+    pub fn shift(&self, board: &Board, top: usize) -> usize {
+        match (board.hex, self.rows) {
+            (Some(lean), Some(_)) => {
+                let rows = self.size(board).1;
+                lean.shift(rows - 1 - top, rows)
+            }
+            _ => 0,
+        }
+    }
+
     /// The value heading its row `top` (counted from the top): empty where it has no rows' axis.
     pub fn row_name<'b>(&self, board: &'b Board, top: usize) -> &'b str {
         self.rows.map_or("", |r| &board.axes[r].values[self.size(board).1 - 1 - top])
@@ -139,9 +151,11 @@ fn draw(board: &Board, view: &View, style: Style) -> Vec<String> {
 fn grid(board: &Board, view: &View, slice: &Slice, width: usize, style: Style) -> Vec<String> {
     let (columns, rows) = slice.size(board);
     let margin = (0..rows).map(|top| slice.row_name(board, top).chars().count()).max().unwrap_or(0);
+    // A hexagonal board's rows are shifted by half a cell each.
+    let indent = |top: usize| " ".repeat(slice.shift(board, top) * (width + 1) / 2);
     let mut lines = Vec::new();
     for top in 0..rows {
-        let mut line = format!("{:>margin$} ", slice.row_name(board, top));
+        let mut line = format!("{:>margin$} {}", slice.row_name(board, top), indent(top));
         for column in 0..columns {
             let index = slice.index(board, top, column);
             let (text, owner) = cell_label(board, view.contents(&index));
@@ -154,7 +168,7 @@ fn grid(board: &Board, view: &View, slice: &Slice, width: usize, style: Style) -
         }
         lines.push(line);
     }
-    let mut foot = format!("{:margin$} ", "");
+    let mut foot = format!("{:margin$} {}", "", indent(rows - 1));
     for column in 0..columns {
         write!(foot, " {:>width$}", slice.column_name(board, column)).expect("writing to a string");
     }

@@ -4,7 +4,7 @@
 //! piece its content (`data-content`), for pages and tests that look for them.
 
 use crate::render::{slices, Slice};
-use crate::{panel, panel_line, Board, Lines, View};
+use crate::{panel, panel_line, Board, Lean, Lines, View};
 use std::fmt::Write;
 
 /// A cell's side, in pixels.
@@ -26,9 +26,10 @@ pub fn svg(board: Option<&Board>, props: &[String]) -> String {
             let view = board.view(props);
             let slices = slices(board);
             let (across, down) = slices.iter().fold((0, 0), |(a, d), s| (a.max(s.place.0 + 1), d.max(s.place.1 + 1)));
-            let (columns, rows) = slices[0].size(board);
+            let rows = slices[0].size(board).1;
+            let (wide, high) = extent(board, &slices[0]);
             let titled = usize::from(slices.iter().any(|s| s.title.is_some()));
-            let block = (MARGIN + columns * CELL + MARGIN, titled * LINE + rows * CELL + MARGIN + MARGIN / 2);
+            let block = (MARGIN + wide + MARGIN, titled * LINE + high + MARGIN + MARGIN / 2);
             // The cells, then the lines between them, then the pieces on top.
             let mut pieces = String::new();
             for slice in &slices {
@@ -67,24 +68,44 @@ fn grid(body: &mut String, pieces: &mut String, board: &Board, view: &View, slic
         text(body, x0, y0 - 6, "start", "title", title);
     }
     let (columns, rows) = slice.size(board);
+    let hex = hexagonal(board, slice);
     for top in 0..rows {
+        let shift = slice.shift(board, top) * CELL / 2;
         if slice.rows.is_some() {
-            text(body, x0 - 6, y0 + top * CELL + CELL / 2 + 5, "end", "axis", slice.row_name(board, top));
+            let y = centre(hex, (x0, y0), 0, top).1 as usize + 5;
+            text(body, x0 + shift - 6, y, "end", "axis", slice.row_name(board, top));
         }
         for column in 0..columns {
             let index = slice.index(board, top, column);
-            let (x, y) = (x0 + column * CELL, y0 + top * CELL);
+            let (x, y) = (x0 + shift + column * CELL, y0 + top * CELL);
             let at: Vec<&str> = index.iter().zip(&board.axes).map(|(&i, axis)| axis.values[i].as_str()).collect();
             let at = escape(&at.join(" "));
-            let shade = if (rows - 1 - top + column) & 1 == 0 { "#e0e0e0" } else { "#f5f5f5" };
-            writeln!(body, r##"<rect class="cell" data-at="{at}" x="{x}" y="{y}" width="{CELL}" height="{CELL}" fill="{shade}" stroke="#9e9e9e"/>"##)
-                .expect("writing to a string");
+            let (cx, cy) = centre(hex, (x0 + shift, y0), column, top);
+            match hex {
+                // Three shades, so that no two neighbours share one.
+                Some(lean) => {
+                    let row = rows - 1 - top;
+                    let shade = HEX_SHADES[(column + if lean == Lean::Right { 2 * row } else { row }) % 3];
+                    let points: Vec<String> = (0..6)
+                        .map(|k| {
+                            let angle = std::f64::consts::PI / 3.0 * k as f64 + std::f64::consts::PI / 6.0;
+                            format!("{:.1},{:.1}", cx + SIDE * angle.cos(), cy + SIDE * angle.sin())
+                        })
+                        .collect();
+                    writeln!(body, r##"<polygon class="cell" data-at="{at}" points="{}" fill="{shade}" stroke="#9e9e9e"/>"##, points.join(" "))
+                }
+                None => {
+                    let shade = if (rows - 1 - top + column) & 1 == 0 { "#e0e0e0" } else { "#f5f5f5" };
+                    writeln!(body, r##"<rect class="cell" data-at="{at}" x="{x}" y="{y}" width="{CELL}" height="{CELL}" fill="{shade}" stroke="#9e9e9e"/>"##)
+                }
+            }
+            .expect("writing to a string");
             // Several contents on a cell share it side by side, each a smaller disc.
             let contents: Vec<&str> = view.contents(&index).collect();
             let n = contents.len();
             for (k, content) in contents.into_iter().enumerate() {
                 let fill = board.owner(content).map_or("#757575", |o| COLOURS[o % COLOURS.len()]);
-                let (cx, cy, r) = (x + CELL * (2 * k + 1) / (2 * n), y + CELL / 2, CELL * 2 / (5 * n).max(5));
+                let (cx, cy, r) = (x + CELL * (2 * k + 1) / (2 * n), cy as usize, CELL * 2 / (5 * n).max(5));
                 writeln!(pieces, r##"<g class="piece" data-at="{at}" data-content="{}"><circle cx="{cx}" cy="{cy}" r="{r}" fill="{fill}" stroke="#212121"/>"##, escape(content))
                     .expect("writing to a string");
                 text(pieces, cx, cy + 5, "middle", "label", &board.label(content));
@@ -92,9 +113,41 @@ fn grid(body: &mut String, pieces: &mut String, board: &Board, view: &View, slic
             }
         }
     }
+    let bottom = slice.shift(board, rows - 1) * CELL / 2;
     for column in 0..columns {
-        let (x, y) = (x0 + column * CELL + CELL / 2, y0 + rows * CELL + 16);
-        text(body, x, y, "middle", "axis", slice.column_name(board, column));
+        let x = x0 + bottom + column * CELL + CELL / 2;
+        text(body, x, y0 + extent(board, slice).1 + 16, "middle", "axis", slice.column_name(board, column));
+    }
+}
+
+/// A hexagon's side (and the distance from its centre to each corner), its width being a cell's.
+const SIDE: f64 = CELL as f64 / 1.732_050_807_568_877_2;
+
+/// The shades of a hexagonal board's cells.
+const HEX_SHADES: [&str; 3] = ["#e0e0e0", "#f5f5f5", "#ebebeb"];
+
+/// How `slice`'s rows lean where it is drawn as hexagons: a hexagonal board's grid of rows.
+fn hexagonal(board: &Board, slice: &Slice) -> Option<Lean> {
+    board.hex.filter(|_| slice.rows.is_some())
+}
+
+/// The centre of the cell in `column` of row `top` (counted from the top) of a grid of squares,
+/// or of hexagons leaning `hex`, whose row's first cell has its top left at (`x0`, `y0`).
+fn centre(hex: Option<Lean>, (x0, y0): (usize, usize), column: usize, top: usize) -> (f64, f64) {
+    let x = (x0 + column * CELL + CELL / 2) as f64;
+    match hex {
+        // Rows of hexagons overlap by a quarter of a hexagon's height.
+        Some(_) => (x, y0 as f64 + top as f64 * 1.5 * SIDE + SIDE),
+        None => (x, (y0 + top * CELL + CELL / 2) as f64),
+    }
+}
+
+/// The width and height of the grid `slice` drawn, in pixels, without the axes' values.
+fn extent(board: &Board, slice: &Slice) -> (usize, usize) {
+    let (columns, rows) = slice.size(board);
+    match hexagonal(board, slice) {
+        Some(_) => (columns * CELL + (rows - 1) * CELL / 2, (rows as f64 * 1.5 * SIDE + SIDE / 2.0).ceil() as usize),
+        None => (columns * CELL, rows * CELL),
     }
 }
 

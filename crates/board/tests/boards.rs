@@ -4,7 +4,7 @@
 
 mod common;
 
-use board::{Inference, Order, Style};
+use board::{Inference, Lean, Order, Style};
 use common::{after, game, inferred};
 use propnet::PropnetMachine;
 
@@ -210,4 +210,105 @@ fn the_svg_drawing_is_well_formed_and_places_each_piece_on_its_cell() {
     let doc = roxmltree::Document::parse(&svg).expect("well-formed XML");
     assert!(doc.descendants().any(|n| class(&n, "panel")));
     assert!(!doc.descendants().any(|n| class(&n, "cell")));
+}
+
+/// The hex fixture's rules, with `edit` applied, read as the game `hex5`: its inference and the
+/// true propositions after `moves`.
+fn hex5(edit: impl Fn(String) -> String, moves: &[&[&str]]) -> (Inference, Vec<String>) {
+    let text =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/hex5.kif")).expect("fixture");
+    let desc = testkit::load("hex5", &edit(text));
+    let net = testkit::compile(&desc);
+    let mut m = PropnetMachine::new(&net);
+    let inference = inferred(&desc, &mut m);
+    (inference, after(&mut m, moves))
+}
+
+/// The diagonal rules of the fixture's `touches`, and the same rules for the other diagonal.
+const RISING: &str = "(plus1 ?x ?u) (plus1 ?y ?v))\n(<= (touches ?x ?y ?u ?v) (plus1 ?u ?x) (plus1 ?v ?y))";
+const FALLING: &str = "(plus1 ?x ?u) (plus1 ?v ?y))\n(<= (touches ?x ?y ?u ?v) (plus1 ?u ?x) (plus1 ?y ?v))";
+
+#[test]
+fn a_board_whose_cells_touch_six_others_is_drawn_as_hexagons() {
+    let moves: &[&[&str]] = &[&["(place 3 3)", "noop"], &["noop", "(place 4 2)"]];
+    let (inference, props) = hex5(|t| t, moves);
+    let board = inference.board().expect("a board");
+    assert_eq!((board.relation.as_str(), board.hex), ("stone", Some(Lean::Left)));
+    // Each row up is half a cell further left: (3 3) touches (4 4) up and to the right.
+    let text = drawn(&inference, &props);
+    assert!(
+        text.starts_with(
+            "5  . . . . .\n4   . . . . .\n3    . . W . .\n2     . . . B .\n1      . . . . .\n       1 2 3 4 5\n"
+        ),
+        "{text}"
+    );
+    // Leaning the other way, each row up is half a cell further right.
+    let (inference, props) = hex5(|t| t.replace(RISING, FALLING), moves);
+    assert_eq!(inference.board().expect("a board").hex, Some(Lean::Right));
+    let text = drawn(&inference, &props);
+    assert!(
+        text.starts_with(
+            "5      . . . . .\n4     . . . . .\n3    . . W . .\n2   . . . B .\n1  . . . . .\n   1 2 3 4 5\n"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn the_hexagons_drawn_touch_where_the_rules_say_the_cells_do() {
+    for (edit, diagonal) in [(false, (1, 1)), (true, (1, -1))] {
+        let (inference, props) =
+            hex5(|t| if edit { t.replace(RISING, FALLING) } else { t }, &[&["(place 2 4)", "noop"]]);
+        let svg = board::svg(inference.board(), &props);
+        let doc = roxmltree::Document::parse(&svg).expect("well-formed XML");
+        let class = |n: &roxmltree::Node, c: &str| n.attribute("class") == Some(c);
+        // Each hexagon's centre, by its cell.
+        let cells: Vec<((i64, i64), (f64, f64))> = doc
+            .descendants()
+            .filter(|n| class(n, "cell"))
+            .map(|n| {
+                let at: Vec<i64> =
+                    n.attribute("data-at").expect("at").split(' ').map(|v| v.parse().expect("number")).collect();
+                let corners: Vec<(f64, f64)> = n
+                    .attribute("points")
+                    .expect("a polygon")
+                    .split(' ')
+                    .map(|p| {
+                        p.split_once(',').map(|(x, y)| (x.parse().expect("x"), y.parse().expect("y"))).expect("x,y")
+                    })
+                    .collect();
+                assert_eq!(corners.len(), 6);
+                let centre = corners.iter().fold((0.0, 0.0), |(x, y), (a, b)| (x + a / 6.0, y + b / 6.0));
+                ((at[0], at[1]), centre)
+            })
+            .collect();
+        assert_eq!(cells.len(), 25);
+        let pitch = 40.0;
+        for &((x, y), (cx, cy)) in &cells {
+            for &((u, v), (du, dv)) in &cells {
+                let step = (u - x, v - y);
+                let touches = [(1, 0), (-1, 0), (0, 1), (0, -1), diagonal, (-diagonal.0, -diagonal.1)].contains(&step);
+                let apart = ((du - cx).powi(2) + (dv - cy).powi(2)).sqrt();
+                assert_eq!((apart - pitch).abs() < 0.5, touches, "({x} {y}) and ({u} {v}) are {apart:.1} apart");
+            }
+        }
+        // The stone stands on its hexagon.
+        let piece = doc.descendants().find(|n| class(n, "piece")).expect("a stone");
+        assert_eq!(piece.attribute("data-at"), Some("2 4"));
+        let circle = piece.children().find(|n| n.has_tag_name("circle")).expect("a disc");
+        let (_, (cx, cy)) = cells.iter().find(|(at, _)| *at == (2, 4)).expect("the cell");
+        let num = |a: &str| circle.attribute(a).expect(a).parse::<f64>().expect(a);
+        assert!((num("cx") - cx).abs() < 1.0 && (num("cy") - cy).abs() < 1.0, "{cx} {cy}");
+    }
+}
+
+#[test]
+fn square_neighbours_are_not_taken_for_hexagons() {
+    // Eight neighbours (both diagonals), or four (none): a square board.
+    let both = |t: String| t.replace(RISING, &format!("{RISING}\n(<= (touches ?x ?y ?u ?v) {FALLING}"));
+    let (inference, _) = hex5(both, &[]);
+    assert_eq!(inference.board().expect("a board").hex, None);
+    let none = |t: String| t.replace(RISING, "(plus1 ?x ?u) (plus1 ?y ?v) (distinct ?x ?x))");
+    let (inference, _) = hex5(none, &[]);
+    assert_eq!(inference.board().expect("a board").hex, None);
 }

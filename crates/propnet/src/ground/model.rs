@@ -59,6 +59,13 @@ impl Grounder {
 
     /// Computes the model: the exact relations stratum by stratum, then everything else.
     pub(super) fn model(&mut self) -> Result<(), GroundError> {
+        self.fixed()?;
+        let rest = (0..self.rules.len()).filter(|&r| self.strata[self.rules[r].head_rel as usize].is_none());
+        self.saturate(&rest.collect::<Vec<_>>())
+    }
+
+    /// Computes the exact relations, stratum by stratum, leaving the others empty.
+    pub(super) fn fixed(&mut self) -> Result<(), GroundError> {
         self.strata = self.stratify();
         let top = self.strata.iter().flatten().copied().max();
         for stratum in (0..=top.unwrap_or(0)).filter(|_| top.is_some()) {
@@ -66,8 +73,7 @@ impl Grounder {
                 (0..self.rules.len()).filter(|&r| self.strata[self.rules[r].head_rel as usize] == Some(stratum));
             self.saturate(&rules.collect::<Vec<_>>())?;
         }
-        let rest = (0..self.rules.len()).filter(|&r| self.strata[self.rules[r].head_rel as usize].is_none());
-        self.saturate(&rest.collect::<Vec<_>>())
+        Ok(())
     }
 
     /// Whether every negative literal of `rule` over an exact relation holds under `b`.
