@@ -42,10 +42,6 @@ impl Lean {
     }
 }
 
-/// The most atoms the rules' fixed tables may have for the search: far more than any board's
-/// adjacency needs, and few enough to compute in milliseconds.
-const MAX_ATOMS: usize = 200_000;
-
 /// The most arguments of a relation read as an adjacency: two cells' coordinates and up to two
 /// more (a direction).
 const MAX_ARITY: usize = 6;
@@ -59,48 +55,50 @@ pub fn lean(desc: &Description, board: &Board) -> Option<Lean> {
     if !board.lines.is_empty() {
         return None;
     }
-    // Relations of four to six arguments that no chain of rules links to the state, and the
-    // rules they are computed by: a game's other tables (lists, counters) are left out.
+    // Relations of four to six arguments that no chain of rules links to the state, each
+    // computed from the rules it reads alone: a game's other tables (lists, counters) are left
+    // out.
     let mut by_head: BTreeMap<Sym, Vec<&Rule>> = BTreeMap::new();
     for rule in &desc.rules {
         by_head.entry(rule.head.rel).or_default().push(rule);
     }
-    let mut candidates = BTreeSet::new();
-    let mut needed = BTreeSet::new();
+    let size = (columns.values.len(), rows.values.len());
+    let wanted = [Lean::Right, Lean::Left].map(|lean| (lean, adjacency(size, lean)));
+    let pairs = wanted[0].1.len();
+    // Each relation is computed on its own, and given up once its tables pass a few times what
+    // an adjacency of this board needs: the pairs of distinct cells of a big board are not
+    // worth computing.
+    let limits = Limits { max_atoms: 4 * pairs + 2000, ..Limits::default() };
     for (&name, rules) in &by_head {
-        if name.is_keyword() || !(4..=MAX_ARITY).contains(&rules[0].head.args.len()) {
+        let arity = rules[0].head.args.len();
+        if name.is_keyword() || !(4..=MAX_ARITY).contains(&arity) {
             continue;
         }
         let reads = reads(&by_head, name);
-        if !reads.contains(&Sym::TRUE) && !reads.contains(&Sym::DOES) {
-            candidates.insert(name);
-            needed.extend(reads);
+        if reads.contains(&Sym::TRUE) || reads.contains(&Sym::DOES) {
+            continue;
         }
-    }
-    if candidates.is_empty() {
-        return None;
-    }
-    let rules = desc.rules.iter().filter(|r| needed.contains(&r.head.rel)).cloned().collect();
-    let tables = Description { file: desc.file.clone(), rules };
-    let model = fixed_model(&tables, &Limits { max_atoms: MAX_ATOMS, ..Limits::default() }).ok()?;
-    let size = (columns.values.len(), rows.values.len());
-    let wanted = [Lean::Right, Lean::Left].map(|lean| (lean, adjacency(size, lean)));
-    for name in candidates {
+        let rules = desc.rules.iter().filter(|r| reads.contains(&r.head.rel)).cloned().collect();
+        let Ok(model) = fixed_model(&Description { file: desc.file.clone(), rules }, &limits) else { continue };
         let Some(rel) = model.relation(name) else { continue };
         let relation = &model.relations[rel as usize];
-        let tuples: Vec<Vec<String>> =
-            (0..relation.count).map(|i| relation.tuple(i).iter().map(|&t| model.pool.to_string(t)).collect()).collect();
-        for choice in choices(relation.arity) {
-            let at = |axis: &crate::Axis, value: &str| axis.values.iter().position(|v| v == value);
-            let pairs: Option<BTreeSet<Pair>> = tuples
-                .iter()
-                .map(|t| {
-                    let [c1, r1, c2, r2] = choice;
-                    Some(((at(columns, &t[c1])?, at(rows, &t[r1])?), (at(columns, &t[c2])?, at(rows, &t[r2])?)))
-                })
-                .collect();
-            let Some(pairs) = pairs else { continue };
-            if let Some((lean, _)) = wanted.iter().find(|(_, cells)| *cells == pairs) {
+        // Every pair once, or, with more arguments (a direction), at least once.
+        let count = relation.count as usize;
+        if count < pairs || (arity == 4 && count != pairs) {
+            continue;
+        }
+        // Each argument's position along the columns and along the rows, per tuple.
+        let position = |axis: &crate::Axis, term| {
+            let value = model.pool.to_string(term);
+            axis.values.iter().position(|v| *v == value)
+        };
+        let at: Vec<Vec<(Option<usize>, Option<usize>)>> = (0..relation.count)
+            .map(|i| relation.tuple(i).iter().map(|&t| (position(columns, t), position(rows, t))).collect())
+            .collect();
+        for [c1, r1, c2, r2] in choices(arity) {
+            let found: Option<BTreeSet<Pair>> =
+                at.iter().map(|t| Some(((t[c1].0?, t[r1].1?), (t[c2].0?, t[r2].1?)))).collect();
+            if let Some((lean, _)) = found.and_then(|found| wanted.iter().find(|(_, cells)| *cells == found)) {
                 return Some(*lean);
             }
         }

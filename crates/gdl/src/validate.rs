@@ -54,6 +54,7 @@ impl fmt::Display for Problem {
 pub fn validate(desc: &Description) -> Vec<Problem> {
     let mut v = Validator { desc, problems: Vec::new() };
     v.check_roles();
+    v.check_outputs();
     for rule in &desc.rules {
         v.check_keywords(rule);
         v.check_safety(rule);
@@ -112,6 +113,25 @@ impl Validator<'_> {
         }
         if seen.is_empty() {
             self.report(Severity::Error, Pos { line: 1, col: 1 }, None, "the game declares no role".into());
+        }
+    }
+
+    /// A game is played by its `legal` moves until `terminal`, for its `goal` values: rules that
+    /// never define one of them leave the game unplayable, unending or unscored, though every
+    /// rule there is may be valid.
+    fn check_outputs(&mut self) {
+        let defined = |rel: Sym| self.desc.rules.iter().any(|r| r.head.rel == rel);
+        let missing: Vec<(Sym, &str)> = [
+            (Sym::LEGAL, "no role ever has a legal move"),
+            (Sym::TERMINAL, "no game ever ends"),
+            (Sym::GOAL, "no role is ever scored"),
+        ]
+        .into_iter()
+        .filter(|&(rel, _)| !defined(rel))
+        .collect();
+        for (rel, effect) in missing {
+            let msg = format!("no rule defines '{rel}': {effect}");
+            self.report(Severity::Warning, Pos { line: 1, col: 1 }, None, msg);
         }
     }
 
@@ -569,6 +589,23 @@ mod tests {
         assert!(p.iter().all(|p| p.severity == Severity::Warning));
         assert!(p.iter().any(|p| p.message.contains("'undefined' is never defined")));
         assert!(p.iter().any(|p| p.message.contains("goal value 'high'")));
+    }
+
+    #[test]
+    fn a_game_without_legal_terminal_or_goal_rules_is_warned_of() {
+        let warnings = |text: &str| -> Vec<String> {
+            let problems = validate(&parse("g.kif", text).expect("parses"));
+            problems.into_iter().filter(|p| p.severity == Severity::Warning).map(|p| p.message).collect()
+        };
+        assert_eq!(warnings(HEADER), Vec::<String>::new());
+        assert_eq!(
+            warnings("(role r) (init (p)) (legal r a)"),
+            ["no rule defines 'terminal': no game ever ends", "no rule defines 'goal': no role is ever scored"]
+        );
+        assert_eq!(
+            warnings("(role r) (<= terminal (true (p))) (goal r 100)"),
+            ["no rule defines 'legal': no role ever has a legal move"]
+        );
     }
 
     #[test]

@@ -48,16 +48,31 @@ pub fn build_propnet(game: &LoadedGame) -> Result<Net, propnet::Error> {
     propnet::compile(&game.desc, &limits())
 }
 
+impl Engine {
+    /// Its name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Engine::Reasoner => "reasoner",
+            Engine::Propnet => "propnet",
+        }
+    }
+}
+
 /// Runs `task` on the chosen engine for `game`. A propnet that cannot be built is reported on
 /// standard error and the reasoner runs instead.
 pub fn on_machine<T: OnMachine>(game: &LoadedGame, engine: Engine, task: T) -> Result<T::Output> {
+    on_engine(game, engine, task).map(|(output, _)| output)
+}
+
+/// Like [`on_machine`], saying which engine ran.
+pub fn on_engine<T: OnMachine>(game: &LoadedGame, engine: Engine, task: T) -> Result<(T::Output, Engine)> {
     match engine {
-        Engine::Reasoner => task.run(&mut Reasoner::new(&game.desc)),
+        Engine::Reasoner => Ok((task.run(&mut Reasoner::new(&game.desc))?, Engine::Reasoner)),
         Engine::Propnet => match build_propnet(game) {
-            Ok(net) => task.run(&mut PropnetMachine::new(&net)),
+            Ok(net) => Ok((task.run(&mut PropnetMachine::new(&net))?, Engine::Propnet)),
             Err(e) => {
                 eprintln!("note: no propnet for {} ({e}); running the reasoner instead", game.name);
-                task.run(&mut Reasoner::new(&game.desc))
+                Ok((task.run(&mut Reasoner::new(&game.desc))?, Engine::Reasoner))
             }
         },
     }

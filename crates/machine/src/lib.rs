@@ -14,6 +14,7 @@ pub mod perft;
 pub mod playout;
 pub mod record;
 pub mod reference;
+pub mod simulate;
 
 #[cfg(test)]
 mod mock;
@@ -25,6 +26,7 @@ pub use perft::{perft, PerftLevel, PerftLimits, PerftResult};
 pub use playout::{random_playout, random_trajectory, run_playouts, Playout, PlayoutStats};
 pub use record::record;
 pub use reference::{Reference, ReferenceError};
+pub use simulate::{simulate, Declared, Fault, Finding, SimulateOptions, Simulation};
 
 use std::fmt::Debug;
 use std::hash::Hash;
