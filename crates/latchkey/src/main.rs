@@ -3,6 +3,7 @@
 //! and prints, for people or as JSON.
 
 mod analyze;
+mod balance;
 mod bench;
 mod boards;
 mod check;
@@ -59,6 +60,9 @@ enum Command {
     Local(local::Args),
     /// Play a series of local matches between players, swapping seats across games.
     Match(matches::Args),
+    /// Whether a game favours a seat: a random player and a searching player each play
+    /// themselves with the seats swapped; each seat's score, wins and edge, with a verdict.
+    Balance(balance::Args),
     /// Play a tournament: seat-swapped pairs between many players, concurrently, stopped by an
     /// SPRT, rated, journaled and resumable.
     Tournament(tournament::Args),
@@ -113,6 +117,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Local(args) => local::run(args),
         Command::Match(args) => matches::run(args),
         Command::Tournament(args) => tournament::run(args),
+        Command::Balance(args) => balance::run(args),
         Command::Serve(args) => serve::run(args),
         Command::Heuristic(args) => heuristic::run(args),
         Command::Board(args) => boards::run(args),
