@@ -6,6 +6,7 @@
 mod ast;
 mod normal;
 mod parse;
+pub mod pie;
 mod strata;
 mod symbol;
 pub mod terms;

@@ -372,7 +372,7 @@ fn lengths(counts: &BTreeMap<usize, usize>) -> String {
     while start <= hi {
         let end = start + width - 1;
         let n: usize = counts.range(start..=end).map(|(_, &n)| n).sum();
-        let label = if width == 1 { start.to_string() } else { format!("{start}-{}", end.min(hi)) };
+        let label = if end.min(hi) == start { start.to_string() } else { format!("{start}-{}", end.min(hi)) };
         shown.push(format!("{label}: {n}"));
         start += width;
     }

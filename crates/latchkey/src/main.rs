@@ -17,6 +17,7 @@ mod moves;
 mod net;
 mod output;
 mod perft;
+mod pie;
 mod play;
 mod playout;
 mod replay;
@@ -63,6 +64,9 @@ enum Command {
     /// Whether a game favours a seat: a random player and a searching player each play
     /// themselves with the seats swapped; each seat's score, wins and edge, with a verdict.
     Balance(balance::Args),
+    /// Write a two-player game's pie-rule variant: after the first move, the second player may
+    /// swap sides instead of replying.
+    Pie(pie::Args),
     /// Play a tournament: seat-swapped pairs between many players, concurrently, stopped by an
     /// SPRT, rated, journaled and resumable.
     Tournament(tournament::Args),
@@ -118,6 +122,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Match(args) => matches::run(args),
         Command::Tournament(args) => tournament::run(args),
         Command::Balance(args) => balance::run(args),
+        Command::Pie(args) => pie::run(args),
         Command::Serve(args) => serve::run(args),
         Command::Heuristic(args) => heuristic::run(args),
         Command::Board(args) => boards::run(args),
