@@ -48,18 +48,17 @@ impl OnMachine for FindTurns {
 
 /// The turn structure of the game on `m`, or why it has none the pie rule fits: each state has at
 /// most one role with a move other than the waiting move, which is the same for both roles, and
-/// the same role moves first in every game.
+/// one role moves in the initial state.
 pub fn turns<M: StateMachine>(m: &mut M) -> Result<Turns, String> {
     if m.roles().len() != 2 {
         return Err(format!("the pie rule is for games of two roles; this game has {}", m.roles().len()));
     }
     let mut rng = SmallRng::seed_from_u64(0x0070_6965);
     let mut waits = BTreeSet::new();
-    // Per state of every game: each role's legal moves, printed.
-    let mut games: Vec<Vec<[Vec<String>; 2]>> = Vec::new();
+    // Per state seen: each role's number of legal moves, and the move where it has one.
+    let mut states: Vec<[(usize, Option<String>); 2]> = Vec::new();
     for _ in 0..GAMES {
         let mut state = m.initial_state();
-        let mut seen = Vec::new();
         for _ in 0..STEPS {
             if m.is_terminal(&state).map_err(|e| e.to_string())? {
                 break;
@@ -69,17 +68,16 @@ pub fn turns<M: StateMachine>(m: &mut M) -> Result<Turns, String> {
             if a.is_empty() || b.is_empty() {
                 return Err("a role has no legal move in a state that has not ended (see check --play)".into());
             }
-            let printed = [&a, &b].map(|moves| moves.iter().map(|mv| m.format_move(mv)).collect::<Vec<_>>());
+            let seen = [&a, &b].map(|moves| (moves.len(), (moves.len() == 1).then(|| m.format_move(&moves[0]))));
             for r in 0..2 {
-                if printed[r].len() == 1 && printed[1 - r].len() > 1 {
-                    waits.insert(printed[r][0].clone());
+                if let (Some(only), true) = (&seen[r].1, seen[1 - r].0 > 1) {
+                    waits.insert(only.clone());
                 }
             }
-            seen.push(printed);
+            states.push(seen);
             let joint = vec![a.choose(&mut rng).expect("a move").clone(), b.choose(&mut rng).expect("a move").clone()];
             state = m.next_state(&state, &joint).map_err(|e| e.to_string())?;
         }
-        games.push(seen);
     }
     let idle = match waits.len() {
         1 => waits.pop_first().expect("one"),
@@ -91,28 +89,21 @@ pub fn turns<M: StateMachine>(m: &mut M) -> Result<Turns, String> {
             return Err(format!("roles wait with different moves ({}): no single waiting move", list.join(", ")));
         }
     };
-    let mover = |moves: &[Vec<String>; 2]| -> Result<Option<usize>, String> {
-        let active: Vec<usize> = (0..2).filter(|&r| moves[r].iter().any(|mv| *mv != idle)).collect();
+    // The role with a move other than the waiting one, where there is one.
+    let mover = |seen: &[(usize, Option<String>); 2]| -> Result<Option<usize>, String> {
+        let active: Vec<usize> = (0..2).filter(|&r| seen[r].0 > 1 || seen[r].1.as_ref() != Some(&idle)).collect();
         match active.as_slice() {
             [r] => Ok(Some(*r)),
             [] => Ok(None),
             _ => Err("both roles choose moves in the same state: the game has simultaneous moves".into()),
         }
     };
-    let mut first = None;
-    for game in &games {
-        for state in game {
-            mover(state)?;
-        }
-        let Some(start) = game.first() else { continue };
-        let Some(opener) = mover(start)? else {
-            return Err("no role moves in the initial state".into());
-        };
-        if *first.get_or_insert(opener) != opener {
-            return Err("the first move is not always the same role's".into());
-        }
+    for seen in &states {
+        mover(seen)?;
     }
-    let first = first.ok_or("every game ended before its first move")?;
+    // Every game starts from the one initial state.
+    let start = states.first().ok_or("the game ends in its initial state")?;
+    let first = mover(start)?.ok_or("no role moves in the initial state")?;
     Ok(Turns { idle, first })
 }
 
