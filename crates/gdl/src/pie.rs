@@ -105,9 +105,9 @@ pub fn pie_variant(desc: &Description, idle: &str, first: usize) -> Result<Strin
     let declares = |rel: Sym| desc.rules.iter().any(|r| r.head.rel == rel);
     let mut out = String::new();
     out.push_str(&format!(
-        "; The pie rule: after the first move, the player to reply may play {swap} instead; the\n\
-         ; position stays, and each player plays the other's role from then on (the roles' own rules\n\
-         ; follow, with legal, goal, next, does and input renamed {p}legal and so on).\n",
+        "; The pie rule: after the first player's first turn, the player to reply may play {swap}\n\
+         ; instead; the position stays, and each player plays the other's role from then on (the\n\
+         ; roles' own rules follow, with legal, goal, next, does and input renamed {p}legal and so on).\n",
         swap = names.swap,
         p = names.prefix
     ));
