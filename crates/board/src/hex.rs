@@ -78,7 +78,7 @@ pub fn lean(desc: &Description, board: &Board) -> Option<Lean> {
         if reads.contains(&Sym::TRUE) || reads.contains(&Sym::DOES) {
             continue;
         }
-        let rules = desc.rules.iter().filter(|r| reads.contains(&r.head.rel)).cloned().collect();
+        let rules = reads.iter().filter_map(|rel| by_head.get(rel)).flatten().map(|&r| r.clone()).collect();
         let Ok(model) = fixed_model(&Description { file: desc.file.clone(), rules }, &limits) else { continue };
         let Some(rel) = model.relation(name) else { continue };
         let relation = &model.relations[rel as usize];

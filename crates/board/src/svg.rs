@@ -113,10 +113,10 @@ fn grid(body: &mut String, pieces: &mut String, board: &Board, view: &View, slic
             }
         }
     }
-    let bottom = slice.shift(board, rows - 1) * CELL / 2;
+    let (bottom, y) = (slice.shift(board, rows - 1) * CELL / 2, y0 + extent(board, slice).1 + 16);
     for column in 0..columns {
         let x = x0 + bottom + column * CELL + CELL / 2;
-        text(body, x, y0 + extent(board, slice).1 + 16, "middle", "axis", slice.column_name(board, column));
+        text(body, x, y, "middle", "axis", slice.column_name(board, column));
     }
 }
 

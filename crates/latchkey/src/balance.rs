@@ -202,15 +202,22 @@ pub fn run(args: Args) -> Result<ExitCode> {
     .context("cannot catch Ctrl-C")?;
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut series = Vec::new();
+    // Random play on every core; the searching player with a core per seat, unless told.
     let plans = [
         ("random", args.random_games, 0.0, 0.0, cores),
-        (args.player.as_str(), args.games, args.start_clock, args.play_clock, cores / roles.len()),
+        (
+            args.player.as_str(),
+            args.games,
+            args.start_clock,
+            args.play_clock,
+            args.concurrency.unwrap_or(cores / roles.len()),
+        ),
     ];
     for (player, games, start_clock, play_clock, concurrency) in plans {
         if games == 0 || halt.load(Ordering::SeqCst) {
             continue;
         }
-        let concurrency = args.concurrency.filter(|_| player != "random").unwrap_or(concurrency).max(1);
+        let concurrency = concurrency.max(1);
         let journal = PathBuf::from(format!("{}-{}.jsonl", prefix.display(), file_safe(player)));
         let s = play_series(&args, &game, player, games, (start_clock, play_clock), concurrency, &journal, &halt)?;
         if !args.json {

@@ -28,9 +28,8 @@ fn variant(game: &str) -> (PathBuf, String) {
 }
 
 fn machine(label: &str, text: &str) -> (gdl::Description, PropnetMachine) {
-    let (desc, _) = gdl::load(label, text).expect("valid GDL");
-    let net = propnet::compile(&desc, &propnet::Limits::default()).expect("a propnet");
-    let m = PropnetMachine::new(&net);
+    let desc = testkit::load(label, text);
+    let m = PropnetMachine::new(&testkit::compile(&desc));
     (desc, m)
 }
 
@@ -66,7 +65,7 @@ fn the_variant_checks_clean_and_conforms() {
 #[test]
 fn without_the_swap_the_variant_plays_as_the_original() {
     let (_, text) = variant("connectfour");
-    let (_, mut original) = machine("connectfour", games::find("connectfour").expect("bundled").text);
+    let mut original = PropnetMachine::new(&testkit::bundled("connectfour").1);
     let (_, mut pie) = machine("pie", &text);
     let mut rng = SmallRng::seed_from_u64(7);
     for _ in 0..30 {
@@ -100,7 +99,7 @@ fn without_the_swap_the_variant_plays_as_the_original() {
 fn a_swap_keeps_the_position_and_exchanges_the_roles() {
     let (_, text) = variant("tictactoe");
     let (_, mut pie) = machine("pie", &text);
-    let (_, mut original) = machine("tictactoe", games::find("tictactoe").expect("bundled").text);
+    let mut original = PropnetMachine::new(&testkit::bundled("tictactoe").1);
     let start = pie.initial_state();
     assert!(!legal(&mut pie, &start, 0).contains("swap"), "no swap before the first move");
     let first = play(&mut pie, start, ["(mark 2 2)", "noop"]);

@@ -5,7 +5,7 @@
 //! reach it, so that an author can replay it.
 
 use std::collections::BTreeSet;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use rand::rngs::SmallRng;
 use rand::seq::IndexedRandom;
@@ -177,7 +177,7 @@ pub fn simulate<M: StateMachine>(m: &mut M, options: &SimulateOptions, declared:
     let mut rng = SmallRng::seed_from_u64(options.seed);
     let mut findings: Vec<Finding> = Vec::new();
     let mut chose = vec![false; roles.len()];
-    let (mut played, mut ended, mut lengths) = (0, 0, Vec::new());
+    let (mut played, mut lengths) = (0, Vec::new());
     for _ in 0..options.games {
         if options.deadline.is_some_and(|d| Instant::now() >= d) {
             break;
@@ -193,7 +193,6 @@ pub fn simulate<M: StateMachine>(m: &mut M, options: &SimulateOptions, declared:
             };
             if terminal {
                 check_goals(m, &state, &roles, &line, &mut game);
-                ended += 1;
                 lengths.push(line.len() as u32);
                 break;
             }
@@ -262,8 +261,8 @@ pub fn simulate<M: StateMachine>(m: &mut M, options: &SimulateOptions, declared:
         let (lo, hi) = (*lengths.iter().min().expect("some"), *lengths.iter().max().expect("some"));
         (lo, hi, lengths.iter().map(|&l| f64::from(l)).sum::<f64>() / lengths.len() as f64)
     });
-    let seconds = Duration::as_secs_f64(&start.elapsed());
-    Simulation { asked: options.games, played, ended, length, seconds, findings }
+    let seconds = start.elapsed().as_secs_f64();
+    Simulation { asked: options.games, played, ended: lengths.len(), length, seconds, findings }
 }
 
 /// Reports the propositions of `state` its game's `base` declarations leave out.
