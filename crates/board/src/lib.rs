@@ -23,7 +23,7 @@ pub use infer::{infer, infer_from};
 pub use order::{Chains, Order};
 pub use render::{text, Style};
 pub use sample::{Budget, Samples, Step};
-pub use svg::svg;
+pub use svg::{svg, COLOURS};
 
 /// The most axes a board has.
 pub const MAX_AXES: usize = 4;
@@ -167,9 +167,9 @@ impl Board {
         View { cells, panel: panel(&rest) }
     }
 
-    /// Where `prop` stands and what it is, if it is a proposition of the board at a cell it
-    /// knows.
-    fn place(&self, prop: &str) -> Option<Placed> {
+    /// Where `prop` (canonical KIF) stands and what it is, if it is a proposition of the board
+    /// at a cell it knows.
+    pub fn place(&self, prop: &str) -> Option<Placed> {
         let parts = propnet::net::name_parts(prop);
         if parts.len() != self.arity + 1 || parts[0] != self.relation {
             return None;
@@ -203,6 +203,23 @@ impl Board {
 /// (`contents`, positions in `args`) joined by spaces, `white rook`.
 fn content(args: &[&str], contents: &[usize]) -> String {
     contents.iter().map(|&i| args[i]).collect::<Vec<_>>().join(" ")
+}
+
+/// How a person reads the proposition `prop` (canonical KIF) of a state: what stands on which
+/// cell of `board` (`x on 1 3`, `1 3 empty`, `1 3 occupied` where a cell holds no content), or else its line in a panel (`control: xplayer`).
+pub fn reading(board: Option<&Board>, prop: &str) -> String {
+    if let Some((board, placed)) = board.and_then(|b| b.place(prop).map(|p| (b, p))) {
+        let at = placed.at.join(" ");
+        return match placed.content.as_str() {
+            "" => format!("{at} occupied"),
+            c if board.empty.as_deref() == Some(c) => format!("{at} empty"),
+            c => format!("{c} on {at}"),
+        };
+    }
+    match panel(&[prop.to_owned()]).pop() {
+        Some((relation, args)) => panel_line(&relation, &args),
+        None => prop.to_owned(),
+    }
 }
 
 /// One line of a panel: the relation and its propositions' arguments, `control: white`, or the

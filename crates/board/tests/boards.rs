@@ -312,3 +312,14 @@ fn square_neighbours_are_not_taken_for_hexagons() {
     let (inference, _) = hex5(none, &[]);
     assert_eq!(inference.board().expect("a board").hex, None);
 }
+
+#[test]
+fn a_proposition_reads_as_what_stands_where() {
+    let (inference, _) = read("tictactoe", &[]).expect("bundled");
+    let b = inference.board();
+    assert_eq!(board::reading(b, "(cell 2 3 x)"), "x on 2 3");
+    assert_eq!(board::reading(b, "(cell 2 3 b)"), "2 3 empty");
+    assert_eq!(board::reading(b, "(control oplayer)"), "control: oplayer");
+    assert_eq!(board::reading(None, "(cell 2 3 x)"), "cell: 2 3 x");
+    assert_eq!(board::reading(b, "terminal"), "terminal");
+}

@@ -219,7 +219,17 @@ pub fn run(args: Args) -> Result<ExitCode> {
         }
         let concurrency = concurrency.max(1);
         let journal = PathBuf::from(format!("{}-{}.jsonl", prefix.display(), file_safe(player)));
-        let s = play_series(&args, &game, player, games, (start_clock, play_clock), concurrency, &journal, &halt)?;
+        let plan = Plan {
+            spec: &args.game,
+            player,
+            games,
+            clocks: (start_clock, play_clock),
+            concurrency,
+            seed: args.seed,
+            journal: &journal,
+            bar: !args.json,
+        };
+        let s = play_series(&game, &plan, &halt)?;
         if !args.json {
             print_series(&s, &roles, (start_clock, play_clock));
         }
@@ -242,33 +252,43 @@ pub fn run(args: Args) -> Result<ExitCode> {
 }
 
 /// `player` as part of a file name.
-fn file_safe(player: &str) -> String {
+pub(crate) fn file_safe(player: &str) -> String {
     player.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect()
 }
 
-/// Plays `games` games of `player` against itself on `game`, seats swapped each round, and sums
-/// them up.
-#[allow(clippy::too_many_arguments)]
-fn play_series(
-    args: &Args,
-    game: &Arc<player::Game>,
-    player: &str,
-    games: usize,
-    (start_clock, play_clock): (f64, f64),
-    concurrency: usize,
-    journal: &std::path::Path,
-    halt: &AtomicBool,
-) -> Result<Series> {
+/// A series to play: `games` games of `player` against itself, seats swapped each round.
+pub struct Plan<'a> {
+    /// The game as the tournament names it (a GDL file or a bundled game).
+    pub spec: &'a str,
+    /// The player's spec.
+    pub player: &'a str,
+    /// Games to play.
+    pub games: usize,
+    /// The start and play clocks, in seconds.
+    pub clocks: (f64, f64),
+    /// Matches played at once.
+    pub concurrency: usize,
+    /// The seed of the first game.
+    pub seed: u64,
+    /// The journal the matches go to.
+    pub journal: &'a std::path::Path,
+    /// Whether to show a progress bar.
+    pub bar: bool,
+}
+
+/// Plays the series `plan` on `game` and sums it up.
+pub fn play_series(game: &Arc<player::Game>, plan: &Plan<'_>, halt: &AtomicBool) -> Result<Series> {
+    let Plan { spec, player, games, clocks: (start_clock, play_clock), concurrency, seed, journal, bar } = *plan;
     let roles = game.roles();
     let settings = Settings {
-        games: vec![args.game.clone()],
+        games: vec![spec.to_owned()],
         players: vec![player.to_owned(), player.to_owned()],
         format: Format::Gauntlet,
         // Each round plays every seating once.
         rounds: games.div_ceil(roles.len()),
         start_clock,
         play_clock,
-        seed: args.seed,
+        seed,
         sprt: None,
     };
     let entrants = Entrant::all(&settings.players)?;
@@ -277,7 +297,7 @@ fn play_series(
     t.check()?;
     let mut journal = Journal::create(journal, &t.settings)?;
     let total = (t.settings.rounds * roles.len()) as u64;
-    let bar = if args.json { ProgressBar::hidden() } else { ProgressBar::new(total) };
+    let bar = if bar { ProgressBar::new(total) } else { ProgressBar::hidden() };
     bar.set_style(
         ProgressStyle::with_template(&format!(
             "{player:>8} {{bar:30}} {{pos}}/{{len}} games {{elapsed}} (eta {{eta}})"

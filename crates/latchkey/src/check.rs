@@ -128,7 +128,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
 }
 
 /// What the game declares with `base` and `input`, in canonical KIF, as the reasoner reads it.
-fn declared(desc: &gdl::Description) -> Declared {
+pub(crate) fn declared(desc: &gdl::Description) -> Declared {
     let mut m = Reasoner::new(desc);
     let print = |m: &Reasoner, terms: Vec<gdl::TermId>| -> BTreeSet<String> {
         terms.into_iter().map(|t| m.pool().to_string(t)).collect()
@@ -192,7 +192,7 @@ fn print_play(p: &Played) {
 
 /// A line of play as a person reads it: `from the initial state` or `after 1. (mark 1 1) noop
 /// 2. noop (mark 2 2)`.
-fn line(joint_moves: &[Vec<String>]) -> String {
+pub(crate) fn line(joint_moves: &[Vec<String>]) -> String {
     if joint_moves.is_empty() {
         return "in the initial state".into();
     }

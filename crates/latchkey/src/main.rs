@@ -21,6 +21,7 @@ mod pie;
 mod play;
 mod playout;
 mod replay;
+mod report;
 mod serve;
 mod solve;
 mod tournament;
@@ -80,6 +81,9 @@ enum Command {
     Play(play::Args),
     /// Write a web page that replays recorded matches with the board at every step.
     Replay(replay::Args),
+    /// Write a page about a game for its author: the rules with their problems, the board, what
+    /// the analysis found drawn on it, a picture of the propnet, faults found in play, balance.
+    Report(report::Args),
     /// List the bundled games.
     Games,
 }
@@ -128,6 +132,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Board(args) => boards::run(args),
         Command::Play(args) => play::run(args),
         Command::Replay(args) => replay::run(args),
+        Command::Report(args) => report::run(args),
         Command::Games => {
             for g in games::ALL {
                 println!("{}", g.name);

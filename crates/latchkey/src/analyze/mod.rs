@@ -54,11 +54,11 @@ impl From<ProverArg> for Prover {
 }
 
 /// The version of the JSON report's shape.
-const SCHEMA: u32 = 2;
+pub(crate) const SCHEMA: u32 = 2;
 
 /// What `latchkey analyze --json` prints.
 #[derive(Serialize)]
-struct Report {
+pub(crate) struct Report {
     game: String,
     #[serde(skip)]
     roles: Vec<String>,
@@ -269,7 +269,6 @@ pub struct Args {
 /// Runs the analysis of the game within its time, propnet build included (a start clock), and
 /// prints it.
 pub fn run(args: Args) -> Result<ExitCode> {
-    let (spec, methods, secs) = (&args.game, args.method, args.time);
     let prover = Prover::from(args.prover);
     anyhow::ensure!(
         prover.available(),
@@ -279,11 +278,35 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let bar = progress_bar();
     bar.set_message("propnet");
     let start = Instant::now();
-    let game = game::prepare(spec, start + Duration::from_secs_f64(secs))?;
-    let built = start.elapsed().as_secs_f64();
+    let game = game::prepare(&args.game, start + Duration::from_secs_f64(args.time))?;
+    let report = analyse(&game, start, args.time, args.method, prover, &mut |phase| {
+        bar.inc(1);
+        bar.set_message(phase.to_owned());
+    });
+    bar.finish_and_clear();
+    let report = report?;
+    if args.json {
+        crate::output::print_json(SCHEMA, &report)?;
+    } else {
+        print(&report);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The analysis of `game`, prepared from `start` within a start clock of `secs` seconds (its
+/// propnet built already), with the `methods` chosen; `phase` hears each phase's name as it
+/// begins. Fails where the game has no propnet.
+pub(crate) fn analyse(
+    game: &player::Game,
+    start: Instant,
+    secs: f64,
+    methods: Methods,
+    prover: Prover,
+    phase: &mut dyn FnMut(&str),
+) -> Result<Report> {
+    let built = game.prepared.as_secs_f64();
     let Some(propnet) = game.net() else {
-        bar.finish_and_clear();
-        bail!("cannot analyse {spec} without a propnet, and none was built in {built:.1} s");
+        bail!("cannot analyse {} without a propnet, and none was built in {built:.1} s", game.name);
     };
     let net = &propnet.net;
     // As the player: the analysis' phases start within its share of the clock left after the
@@ -298,24 +321,15 @@ pub fn run(args: Args) -> Result<ExitCode> {
         deadline: Some(budget.phases),
         ..AnalysisConfig::default()
     };
-    let result = Analysis::run(net, &game.desc, &options, &mut |phase| {
-        bar.inc(1);
-        bar.set_message(phase.to_owned());
-    });
-    bar.set_message("what the player learns");
+    let result = Analysis::run(net, &game.desc, &options, phase);
+    phase("what the player learns");
     let learned = learned(propnet, &game.desc, &result, budget, end);
-    bar.finish_and_clear();
     let mut report = report(net, &result, game.name.clone());
     report.timings.insert(0, analysis::Phase { phase: "propnet".to_owned(), seconds: built });
     report.timings.extend(learned.phases.iter().cloned());
     report.notes.extend(learned.notes.iter().cloned());
     report.learned = learned;
-    if args.json {
-        crate::output::print_json(SCHEMA, &report)?;
-    } else {
-        print(&report);
-    }
-    Ok(ExitCode::SUCCESS)
+    Ok(report)
 }
 
 /// A bar over the analysis phases on standard error (indicatif hides it when standard error is

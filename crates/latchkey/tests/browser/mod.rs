@@ -1,6 +1,7 @@
 //! A real headless Chromium driven over the DevTools protocol, for tests of the pages latchkey
 //! writes: load a page, run script in it, click, press keys, read what it logged as errors, take
 //! a screenshot.
+#![allow(dead_code)] // each page's tests use their own part
 
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader};
