@@ -14,7 +14,7 @@
 //! every lower one next), which are checked against every step from a state where the support
 //! holds, and so hold of every step of play.
 
-use crate::Pair;
+use crate::{Candidate, Pair};
 use propnet::net::{Kind, Net, NodeId};
 use std::time::Instant;
 use structures::Bits;
@@ -100,7 +100,8 @@ pub(crate) fn prove(
             }
         }
     }
-    let (proved, stepped) = crate::invariants(net, &candidates, steps, deadline);
+    let clauses: Vec<Candidate> = candidates.iter().copied().map(Candidate::pair).collect();
+    let (proved, stepped) = crate::invariants(net, &clauses, steps, false, deadline);
     let mut found: Vec<Pair> = candidates.iter().zip(&proved).filter(|(_, &p)| p).map(|(c, _)| *c).collect();
     found.sort_unstable();
     (targets.iter().map(|t| found.binary_search(t).is_ok()).collect(), stepped)

@@ -1,4 +1,5 @@
 //! Game structure discovered from a game's propnet, as plain data for search and for reports:
+//! groups of propositions that hold one at a time (state invariants, proved by induction),
 //! latches (chapter 12, found by structural, exact and proof methods), composite latches,
 //! inhibitors and goal inhibitors, goal latches with the score range still achievable in a
 //! state (Sancho), the dead states that follow from them, the propositions a latch keeps
@@ -10,6 +11,7 @@
 
 mod composite;
 mod cone;
+mod exclusive;
 mod factor;
 mod goalform;
 mod goals;
@@ -22,6 +24,7 @@ mod locality;
 mod run;
 
 pub use composite::{composite_latches, CompositeLatch, Junction};
+pub use exclusive::{Exclusive, Group};
 pub use factor::{Factor, Factors};
 pub use goalform::{
     Decider, FormRule, GoalForm, GoalForms, LatchHeuristic, Speed as GoalSpeed, Standing, Tally, TallyKind, Trend,
@@ -37,7 +40,7 @@ pub use locality::{
 pub use run::{Analysis, AnalysisConfig, Phase};
 
 mod proof;
-pub(crate) use proof::{invariants, Pair};
+pub(crate) use proof::{invariants, Candidate, Pair};
 pub use proof::{proof_latches, wait_for_abandoned_proofs, ProofError, ProofLatches, Prover, PROOF_BUDGET};
 
 #[cfg(test)]
@@ -47,6 +50,12 @@ mod testing {
     /// The optimised net of a bundled game.
     pub fn net(name: &str) -> Net {
         testkit::bundled(name).1
+    }
+
+    /// The optimised net of `rules`.
+    pub fn compiled(rules: &str) -> Net {
+        let (desc, _) = gdl::load("t.kif", rules).expect("valid rules");
+        propnet::compile(&desc, &propnet::Limits::default()).expect("a net")
     }
 
     /// The index of the base proposition called `name`.

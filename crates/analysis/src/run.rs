@@ -3,7 +3,8 @@
 
 use crate::{
     composite_latches, exact_inhibitors, exact_latches, proof_latches, structural_inhibitors, structural_latches,
-    CompositeLatch, Factors, GoalForms, GoalInhibitor, GoalLatches, Inhibitor, Latch, Locality, ProofLatches, Prover,
+    CompositeLatch, Exclusive, Factors, GoalForms, GoalInhibitor, GoalLatches, Inhibitor, Latch, Locality,
+    ProofLatches, Prover,
 };
 use propnet::net::Net;
 use serde::Serialize;
@@ -20,6 +21,8 @@ pub struct AnalysisConfig {
     pub proof: bool,
     /// The solver that answers it.
     pub prover: Prover,
+    /// Groups of propositions that hold one at a time, proved by induction.
+    pub invariants: bool,
     /// The locality of moves' effects, for the local search.
     pub locality: bool,
     /// The independent sub-games the game splits into.
@@ -44,6 +47,7 @@ impl Default for AnalysisConfig {
             exact: true,
             proof: true,
             prover: Prover::default(),
+            invariants: true,
             locality: true,
             factors: true,
             goal_forms: true,
@@ -61,6 +65,9 @@ const PROOF_RESERVE: Duration = Duration::from_millis(250);
 
 /// The seed of the goal forms' random games.
 const GOAL_SEED: u64 = 0x90a1_f0e5;
+
+/// The seed of the invariants' random games.
+const INVARIANT_SEED: u64 = 0x1a7a_c0de;
 
 /// The most time the goal forms' random games take.
 const GOAL_FORMS_TIME: Duration = Duration::from_secs(2);
@@ -81,6 +88,8 @@ pub struct Analysis {
     pub latches: Vec<Latch>,
     /// Pairs that latch together but not alone.
     pub composite: Vec<CompositeLatch>,
+    /// The groups of propositions proved to hold one at a time, if they were looked for in time.
+    pub invariants: Option<Exclusive>,
     /// Inhibitors, each once per method that proved it.
     pub inhibitors: Vec<Inhibitor>,
     /// Base propositions that rule out a goal value in the next state.
@@ -154,6 +163,15 @@ impl Analysis {
         let mut composite = runner
             .phase("composite latches", || composite_latches(net, &latches, options.composite_bits, deadline))
             .unwrap_or_default();
+        let mut invariants = None;
+        if options.invariants {
+            // A share of what is left: everything after it needs time too.
+            let share = part_of_rest(deadline, 6);
+            invariants = runner.phase("invariants", || Exclusive::discover(net, share, INVARIANT_SEED));
+            if let Some(found) = invariants.as_ref().filter(|f| f.open > 0) {
+                runner.notes.push(format!("invariants: {} groups left open at the deadline", found.open));
+            }
+        }
         let (mut inhibitors, goal_inhibitors) =
             runner.phase("structural inhibitors", || structural_inhibitors(net)).unwrap_or_default();
         if options.exact {
@@ -237,6 +255,7 @@ impl Analysis {
         Analysis {
             latches,
             composite,
+            invariants,
             inhibitors,
             goal_inhibitors,
             goals,

@@ -55,6 +55,8 @@ fn the_report_holds_what_the_other_commands_find() {
     let a = &d["analysis"]["shown"];
     assert_eq!(a["latches"], analysed["latches"]);
     assert_eq!(a["inhibitors"], analysed["inhibitors"]);
+    assert_eq!(a["invariants"]["groups"], analysed["invariants"]["groups"]);
+    assert_eq!(a["invariants"]["groups"].as_array().unwrap().len(), 10);
     // Every base proposition is read, and those of the board placed on a cell.
     let props = &d["board"]["shown"]["propositions"];
     assert_eq!(props.as_object().unwrap().len(), 29);

@@ -29,7 +29,7 @@ use std::time::{Duration, Instant};
 #[cfg(feature = "clingo")]
 mod clingo;
 mod sat;
-pub(crate) use sat::Pair;
+pub(crate) use sat::{Candidate, Pair};
 
 #[cfg(feature = "clingo")]
 pub use clingo::wait_for_abandoned_proofs;
@@ -174,22 +174,22 @@ pub fn proof_latches(
     Ok(out)
 }
 
-/// Which of `candidates` (two-literal clauses over base propositions) hold in every reachable
-/// state, by induction: true initially, and kept by every legal step from a state where all the
-/// survivors hold; and which of `steps` (a literal before a step or one after it) hold of every
-/// legal step from a reachable state (see [`sat::invariants`]). Past `deadline` none is proved.
+/// Which of `candidates` hold in every reachable state, by induction: true initially, and kept by
+/// every legal step from a state where all the survivors hold; and which of `steps` (a literal
+/// before a step or one after it) hold of every legal step from a reachable state (see
+/// [`sat::invariants`], which says what `give_up` does). Past `deadline` none is proved.
 pub(crate) fn invariants(
     net: &Net,
-    candidates: &[sat::Pair],
-    steps: &[sat::Pair],
+    candidates: &[Candidate],
+    steps: &[Pair],
+    give_up: bool,
     deadline: Option<Instant>,
 ) -> (Vec<bool>, Vec<bool>) {
-    let init = |(b, v): (usize, bool)| net.bases[b].init == v;
-    let initially: Vec<sat::Pair> = candidates.iter().copied().filter(|&(a, b)| init(a) || init(b)).collect();
-    let (verdicts, stepped) = sat::invariants(net, &fixed_bases(net), &initially, steps, deadline);
-    let mut proved: Vec<sat::Pair> = initially.iter().zip(verdicts).filter(|(_, p)| *p).map(|(c, _)| *c).collect();
+    let initially: Vec<Candidate> = candidates.iter().filter(|c| c.holds(|b| net.bases[b].init)).cloned().collect();
+    let (verdicts, stepped) = sat::invariants(net, &fixed_bases(net), &initially, steps, give_up, deadline);
+    let mut proved: Vec<&Candidate> = initially.iter().zip(verdicts).filter(|(_, p)| *p).map(|(c, _)| c).collect();
     proved.sort_unstable();
-    (candidates.iter().map(|c| proved.binary_search(c).is_ok()).collect(), stepped)
+    (candidates.iter().map(|c| proved.binary_search(&c).is_ok()).collect(), stepped)
 }
 
 /// The bases whose next value is the constant they start with: they never change.

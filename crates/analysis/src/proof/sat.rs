@@ -79,7 +79,7 @@ pub(super) fn prove(net: &Net, fixed: &[(usize, bool)], verdicts: &mut Verdicts,
         effort.finished = true;
         return effort;
     }
-    let mut enc = Encoding::transition(net, fixed, open.iter().map(|&(i, _)| i), deadline);
+    let mut enc = Encoding::transition(net, fixed, open.iter().map(|&(i, _)| i), false, deadline);
     let questions: Vec<Question> = open
         .iter()
         .map(|&(base, positive)| {
@@ -143,24 +143,66 @@ pub(super) fn prove(net: &Net, fixed: &[(usize, bool)], verdicts: &mut Verdicts,
     effort
 }
 
+/// How long one question about every candidate at once may take before they are asked one at a
+/// time, and how long one of those may take before its candidate is given up.
+const ALL_AT_ONCE: Duration = Duration::from_millis(100);
+const ONE_AT_A_TIME: Duration = Duration::from_millis(50);
+
 /// A clause of two base-proposition literals: `(a.0 is a.1) or (b.0 is b.1)`; with `a == b`, a
 /// single literal.
 pub(crate) type Pair = ((usize, bool), (usize, bool));
 
+/// A candidate invariant of play over base propositions.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) enum Candidate {
+    /// At least one of the literals holds (a clause).
+    AnyOf(Vec<(usize, bool)>),
+    /// At most one of the bases is true.
+    AtMostOne(Vec<usize>),
+}
+
+impl Candidate {
+    /// The clause of a pair.
+    pub(crate) fn pair(((a, va), (b, vb)): Pair) -> Candidate {
+        Candidate::AnyOf(vec![(a, va), (b, vb)])
+    }
+
+    /// The bases it reads.
+    pub(crate) fn bases(&self) -> Vec<usize> {
+        match self {
+            Candidate::AnyOf(lits) => lits.iter().map(|&(b, _)| b).collect(),
+            Candidate::AtMostOne(bases) => bases.clone(),
+        }
+    }
+
+    /// Whether it holds where `value` gives each base's value.
+    pub(crate) fn holds(&self, value: impl Fn(usize) -> bool) -> bool {
+        match self {
+            Candidate::AnyOf(lits) => lits.iter().any(|&(b, v)| value(b) == v),
+            Candidate::AtMostOne(bases) => bases.iter().filter(|&&b| value(b)).count() <= 1,
+        }
+    }
+}
+
 /// Which of `candidates` are invariants of play: true in every state reachable from one where
 /// all of them hold (the caller checks the initial state), found as the largest subset that one
-/// step of legal play preserves when the whole subset holds before it (Houdini's fixpoint:
+/// step of legal play from a state not terminal preserves when the whole subset holds before it (Houdini's fixpoint:
 /// drop every candidate a model breaks, ask again, until no model is left). Each model is a real
 /// transition (loop clauses as in [`prove`]), so a dropped candidate fails from some state of
 /// the subset; the survivors hold together by induction. Alongside, which of `steps` hold of
 /// every such step: a step clause `((a, va), (b, vb))` says that `a` is `va` before the step
 /// or `b` is `vb` after it ("a counter at 5 is not at 3 next"). Step clauses are checked, never
 /// assumed, so they cost the induction nothing. Past `deadline` nothing is proved.
+///
+/// With `give_up`, where the question for all at once takes longer than [`ALL_AT_ONCE`], each
+/// is asked alone, and one that takes longer than [`ONE_AT_A_TIME`] is given up (not proved),
+/// so that the rest are proved in time; without, the one question runs to the deadline.
 pub(crate) fn invariants(
     net: &Net,
     fixed: &[(usize, bool)],
-    candidates: &[Pair],
+    candidates: &[Candidate],
     steps: &[Pair],
+    give_up: bool,
     deadline: Option<Instant>,
 ) -> (Vec<bool>, Vec<bool>) {
     let mut alive = vec![true; candidates.len()];
@@ -169,69 +211,167 @@ pub(crate) fn invariants(
         return (alive, holds);
     }
     let nothing = || (vec![false; candidates.len()], vec![false; steps.len()]);
-    let bases = candidates.iter().chain(steps).flat_map(|&((a, _), (b, _))| [a, b]);
-    let mut enc = Encoding::transition(net, fixed, bases, deadline);
+    let bases = candidates.iter().flat_map(Candidate::bases).chain(steps.iter().flat_map(|&((a, _), (b, _))| [a, b]));
+    let mut enc = Encoding::transition(net, fixed, bases, true, deadline);
     let literal = |enc: &Encoding, node: NodeId, value: bool| if value { enc.lit(node) } else { !enc.lit(node) };
     let mut assumed = Vec::with_capacity(candidates.len());
     let mut questions = Vec::with_capacity(candidates.len());
-    for &((a, va), (b, vb)) in candidates {
-        // The candidate holds now while its activation is assumed.
-        let act = Lit::new(enc.solver.new_var_default(), true);
-        let now = [literal(&enc, net.bases[a].node, va), literal(&enc, net.bases[b].node, vb)];
-        enc.clause(&[!act, now[0], now[1]]);
-        // Its question implies that it fails next.
-        let q = Lit::new(enc.solver.new_var_default(), true);
-        enc.clause(&[!q, !literal(&enc, net.bases[a].next, va)]);
-        enc.clause(&[!q, !literal(&enc, net.bases[b].next, vb)]);
+    for candidate in candidates {
+        // The candidate holds now while its activation is assumed; its question implies that it
+        // fails next.
+        let act = enc.fresh();
+        let q = enc.fresh();
+        match candidate {
+            Candidate::AnyOf(lits) => {
+                let mut now: Vec<Lit> = lits.iter().map(|&(b, v)| literal(&enc, net.bases[b].node, v)).collect();
+                now.push(!act);
+                enc.clause(&now);
+                for &(b, v) in lits {
+                    let next = literal(&enc, net.bases[b].next, v);
+                    enc.clause(&[!q, !next]);
+                }
+            }
+            Candidate::AtMostOne(bases) => {
+                let now: Vec<Lit> = bases.iter().map(|&b| enc.lit(net.bases[b].node)).collect();
+                enc.at_most_one(&now, act);
+                let next: Vec<Lit> = bases.iter().map(|&b| enc.lit(net.bases[b].next)).collect();
+                enc.at_least_two(&next, q);
+            }
+        }
         assumed.push(act);
         questions.push(q);
     }
     for &((a, va), (b, vb)) in steps {
         // Its question implies that it fails: `a` is not `va` now and `b` not `vb` next.
-        let q = Lit::new(enc.solver.new_var_default(), true);
+        let q = enc.fresh();
         enc.clause(&[!q, !literal(&enc, net.bases[a].node, va)]);
         enc.clause(&[!q, !literal(&enc, net.bases[b].next, vb)]);
         questions.push(q);
     }
-    let any = Lit::new(enc.solver.new_var_default(), true);
+    // First every question at once: each model drops what it breaks, and an answer of "no
+    // model" is the fixpoint. Where that answer is slow to come and giving up is allowed (a refutation for all questions
+    // together), each open question is then asked alone under every live candidate: small
+    // refutations, which the solver finds far sooner. A model still drops every candidate and
+    // step it breaks, and since the answers so far assumed the candidates dropped, they are asked
+    // again. When a whole round finds no model, the live candidates are the fixpoint.
+    let any = enc.fresh();
     enc.tie(any, &questions, false);
-    enc.clause(&[any]);
     loop {
         if deadline.is_some_and(|d| Instant::now() >= d) {
             return nothing();
         }
-        let assumptions: Vec<Lit> = assumed.iter().zip(&alive).filter(|(_, &a)| a).map(|(&l, _)| l).collect();
+        if give_up {
+            let slice = Instant::now() + ALL_AT_ONCE;
+            enc.solver.cb_mut().0 = Some(deadline.map_or(slice, |d| d.min(slice)));
+        }
+        let mut assumptions: Vec<Lit> = assumed.iter().zip(&alive).filter(|(_, &a)| a).map(|(&l, _)| l).collect();
+        assumptions.push(any);
         let result = enc.solver.solve_limited(&assumptions);
+        enc.solver.cb_mut().0 = deadline;
         if result == lbool::FALSE {
             return (alive, holds);
         }
         if result != lbool::TRUE {
-            return nothing();
+            if !give_up {
+                return nothing();
+            }
+            break;
         }
         if enc.unfounded() {
             continue;
         }
         let mut dropped = 0;
-        for (c, &((a, va), (b, vb))) in candidates.iter().enumerate() {
-            let fails = enc.value(net.bases[a].next) != va && enc.value(net.bases[b].next) != vb;
-            if alive[c] && fails {
+        for (c, candidate) in candidates.iter().enumerate() {
+            if alive[c] && !candidate.holds(|b| enc.value(net.bases[b].next)) {
                 alive[c] = false;
                 dropped += 1;
-                enc.clause(&[!questions[c]]);
             }
         }
         for (k, &((a, va), (b, vb))) in steps.iter().enumerate() {
-            let fails = enc.value(net.bases[a].node) != va && enc.value(net.bases[b].next) != vb;
-            if holds[k] && fails {
+            if holds[k] && enc.value(net.bases[a].node) != va && enc.value(net.bases[b].next) != vb {
                 holds[k] = false;
                 dropped += 1;
-                enc.clause(&[!questions[candidates.len() + k]]);
             }
         }
         if dropped == 0 {
-            // A model whose true question is already dropped cannot be: its clause forbids it.
+            // A model of `any` shows some live question's counterexample.
             return nothing();
         }
+        // The dropped questions are never asked again.
+        for (k, q) in questions.iter().enumerate() {
+            let open = if k < candidates.len() { alive[k] } else { holds[k - candidates.len()] };
+            if !open {
+                enc.clause(&[!*q]);
+            }
+        }
+    }
+    let n = candidates.len();
+    let mut settled = vec![false; questions.len()];
+    loop {
+        let mut dropped_candidate = false;
+        for k in 0..questions.len() {
+            let open = if k < n { alive[k] } else { holds[k - n] };
+            if settled[k] || !open {
+                continue;
+            }
+            loop {
+                if deadline.is_some_and(|d| Instant::now() >= d) {
+                    return nothing();
+                }
+                let mut assumptions: Vec<Lit> =
+                    assumed.iter().zip(&alive).filter(|(_, &a)| a).map(|(&l, _)| l).collect();
+                assumptions.push(questions[k]);
+                let slice = Instant::now() + ONE_AT_A_TIME;
+                enc.solver.cb_mut().0 = Some(deadline.map_or(slice, |d| d.min(slice)));
+                let result = enc.solver.solve_limited(&assumptions);
+                enc.solver.cb_mut().0 = deadline;
+                if result == lbool::FALSE {
+                    settled[k] = true;
+                    break;
+                }
+                if result != lbool::TRUE {
+                    if deadline.is_some_and(|d| Instant::now() >= d) {
+                        return nothing();
+                    }
+                    // Too hard to settle in its slice: given up, which is sound (the others are
+                    // then proved without it), and a candidate given up is no longer assumed.
+                    if k < n {
+                        alive[k] = false;
+                        dropped_candidate = true;
+                    } else {
+                        holds[k - n] = false;
+                    }
+                    break;
+                }
+                if enc.unfounded() {
+                    continue;
+                }
+                let mut dropped_asked = false;
+                for (c, candidate) in candidates.iter().enumerate() {
+                    if alive[c] && !candidate.holds(|b| enc.value(net.bases[b].next)) {
+                        alive[c] = false;
+                        dropped_candidate = true;
+                        dropped_asked |= c == k;
+                    }
+                }
+                for (j, &((a, va), (b, vb))) in steps.iter().enumerate() {
+                    let fails = enc.value(net.bases[a].node) != va && enc.value(net.bases[b].next) != vb;
+                    if holds[j] && fails {
+                        holds[j] = false;
+                        dropped_asked |= n + j == k;
+                    }
+                }
+                if !dropped_asked {
+                    // The question's own clauses make its candidate fail in every model of it.
+                    return nothing();
+                }
+                break;
+            }
+        }
+        if !dropped_candidate {
+            return (alive, holds);
+        }
+        settled.iter_mut().for_each(|s| *s = false);
     }
 }
 
@@ -285,11 +425,14 @@ impl<'a> Encoding<'a> {
     }
 
     /// One legal step of play from any state with the bases `fixed` at their values, encoded
-    /// over what `bases`' values now and next and every move's legality read.
+    /// over what `bases`' values now and next and every move's legality read; with `playing`,
+    /// only from a state that is not terminal (no step is taken from one: what holds only until
+    /// the game ends is still an invariant).
     fn transition(
         net: &'a Net,
         fixed: &[(usize, bool)],
         bases: impl Iterator<Item = usize>,
+        playing: bool,
         deadline: Option<Instant>,
     ) -> Encoding<'a> {
         let mut enc = Encoding::new(net, deadline);
@@ -297,15 +440,66 @@ impl<'a> Encoding<'a> {
             (0..net.moves.len()).filter(|&m| net.kinds[net.moves[m].legal as usize] != Kind::Const(false)).collect();
         let roots = bases
             .flat_map(|i| [net.bases[i].node, net.bases[i].next])
-            .chain(live.iter().flat_map(|&m| [net.moves[m].node, net.moves[m].legal]));
+            .chain(live.iter().flat_map(|&m| [net.moves[m].node, net.moves[m].legal]))
+            .chain(playing.then_some(net.terminal));
         enc.cone(roots);
         enc.gates(fixed);
         enc.moves(&live);
+        if playing {
+            let terminal = enc.lit(net.terminal);
+            enc.clause(&[!terminal]);
+        }
         enc
     }
 
     fn lit(&self, n: NodeId) -> Lit {
         Lit::new(Var::unsafe_from_idx(self.var[n as usize]), true)
+    }
+
+    /// A new variable, as a positive literal.
+    fn fresh(&mut self) -> Lit {
+        Lit::new(self.solver.new_var_default(), true)
+    }
+
+    /// At most one of `xs` holds while `act` does: Sinz's sequential counter, each clause
+    /// guarded by `act`, in a number of clauses linear in `xs`.
+    fn at_most_one(&mut self, xs: &[Lit], act: Lit) {
+        // `seen[i]`: one of `xs[..=i]` holds.
+        let mut seen: Option<Lit> = None;
+        for &x in xs {
+            if let Some(s) = seen {
+                self.clause(&[!act, !x, !s]);
+            }
+            let s = self.fresh();
+            self.clause(&[!act, !x, s]);
+            if let Some(before) = seen {
+                self.clause(&[!act, !before, s]);
+            }
+            seen = Some(s);
+        }
+    }
+
+    /// Where `q` holds, at least two of `ys` do.
+    fn at_least_two(&mut self, ys: &[Lit], q: Lit) {
+        // `some[i]` holds only where one of `ys[..=i]` does; `pair[i]`, only where `ys[i]` and one
+        // before it do; `q`, only where some `pair` does.
+        let mut some: Option<Lit> = None;
+        let mut pairs = vec![!q];
+        for &y in ys {
+            if let Some(s) = some {
+                let p = self.fresh();
+                self.clause(&[!p, y]);
+                self.clause(&[!p, s]);
+                pairs.push(p);
+            }
+            let s = self.fresh();
+            match some {
+                Some(before) => self.clause(&[!s, before, y]),
+                None => self.clause(&[!s, y]),
+            }
+            some = Some(s);
+        }
+        self.clause(&pairs);
     }
 
     fn value(&self, n: NodeId) -> bool {

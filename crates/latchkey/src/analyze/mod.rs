@@ -65,6 +65,8 @@ pub(crate) struct Report {
     propnet: NetSize,
     latches: Vec<LatchEntry>,
     composite_latches: Vec<CompositeEntry>,
+    /// Absent when the analysis left no time to look for them.
+    invariants: Option<InvariantsEntry>,
     inhibitors: Vec<InhibitorEntry>,
     goal_inhibitors: Vec<GoalInhibitorEntry>,
     goal_latches: Vec<GoalLatchEntry>,
@@ -106,6 +108,69 @@ struct CompositeEntry {
     propositions: [String; 2],
     junction: Junction,
     kind: LatchKind,
+}
+
+#[derive(Serialize)]
+struct InvariantsEntry {
+    groups: Vec<GroupEntry>,
+    candidates: usize,
+    refuted: usize,
+    open: usize,
+    samples: usize,
+}
+
+#[derive(Serialize)]
+struct GroupEntry {
+    /// `exactly_one` or `at_most_one`.
+    kind: &'static str,
+    /// The propositions in one line: `(cell 1 1 x|o|b)`.
+    pattern: String,
+    propositions: Vec<String>,
+}
+
+/// The invariants section of the report.
+fn invariants_entry(net: &Net, found: &analysis::Exclusive) -> InvariantsEntry {
+    let groups = found
+        .groups
+        .iter()
+        .map(|g| {
+            let propositions: Vec<String> = g.bases.iter().map(|&b| net.bases[b].name.clone()).collect();
+            GroupEntry {
+                kind: if g.exactly_one { "exactly_one" } else { "at_most_one" },
+                pattern: pattern(&propositions),
+                propositions,
+            }
+        })
+        .collect();
+    InvariantsEntry {
+        groups,
+        candidates: found.candidates,
+        refuted: found.refuted,
+        open: found.open,
+        samples: found.samples,
+    }
+}
+
+/// Propositions of one relation in one line, each argument's values joined by `|`:
+/// `(cell 1 1 x|o|b)`, `(control xplayer|oplayer)`; otherwise listed.
+fn pattern(propositions: &[String]) -> String {
+    let parts: Vec<Vec<&str>> = propositions.iter().map(|p| propnet::net::name_parts(p)).collect();
+    let shape = parts[0].len();
+    if shape < 2 || parts.iter().any(|p| p.len() != shape || p[0] != parts[0][0]) {
+        return propositions.join(" ");
+    }
+    let args: Vec<String> = (1..shape)
+        .map(|i| {
+            let mut values: Vec<&str> = Vec::new();
+            for p in &parts {
+                if !values.contains(&p[i]) {
+                    values.push(p[i]);
+                }
+            }
+            values.join("|")
+        })
+        .collect();
+    format!("({} {})", parts[0][0], args.join(" "))
 }
 
 #[derive(Serialize)]
@@ -371,6 +436,7 @@ fn report(net: &Net, a: &Analysis, game: String) -> Report {
                 kind: c.kind,
             })
             .collect(),
+        invariants: a.invariants.as_ref().map(|f| invariants_entry(net, f)),
         inhibitors: inhibitors
             .into_iter()
             .map(|((p, q), methods)| InhibitorEntry { inhibitor: base(p), inhibited: base(q), methods })
@@ -499,6 +565,23 @@ fn print(r: &Report) {
         let op = if c.junction == Junction::Or { "or" } else { "and" };
         let how = if c.kind == LatchKind::Positive { "once true, true for good" } else { "once false, false for good" };
         println!("  ({op} {} {})  {how}", c.propositions[0], c.propositions[1]);
+    }
+    match &r.invariants {
+        Some(i) => {
+            println!(
+                "\ninvariants (proved by induction; {} candidate groups from {} sampled states, {} refuted{}): {}",
+                i.candidates,
+                i.samples,
+                i.refuted,
+                if i.open > 0 { format!(", {} open at the deadline", i.open) } else { String::new() },
+                i.groups.len()
+            );
+            for g in &i.groups {
+                let kind = if g.kind == "exactly_one" { "exactly one of" } else { "at most one of" };
+                println!("  {kind} {}", g.pattern);
+            }
+        }
+        None => println!("\ninvariants: not looked for in time"),
     }
     println!("\ninhibitors (true now forces the other false next): {}", r.inhibitors.len());
     let mut by_inhibitor: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
