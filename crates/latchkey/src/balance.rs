@@ -33,15 +33,8 @@ pub struct Args {
     /// Games of random play.
     #[arg(long, value_name = "N", default_value_t = 1000)]
     random_games: usize,
-    /// The searching player: a built-in player's spec (see `latchkey match`).
-    #[arg(long, default_value = "mcts")]
-    player: String,
-    /// Seconds the searching player has to prepare.
-    #[arg(long = "startclock", value_name = "SECONDS", default_value_t = 5.0, value_parser = crate::output::seconds)]
-    start_clock: f64,
-    /// Seconds the searching player has per move.
-    #[arg(long = "playclock", value_name = "SECONDS", default_value_t = 1.0, value_parser = crate::output::seconds)]
-    play_clock: f64,
+    #[command(flatten)]
+    searching: Searching,
     /// Matches of the searching player played at once (default: as many as the cores hold, one
     /// core per seat).
     #[arg(long)]
@@ -56,6 +49,20 @@ pub struct Args {
     /// Print JSON instead of text.
     #[arg(long)]
     json: bool,
+}
+
+/// The player of a searching series and its clocks.
+#[derive(clap::Args)]
+pub struct Searching {
+    /// The searching player: a built-in player's spec (see `latchkey match`).
+    #[arg(long, default_value = "mcts")]
+    pub player: String,
+    /// Seconds the searching player has to prepare.
+    #[arg(long = "startclock", value_name = "SECONDS", default_value_t = 5.0, value_parser = crate::output::seconds)]
+    pub start_clock: f64,
+    /// Seconds the searching player has per move.
+    #[arg(long = "playclock", value_name = "SECONDS", default_value_t = 1.0, value_parser = crate::output::seconds)]
+    pub play_clock: f64,
 }
 
 /// One seat's results over a series.
@@ -182,7 +189,8 @@ struct BalanceReport {
 /// Plays both series and prints what they show.
 pub fn run(args: Args) -> Result<ExitCode> {
     let begun = Instant::now();
-    let game = Arc::new(game::prepare(&args.game, Instant::now() + Duration::from_secs_f64(args.start_clock))?);
+    let game =
+        Arc::new(game::prepare(&args.game, Instant::now() + Duration::from_secs_f64(args.searching.start_clock))?);
     let roles = game.roles();
     if roles.len() < 2 {
         bail!("{} has one role: balance compares the seats of a game of two roles or more", game.name);
@@ -206,10 +214,10 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let plans = [
         ("random", args.random_games, 0.0, 0.0, cores),
         (
-            args.player.as_str(),
+            args.searching.player.as_str(),
             args.games,
-            args.start_clock,
-            args.play_clock,
+            args.searching.start_clock,
+            args.searching.play_clock,
             args.concurrency.unwrap_or(cores / roles.len()),
         ),
     ];

@@ -43,15 +43,8 @@ pub struct Args {
     /// Games the searching player plays against itself for the balance (0: none).
     #[arg(long, value_name = "N", default_value_t = 0)]
     games: usize,
-    /// The searching player.
-    #[arg(long, default_value = "mcts")]
-    player: String,
-    /// Seconds the searching player has to prepare.
-    #[arg(long = "startclock", value_name = "SECONDS", default_value_t = 5.0, value_parser = crate::output::seconds)]
-    start_clock: f64,
-    /// Seconds the searching player has per move.
-    #[arg(long = "playclock", value_name = "SECONDS", default_value_t = 1.0, value_parser = crate::output::seconds)]
-    play_clock: f64,
+    #[command(flatten)]
+    searching: balance::Searching,
     /// The proposition the propnet's picture is drawn around, e.g. `terminal`, `(goal white
     /// 100)`, `(legal white (move 1 1 1 2))`, `(cell 1 1 x)` (by default the whole net where it
     /// is small, else the first role's best goal).
@@ -396,7 +389,12 @@ fn balance(args: &Args, game: &Arc<player::Game>, dir: &Path) -> Result<Balance>
     let mut series = Vec::new();
     for (player, games, clocks, concurrency) in [
         ("random", args.random_games, (0.0, 0.0), cores),
-        (args.player.as_str(), args.games, (args.start_clock, args.play_clock), (cores / 2).max(1)),
+        (
+            args.searching.player.as_str(),
+            args.games,
+            (args.searching.start_clock, args.searching.play_clock),
+            (cores / 2).max(1),
+        ),
     ] {
         if games == 0 || halt.load(Ordering::SeqCst) {
             continue;
