@@ -84,14 +84,6 @@ impl Exclusive {
         found.groups = maximal(found.groups);
         found
     }
-
-    /// Whether every group holds where `value` gives each base's value.
-    pub fn hold(&self, value: impl Fn(usize) -> bool) -> bool {
-        self.groups.iter().all(|g| {
-            let n = g.bases.iter().filter(|&&b| value(b)).count();
-            n <= 1 && (n == 1 || !g.exactly_one)
-        })
-    }
 }
 
 /// The states of random games from the initial state, as bits per base, until `until`.
