@@ -186,8 +186,8 @@ impl Candidate {
 
 /// Which of `candidates` are invariants of play: true in every state reachable from one where
 /// all of them hold (the caller checks the initial state), found as the largest subset that one
-/// step of legal play from a state not terminal preserves when the whole subset holds before it (Houdini's fixpoint:
-/// drop every candidate a model breaks, ask again, until no model is left). Each model is a real
+/// step of legal play from a state not terminal preserves when the whole subset holds before it
+/// (Houdini's fixpoint: drop every candidate a model breaks, ask again, until no model is left). Each model is a real
 /// transition (loop clauses as in [`prove`]), so a dropped candidate fails from some state of
 /// the subset; the survivors hold together by induction. Alongside, which of `steps` hold of
 /// every such step: a step clause `((a, va), (b, vb))` says that `a` is `va` before the step
@@ -249,9 +249,9 @@ pub(crate) fn invariants(
         questions.push(q);
     }
     // First every question at once: each model drops what it breaks, and an answer of "no
-    // model" is the fixpoint. Where that answer is slow to come and giving up is allowed (a refutation for all questions
-    // together), each open question is then asked alone under every live candidate: small
-    // refutations, which the solver finds far sooner. A model still drops every candidate and
+    // model" is the fixpoint. Where that answer (a refutation for all questions together) is
+    // slow to come and giving up is allowed, each open question is then asked alone under every
+    // live candidate: small refutations, which the solver finds far sooner. A model still drops every candidate and
     // step it breaks, and since the answers so far assumed the candidates dropped, they are asked
     // again. When a whole round finds no model, the live candidates are the fixpoint.
     let any = enc.fresh();

@@ -1,9 +1,9 @@
 //! A picture of a propnet, or of the part of it around one proposition, as SVG: chapter 13's
 //! drawing, laid out in layers (the `rust-sugiyama` crate) running left to right, from the
-//! state and the moves to the chosen proposition. Propositions are pills with their GDL names (the state's
-//! bold, the moves' grey), connectives small gates (AND, OR, NOT), and a dashed arrow marked T
-//! runs from the node computing a base proposition's next value to the base proposition, where
-//! both are drawn.
+//! state and the moves to the chosen proposition. Propositions are pills with their GDL names
+//! (the state's bold, the moves' grey), connectives small gates (AND, OR, NOT), and a dashed
+//! arrow marked T runs from the node computing a base proposition's next value to the base
+//! proposition, where both are drawn.
 
 use anyhow::{bail, Result};
 use propnet::net::{Kind, Net, NodeId};
