@@ -1,6 +1,7 @@
 //! Inhibitors (chapter 12): `p` inhibits `q` when `p` true in a state forces `q` false in the
 //! next state — `p` must be false to achieve or retain `q`. A goal inhibitor does the same to a
-//! role's goal value: with `p` true now, the role cannot have that value in the next state.
+//! role's goal value: with `p` true, the role cannot have that value in the same state (with
+//! `goal(white, 100) :- ¬q ∧ ¬r` both `q` and `r` are goal inhibitors), or in the next.
 //!
 //! *Structural*: three-valued propagation of `p = true` with everything else unknown, which
 //! generalises the chapter's scan ("every path to q passes through ¬p") to any gate shape.
@@ -23,7 +24,17 @@ pub struct Inhibitor {
     pub method: Method,
 }
 
-/// `base` true in a state forces `role`'s goal `value` false in the next state.
+/// When a goal inhibitor rules its goal out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum When {
+    /// In the state where it is true.
+    Now,
+    /// In the state after it.
+    Next,
+}
+
+/// `base` true in a state forces `role`'s goal `value` false in that state, or in the next.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub struct GoalInhibitor {
     /// The inhibiting base proposition's index in the net.
@@ -32,6 +43,8 @@ pub struct GoalInhibitor {
     pub role: usize,
     /// The goal value ruled out.
     pub value: u32,
+    /// Whether in the same state or the next.
+    pub when: When,
 }
 
 /// The inhibitors and goal inhibitors that three-valued propagation proves.
@@ -41,6 +54,17 @@ pub fn structural_inhibitors(net: &Net) -> (Vec<Inhibitor>, Vec<GoalInhibitor>) 
     for (p, base) in net.bases.iter().enumerate() {
         imp.reset();
         imp.assume(&[(base.node, true)]);
+        // The goals of this state that p alone rules out.
+        let ruled_out = |imp: &Implication, goals: &mut Vec<GoalInhibitor>, when: When| {
+            for (role, values) in net.goals.iter().enumerate() {
+                for &(value, node) in values {
+                    if imp.value(node) == Some(false) && !imp.is_constant(node) {
+                        goals.push(GoalInhibitor { base: p, role, value, when });
+                    }
+                }
+            }
+        };
+        ruled_out(&imp, &mut goals, When::Now);
         let next = imp.forced_next();
         // A next value that is false whatever the state is not inhibited by anything.
         let inhibited = |&&(q, v): &&(usize, bool)| !v && q != p && !imp.is_constant(net.bases[q].next);
@@ -53,13 +77,7 @@ pub fn structural_inhibitors(net: &Net) -> (Vec<Inhibitor>, Vec<GoalInhibitor>) 
         imp.reset();
         let facts: Vec<_> = next.iter().map(|&(q, v)| (net.bases[q].node, v)).collect();
         imp.assume(&facts);
-        for (role, values) in net.goals.iter().enumerate() {
-            for &(value, node) in values {
-                if imp.value(node) == Some(false) && !imp.is_constant(node) {
-                    goals.push(GoalInhibitor { base: p, role, value });
-                }
-            }
-        }
+        ruled_out(&imp, &mut goals, When::Next);
     }
     (pairs, goals)
 }
@@ -105,12 +123,31 @@ mod tests {
     }
 
     #[test]
+    fn both_propositions_a_goal_needs_false_are_goal_inhibitors_in_the_same_state() {
+        // Chapter 12's example: goal(white, 100) :- ¬q ∧ ¬r.
+        let net = crate::testing::compiled(
+            "(role white) (init s) (<= (legal white a)) (<= (legal white b))
+             (<= (next q) (does white a)) (<= (next r) (does white b)) (<= (next s) (true s))
+             (<= (goal white 100) (not (true q)) (not (true r))) (<= (goal white 0) (true q))
+             (<= (goal white 0) (true r)) (<= terminal (true q)) (<= terminal (true r))",
+        );
+        let (_, goals) = structural_inhibitors(&net);
+        for name in ["q", "r"] {
+            let b = base(&net, name);
+            let now = GoalInhibitor { base: b, role: 0, value: 100, when: When::Now };
+            assert!(goals.contains(&now), "{name}: {goals:?}");
+        }
+        // s rules nothing out.
+        assert!(goals.iter().all(|g| g.base != base(&net, "s")), "{goals:?}");
+    }
+
+    #[test]
     fn untwisty_corridor_p_inhibits_the_goal_light_and_the_goal() {
         let net = net("untwistycorridor");
         let (structural, goals) = structural_inhibitors(&net);
         let (p, q8) = (base(&net, "p"), base(&net, "q8"));
         assert!(structural.iter().any(|i| i.inhibitor == p && i.target == q8), "{structural:?}");
-        assert!(goals.iter().any(|g| g.base == p && g.value == 100), "{goals:?}");
+        assert!(goals.iter().any(|g| g.base == p && g.value == 100 && g.when == When::Next), "{goals:?}");
         assert!(exact_inhibitors(&net, 16).iter().any(|i| i.inhibitor == p && i.target == q8));
     }
 }

@@ -31,7 +31,7 @@ pub use goalform::{
 };
 pub use goals::{Effect, GoalLatch, GoalLatches, ScoreRange};
 pub use implication::Implication;
-pub use inhibitors::{exact_inhibitors, structural_inhibitors, GoalInhibitor, Inhibitor};
+pub use inhibitors::{exact_inhibitors, structural_inhibitors, GoalInhibitor, Inhibitor, When};
 pub use kept::{kept_by_latches, Kept};
 pub use latches::{exact_latches, structural_latches, Latch, LatchKind, Method};
 pub use locality::{

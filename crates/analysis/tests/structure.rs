@@ -70,7 +70,8 @@ fn check(
             }
         }
         for g in &a.goal_inhibitors {
-            if now.contains(g.base) && goals[t + 1][g.role].contains(&g.value) {
+            let later = if g.when == analysis::When::Now { t } else { t + 1 };
+            if now.contains(g.base) && goals[later][g.role].contains(&g.value) {
                 out.push(format!("{game}: {} does not rule out goal {} of role {}", name(g.base), g.value, g.role));
             }
         }

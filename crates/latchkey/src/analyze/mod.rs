@@ -185,6 +185,7 @@ struct GoalInhibitorEntry {
     proposition: String,
     role: String,
     value: u32,
+    when: analysis::When,
 }
 
 #[derive(Serialize)]
@@ -444,7 +445,7 @@ fn report(net: &Net, a: &Analysis, game: String) -> Report {
         goal_inhibitors: a
             .goal_inhibitors
             .iter()
-            .map(|g| GoalInhibitorEntry { proposition: base(g.base), role: role(g.role), value: g.value })
+            .map(|g| GoalInhibitorEntry { proposition: base(g.base), role: role(g.role), value: g.value, when: g.when })
             .collect(),
         goal_latches: a
             .goals
@@ -591,9 +592,13 @@ fn print(r: &Report) {
     for (p, qs) in by_inhibitor {
         println!("  {p} inhibits {}", qs.join(" "));
     }
-    println!("\ngoal inhibitors (true now rules the goal out next): {}", r.goal_inhibitors.len());
+    println!(
+        "\ngoal inhibitors (while true, or in the state after, the role cannot get the value): {}",
+        r.goal_inhibitors.len()
+    );
     for g in &r.goal_inhibitors {
-        println!("  {:<40} {} cannot get {}", g.proposition, g.role, g.value);
+        let when = if g.when == analysis::When::Now { "now" } else { "next" };
+        println!("  {:<40} {} cannot get {} {when}", g.proposition, g.role, g.value);
     }
     println!("\ngoal latches (once set, for the rest of the game): {}", r.goal_latches.len());
     for g in &r.goal_latches {
