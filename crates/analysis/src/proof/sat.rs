@@ -205,12 +205,11 @@ pub(crate) fn invariants(
     give_up: bool,
     deadline: Option<Instant>,
 ) -> (Vec<bool>, Vec<bool>) {
-    let mut alive = vec![true; candidates.len()];
-    let mut holds = vec![true; steps.len()];
+    let n = candidates.len();
+    let nothing = || (vec![false; n], vec![false; steps.len()]);
     if candidates.is_empty() && steps.is_empty() {
-        return (alive, holds);
+        return (Vec::new(), Vec::new());
     }
-    let nothing = || (vec![false; candidates.len()], vec![false; steps.len()]);
     let bases = candidates.iter().flat_map(Candidate::bases).chain(steps.iter().flat_map(|&((a, _), (b, _))| [a, b]));
     let mut enc = Encoding::transition(net, fixed, bases, true, deadline);
     let literal = |enc: &Encoding, node: NodeId, value: bool| if value { enc.lit(node) } else { !enc.lit(node) };
@@ -248,28 +247,48 @@ pub(crate) fn invariants(
         enc.clause(&[!q, !literal(&enc, net.bases[b].next, vb)]);
         questions.push(q);
     }
-    // First every question at once: each model drops what it breaks, and an answer of "no
+    // Per question, the candidates' then the steps', whether it is still open: no model has
+    // broken it and it was not given up. The live candidates' activations are assumed.
+    let mut open = vec![true; questions.len()];
+    let split = |open: &[bool]| (open[..n].to_vec(), open[n..].to_vec());
+    let live = |open: &[bool]| -> Vec<Lit> { assumed.iter().zip(open).filter(|(_, &o)| o).map(|(&l, _)| l).collect() };
+    // Closes every open question the solver's model breaks, and says which.
+    let close_broken = |enc: &Encoding, open: &mut [bool]| -> Vec<usize> {
+        let broken: Vec<usize> = (0..open.len())
+            .filter(|&k| {
+                open[k]
+                    && match k.checked_sub(n) {
+                        None => !candidates[k].holds(|b| enc.value(net.bases[b].next)),
+                        Some(j) => {
+                            let ((a, va), (b, vb)) = steps[j];
+                            enc.value(net.bases[a].node) != va && enc.value(net.bases[b].next) != vb
+                        }
+                    }
+            })
+            .collect();
+        for &k in &broken {
+            open[k] = false;
+        }
+        broken
+    };
+    // First every question at once: each model closes what it breaks, and an answer of "no
     // model" is the fixpoint. Where that answer (a refutation for all questions together) is
     // slow to come and giving up is allowed, each open question is then asked alone under every
-    // live candidate: small refutations, which the solver finds far sooner. A model still drops every candidate and
-    // step it breaks, and since the answers so far assumed the candidates dropped, they are asked
-    // again. When a whole round finds no model, the live candidates are the fixpoint.
+    // live candidate: small refutations, which the solver finds far sooner. A model still
+    // closes every question it breaks, and since the answers so far assumed the candidates
+    // closed, they are asked again. When a whole round finds no model, the live candidates are
+    // the fixpoint.
     let any = enc.fresh();
     enc.tie(any, &questions, false);
     loop {
         if deadline.is_some_and(|d| Instant::now() >= d) {
             return nothing();
         }
-        if give_up {
-            let slice = Instant::now() + ALL_AT_ONCE;
-            enc.solver.cb_mut().0 = Some(deadline.map_or(slice, |d| d.min(slice)));
-        }
-        let mut assumptions: Vec<Lit> = assumed.iter().zip(&alive).filter(|(_, &a)| a).map(|(&l, _)| l).collect();
+        let mut assumptions = live(&open);
         assumptions.push(any);
-        let result = enc.solver.solve_limited(&assumptions);
-        enc.solver.cb_mut().0 = deadline;
+        let result = enc.solve_within(&assumptions, give_up.then_some(ALL_AT_ONCE), deadline);
         if result == lbool::FALSE {
-            return (alive, holds);
+            return split(&open);
         }
         if result != lbool::TRUE {
             if !give_up {
@@ -280,51 +299,30 @@ pub(crate) fn invariants(
         if enc.unfounded() {
             continue;
         }
-        let mut dropped = 0;
-        for (c, candidate) in candidates.iter().enumerate() {
-            if alive[c] && !candidate.holds(|b| enc.value(net.bases[b].next)) {
-                alive[c] = false;
-                dropped += 1;
-            }
-        }
-        for (k, &((a, va), (b, vb))) in steps.iter().enumerate() {
-            if holds[k] && enc.value(net.bases[a].node) != va && enc.value(net.bases[b].next) != vb {
-                holds[k] = false;
-                dropped += 1;
-            }
-        }
-        if dropped == 0 {
-            // A model of `any` shows some live question's counterexample.
+        let broken = close_broken(&enc, &mut open);
+        if broken.is_empty() {
+            // A model of `any` shows some open question's counterexample.
             return nothing();
         }
-        // The dropped questions are never asked again.
-        for (k, q) in questions.iter().enumerate() {
-            let open = if k < candidates.len() { alive[k] } else { holds[k - candidates.len()] };
-            if !open {
-                enc.clause(&[!*q]);
-            }
+        // The questions closed are never asked again.
+        for k in broken {
+            enc.clause(&[!questions[k]]);
         }
     }
-    let n = candidates.len();
     let mut settled = vec![false; questions.len()];
     loop {
-        let mut dropped_candidate = false;
+        let mut assumed_changed = false;
         for k in 0..questions.len() {
-            let open = if k < n { alive[k] } else { holds[k - n] };
-            if settled[k] || !open {
+            if settled[k] || !open[k] {
                 continue;
             }
             loop {
                 if deadline.is_some_and(|d| Instant::now() >= d) {
                     return nothing();
                 }
-                let mut assumptions: Vec<Lit> =
-                    assumed.iter().zip(&alive).filter(|(_, &a)| a).map(|(&l, _)| l).collect();
+                let mut assumptions = live(&open);
                 assumptions.push(questions[k]);
-                let slice = Instant::now() + ONE_AT_A_TIME;
-                enc.solver.cb_mut().0 = Some(deadline.map_or(slice, |d| d.min(slice)));
-                let result = enc.solver.solve_limited(&assumptions);
-                enc.solver.cb_mut().0 = deadline;
+                let result = enc.solve_within(&assumptions, Some(ONE_AT_A_TIME), deadline);
                 if result == lbool::FALSE {
                     settled[k] = true;
                     break;
@@ -335,43 +333,26 @@ pub(crate) fn invariants(
                     }
                     // Too hard to settle in its slice: given up, which is sound (the others are
                     // then proved without it), and a candidate given up is no longer assumed.
-                    if k < n {
-                        alive[k] = false;
-                        dropped_candidate = true;
-                    } else {
-                        holds[k - n] = false;
-                    }
+                    open[k] = false;
+                    assumed_changed |= k < n;
                     break;
                 }
                 if enc.unfounded() {
                     continue;
                 }
-                let mut dropped_asked = false;
-                for (c, candidate) in candidates.iter().enumerate() {
-                    if alive[c] && !candidate.holds(|b| enc.value(net.bases[b].next)) {
-                        alive[c] = false;
-                        dropped_candidate = true;
-                        dropped_asked |= c == k;
-                    }
-                }
-                for (j, &((a, va), (b, vb))) in steps.iter().enumerate() {
-                    let fails = enc.value(net.bases[a].node) != va && enc.value(net.bases[b].next) != vb;
-                    if holds[j] && fails {
-                        holds[j] = false;
-                        dropped_asked |= n + j == k;
-                    }
-                }
-                if !dropped_asked {
+                let broken = close_broken(&enc, &mut open);
+                if !broken.contains(&k) {
                     // The question's own clauses make its candidate fail in every model of it.
                     return nothing();
                 }
+                assumed_changed |= broken.iter().any(|&c| c < n);
                 break;
             }
         }
-        if !dropped_candidate {
-            return (alive, holds);
+        if !assumed_changed {
+            return split(&open);
         }
-        settled.iter_mut().for_each(|s| *s = false);
+        settled.fill(false);
     }
 }
 
@@ -454,6 +435,17 @@ impl<'a> Encoding<'a> {
 
     fn lit(&self, n: NodeId) -> Lit {
         Lit::new(Var::unsafe_from_idx(self.var[n as usize]), true)
+    }
+
+    /// Solves under `assumptions` until `deadline`, or for at most `slice` where one is given.
+    fn solve_within(&mut self, assumptions: &[Lit], slice: Option<Duration>, deadline: Option<Instant>) -> lbool {
+        if let Some(slice) = slice {
+            let end = Instant::now() + slice;
+            self.solver.cb_mut().0 = Some(deadline.map_or(end, |d| d.min(end)));
+        }
+        let result = self.solver.solve_limited(assumptions);
+        self.solver.cb_mut().0 = deadline;
+        result
     }
 
     /// A new variable, as a positive literal.
