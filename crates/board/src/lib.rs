@@ -23,7 +23,7 @@ pub use infer::{infer, infer_from};
 pub use order::{Chains, Order};
 pub use render::{text, Style};
 pub use sample::{Budget, Samples, Step};
-pub use svg::{svg, COLOURS};
+pub use svg::{escape, svg, COLOURS};
 
 /// The most axes a board has.
 pub const MAX_AXES: usize = 4;

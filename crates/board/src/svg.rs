@@ -199,7 +199,7 @@ fn text(out: &mut String, x: usize, y: usize, anchor: &str, class: &str, content
     .expect("writing to a string");
 }
 
-/// `text` with XML's special characters escaped.
-fn escape(text: &str) -> String {
+/// `text` with XML's special characters escaped, for SVG text and attributes.
+pub fn escape(text: &str) -> String {
     text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }

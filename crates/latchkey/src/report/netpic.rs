@@ -6,6 +6,7 @@
 //! proposition, where both are drawn.
 
 use anyhow::{bail, Result};
+use board::escape;
 use propnet::net::{Kind, Net, NodeId};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
@@ -58,12 +59,12 @@ fn names(net: &Net) -> Vec<Vec<String>> {
 
 /// The node named `name` (a label, a part's name as [`names`] gives them, or a base
 /// proposition without `true`), in a message naming some that exist where there is none.
-fn find(net: &Net, names: &[Vec<String>], name: &str) -> Result<NodeId> {
-    let wanted = gdl_canonical(name);
+fn find(net: &Net, names: &[Vec<String>], name: &str) -> Result<(NodeId, String)> {
+    let Some(wanted) = gdl::canonical_term(name) else { bail!("{name} is not a proposition: one ground term") };
     let with_true = format!("(true {wanted})");
     for (n, list) in names.iter().enumerate() {
         if list.iter().any(|l| *l == wanted || *l == with_true) {
-            return Ok(n as NodeId);
+            return Ok((n as NodeId, wanted));
         }
     }
     let some: Vec<&str> = [net.terminal]
@@ -75,21 +76,6 @@ fn find(net: &Net, names: &[Vec<String>], name: &str) -> Result<NodeId> {
     bail!("no proposition {name} in the net (for example: {})", some.join(", "))
 }
 
-/// `name` with its spaces made canonical: one between terms, none inside parentheses' edges.
-fn gdl_canonical(name: &str) -> String {
-    let spaced = name.replace('(', " ( ").replace(')', " ) ");
-    let words: Vec<&str> = spaced.split_whitespace().collect();
-    let mut out = String::new();
-    for (k, w) in words.iter().enumerate() {
-        let after_open = k > 0 && words[k - 1] == "(";
-        if k > 0 && !after_open && *w != ")" {
-            out.push(' ');
-        }
-        out.push_str(w);
-    }
-    out
-}
-
 /// The picture of the whole net where it has at most [`MOST_NODES`] nodes, else of the part
 /// around the node named `around` (by default the first role's highest goal): the nodes it
 /// reads, nearest first, and those that read it directly.
@@ -97,7 +83,10 @@ pub fn picture(net: &Net, around: Option<&str>) -> Result<Picture> {
     let names = names(net);
     let total = net.kinds.len();
     let (chosen, title) = match around {
-        Some(name) => (Some(find(net, &names, name)?), gdl_canonical(name)),
+        Some(name) => {
+            let (n, canonical) = find(net, &names, name)?;
+            (Some(n), canonical)
+        }
         None if total <= MOST_NODES => (None, "the whole net".to_owned()),
         None => match net.goals.first().and_then(|g| g.iter().max_by_key(|(v, _)| *v)) {
             Some(&(value, n)) => (Some(n), format!("(goal {} {value})", net.roles[0])),
@@ -327,11 +316,6 @@ fn draw(net: &Net, names: &[Vec<String>], shown: &BTreeSet<NodeId>, chosen: Opti
     )
 }
 
-/// `text` with XML's special characters escaped.
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -344,9 +328,12 @@ mod tests {
 
     #[test]
     fn names_are_found_however_they_are_spaced() {
-        assert_eq!(gdl_canonical(" ( goal  xplayer 100 ) "), "(goal xplayer 100)");
-        assert_eq!(gdl_canonical("(legal x (mark 1 1))"), "(legal x (mark 1 1))");
-        assert_eq!(gdl_canonical("terminal"), "terminal");
+        let net = bundled("tictactoe");
+        let around = |name: &str| picture(&net, Some(name)).expect("found").around;
+        assert_eq!(around(" ( goal  xplayer 100 ) "), "(goal xplayer 100)");
+        assert_eq!(around("(legal xplayer (mark 1 1))"), "(legal xplayer (mark 1 1))");
+        assert_eq!(around("terminal"), "terminal");
+        assert!(picture(&net, Some("(cell ?x 1 b)")).is_err());
     }
 
     #[test]
