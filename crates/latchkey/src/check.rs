@@ -38,14 +38,35 @@ pub struct Args {
     json: bool,
 }
 
+/// How many facts, rules and relations defined a game has.
+#[derive(Serialize, Default)]
+pub(crate) struct Counts {
+    facts: usize,
+    rules: usize,
+    relations: usize,
+}
+
+impl Counts {
+    /// The counts of `desc`'s rules.
+    pub(crate) fn of(desc: &gdl::Description) -> Counts {
+        let mut relations: Vec<gdl::Sym> = desc.rules.iter().map(|r| r.head.rel).collect();
+        relations.sort();
+        relations.dedup();
+        Counts {
+            facts: desc.rules.iter().filter(|r| r.is_fact()).count(),
+            rules: desc.rules.iter().filter(|r| !r.is_fact()).count(),
+            relations: relations.len(),
+        }
+    }
+}
+
 /// The summary `latchkey check` prints.
 #[derive(Serialize)]
 struct CheckReport {
     game: String,
     roles: Vec<String>,
-    facts: usize,
-    rules: usize,
-    relations: usize,
+    #[serde(flatten)]
+    counts: Counts,
     declared_base: Option<usize>,
     declared_input: Option<usize>,
     problems: Vec<String>,
@@ -88,15 +109,10 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let declared = if valid { declared(&desc) } else { Declared::default() };
     let declared_base = declared.base.as_ref().map(BTreeSet::len);
     let declared_input = declared.input.as_ref().map(|roles| roles.iter().map(BTreeSet::len).sum());
-    let mut relations: Vec<gdl::Sym> = desc.rules.iter().map(|r| r.head.rel).collect();
-    relations.sort();
-    relations.dedup();
     let report = CheckReport {
         game: name,
         roles: desc.roles().iter().map(|r| r.to_string()).collect(),
-        facts: desc.rules.iter().filter(|r| r.is_fact()).count(),
-        rules: desc.rules.iter().filter(|r| !r.is_fact()).count(),
-        relations: relations.len(),
+        counts: Counts::of(&desc),
         declared_base,
         declared_input,
         problems: problems.iter().map(|p| p.to_string()).collect(),
@@ -148,7 +164,7 @@ fn print(r: &CheckReport) {
     let shown = |n: Option<usize>, what: &str| n.map_or("none declared".to_owned(), |n| format!("{n} {what}"));
     println!("game       {}", r.game);
     println!("roles      {}", r.roles.join(", "));
-    println!("rules      {} facts, {} rules, {} relations defined", r.facts, r.rules, r.relations);
+    println!("rules      {} facts, {} rules, {} relations defined", r.counts.facts, r.counts.rules, r.counts.relations);
     println!("base       {}", shown(r.declared_base, "propositions"));
     println!("input      {}", shown(r.declared_input, "moves over all roles"));
     if r.problems.is_empty() {

@@ -86,9 +86,8 @@ struct Page {
 #[derive(Serialize)]
 struct Summary {
     roles: Vec<String>,
-    facts: usize,
-    rules: usize,
-    relations: usize,
+    #[serde(flatten)]
+    counts: check::Counts,
     /// The propnet's size and the time it took, or why there is none.
     propnet: Section<NetSize>,
 }
@@ -185,7 +184,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let page = match parsed.filter(|_| valid) {
         Some(desc) => gather(&args, &name, &label, &text, desc, rules)?,
         None => {
-            let summary = Summary { roles: Vec::new(), facts: 0, rules: 0, relations: 0, propnet: invalid() };
+            let summary = Summary { roles: Vec::new(), counts: check::Counts::default(), propnet: invalid() };
             Page {
                 game: name.clone(),
                 version: env!("CARGO_PKG_VERSION"),
@@ -254,14 +253,9 @@ fn gather(args: &Args, name: &str, label: &str, text: &str, desc: gdl::Descripti
     let start = Instant::now();
     let (game, _) = player::Game::prepare(name, label, text, start + Duration::from_secs_f64(args.time))?;
     let game = Arc::new(game);
-    let mut relations: Vec<gdl::Sym> = desc.rules.iter().map(|r| r.head.rel).collect();
-    relations.sort();
-    relations.dedup();
     let summary = Summary {
         roles: game.roles(),
-        facts: desc.rules.iter().filter(|r| r.is_fact()).count(),
-        rules: desc.rules.iter().filter(|r| !r.is_fact()).count(),
-        relations: relations.len(),
+        counts: check::Counts::of(&desc),
         propnet: match (&game.propnet, game.net()) {
             (_, Some(p)) => Section::Shown(NetSize {
                 nodes: p.net.kinds.len(),
