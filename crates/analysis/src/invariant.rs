@@ -15,7 +15,7 @@
 //! holds, and so hold of every step of play.
 
 use crate::{Candidate, Pair};
-use propnet::net::{Kind, Net, NodeId};
+use propnet::net::{Net, NodeId};
 use std::time::Instant;
 use structures::Bits;
 
@@ -41,7 +41,7 @@ pub(crate) fn prove(
     let mut read: Vec<usize> = targets.iter().chain(steps).flat_map(|&((a, _), (b, _))| [a, b]).collect();
     let next: Vec<NodeId> = read.iter().map(|&b| net.bases[b].next).collect();
     read.extend(net.bases_read(next.iter().copied()));
-    read.extend(net.bases_read(moves_read(net, &next).into_iter().map(|m| net.moves[m].legal)));
+    read.extend(net.bases_read(net.moves_read(next.iter().copied()).into_iter().map(|m| net.moves[m].legal)));
     read.sort_unstable();
     read.dedup();
     // Per base read, its value in each sample as a bitset, to test thousands of clauses cheaply.
@@ -105,24 +105,6 @@ pub(crate) fn prove(
     let mut found: Vec<Pair> = candidates.iter().zip(&proved).filter(|(_, &p)| p).map(|(c, _)| *c).collect();
     found.sort_unstable();
     (targets.iter().map(|t| found.binary_search(t).is_ok()).collect(), stepped)
-}
-
-/// The moves (input indices) that `roots` read.
-fn moves_read(net: &Net, roots: &[NodeId]) -> Vec<usize> {
-    let mut seen = vec![false; net.kinds.len()];
-    let mut stack = roots.to_vec();
-    let mut out = Vec::new();
-    while let Some(n) = stack.pop() {
-        if std::mem::replace(&mut seen[n as usize], true) {
-            continue;
-        }
-        match net.kinds[n as usize] {
-            Kind::Input(j) => out.push(j as usize),
-            Kind::Base(_) => {}
-            _ => stack.extend(net.inputs[n as usize].iter().copied()),
-        }
-    }
-    out
 }
 
 #[cfg(test)]
