@@ -1,18 +1,20 @@
-//! Composite latches (chapter 12): pairs of base propositions whose disjunction or conjunction
-//! latches although neither proposition does alone — in a game where one of p or q always
-//! holds, `p ∨ q` is a latch while neither p nor q is.
+//! Composite latches (chapter 12): base propositions whose disjunction or conjunction latches
+//! although no one of them does alone — in a game where one of p or q always holds, `p ∨ q` is
+//! a latch while neither p nor q is.
 //!
-//! Found exactly: every marking of the two next values' joint cone. Only pairs that read each
-//! other (each is in the other's next-value cone) are candidates; a pair that does not interact
-//! can only latch jointly through a third proposition, which the pair's cone would contain.
+//! Pairs are found here exactly: every marking of the two next values' joint cone. Only pairs
+//! that read each other (each is in the other's next-value cone) are candidates; a pair that
+//! does not interact can only latch jointly through a third proposition, which the pair's cone
+//! would contain. Larger sets, disjunctions of members of a proved state invariant, are proved
+//! with the invariants ([`crate::Exclusive`]).
 
 use crate::cone::Checker;
-use crate::{Latch, LatchKind};
+use crate::{Group, Latch, LatchKind};
 use propnet::net::Net;
 use serde::Serialize;
 use std::time::Instant;
 
-/// How the two propositions of a composite latch combine.
+/// How the propositions of a composite latch combine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Junction {
@@ -22,11 +24,12 @@ pub enum Junction {
     And,
 }
 
-/// A pair of base propositions whose combination is a latch.
+/// Base propositions whose combination is a latch.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub struct CompositeLatch {
-    /// The two base propositions' indices, ascending.
-    pub bases: [usize; 2],
+    /// The base propositions' indices, ascending: two, or more for a set inside a state
+    /// invariant.
+    pub bases: Vec<usize>,
     /// How they combine.
     pub junction: Junction,
     /// Which way the combination latches.
@@ -34,9 +37,15 @@ pub struct CompositeLatch {
 }
 
 /// The composite latches among pairs of non-latches whose joint cone has at most `2^max_bits`
-/// markings, stopping early at `deadline`.
-pub fn composite_latches(net: &Net, single: &[Latch], max_bits: u32, deadline: Option<Instant>) -> Vec<CompositeLatch> {
-    let checker = Checker::new(net);
+/// markings that satisfy the proved `groups`, stopping early at `deadline`.
+pub fn composite_latches(
+    net: &Net,
+    single: &[Latch],
+    groups: &[Group],
+    max_bits: u32,
+    deadline: Option<Instant>,
+) -> Vec<CompositeLatch> {
+    let checker = Checker::within(net, groups);
     let latched: Vec<bool> = (0..net.bases.len()).map(|i| single.iter().any(|l| l.base == i)).collect();
     let reads: Vec<Vec<usize>> = net
         .bases
@@ -67,7 +76,7 @@ pub fn composite_latches(net: &Net, single: &[Latch], max_bits: u32, deadline: O
                         }
                     });
                     if holds {
-                        out.push(CompositeLatch { bases: [p, q], junction, kind });
+                        out.push(CompositeLatch { bases: vec![p, q], junction, kind });
                     }
                 }
             }
@@ -86,11 +95,11 @@ mod tests {
     fn tictactoe_control_latches_as_a_pair_only() {
         let net = net("tictactoe");
         let mut single = structural_latches(&net);
-        single.extend(exact_latches(&net, 16));
-        let found = composite_latches(&net, &single, 16, None);
+        single.extend(exact_latches(&net, 16, &[]));
+        let found = composite_latches(&net, &single, &[], 16, None);
         let (x, o) = (base(&net, "(control xplayer)"), base(&net, "(control oplayer)"));
         let pair = [x.min(o), x.max(o)];
-        let or_positive = CompositeLatch { bases: pair, junction: Junction::Or, kind: LatchKind::Positive };
+        let or_positive = CompositeLatch { bases: pair.to_vec(), junction: Junction::Or, kind: LatchKind::Positive };
         assert!(found.contains(&or_positive), "{found:?}");
         assert!(!single.iter().any(|l| l.base == x || l.base == o));
         // No cell pair qualifies: every cell proposition latches alone.

@@ -4,8 +4,11 @@
 //! A cone's markings are every assignment of its base propositions and one choice per role
 //! among that role's moves in the cone or "some other move". They range over reachable and
 //! unreachable states and legal and illegal moves alike, a superset of what play can produce,
-//! so a property that holds in every marking holds in every game.
+//! so a property that holds in every marking holds in every game. Given proved state invariants
+//! (groups of which at most or exactly one proposition holds), markings that break one are left
+//! out: no reachable state is among them.
 
+use crate::Group;
 use propnet::net::{Kind, Net, NodeId};
 
 /// The base and input propositions some nodes depend on.
@@ -16,6 +19,9 @@ pub(crate) struct Cone {
     pub bases: Vec<usize>,
     /// Per role, its moves in the cone.
     moves: Vec<Vec<usize>>,
+    /// The groups with two members or more in the cone: those members, and whether one of
+    /// them must hold (the group holds exactly one, all of it in the cone).
+    groups: Vec<(Vec<usize>, bool)>,
 }
 
 /// What a check sees of one block of 64 markings.
@@ -30,11 +36,18 @@ pub(crate) struct Block<'a> {
 pub(crate) struct Checker<'a> {
     net: &'a Net,
     schedule: Vec<Vec<NodeId>>,
+    groups: &'a [Group],
 }
 
 impl<'a> Checker<'a> {
+    /// A checker over every marking.
     pub fn new(net: &'a Net) -> Checker<'a> {
-        Checker { net, schedule: net.schedule() }
+        Checker::within(net, &[])
+    }
+
+    /// A checker over the markings that satisfy the proved `groups`.
+    pub fn within(net: &'a Net, groups: &'a [Group]) -> Checker<'a> {
+        Checker { net, schedule: net.schedule(), groups }
     }
 
     /// The cone of `roots`, if it has at most `2^max_bits` markings.
@@ -66,7 +79,16 @@ impl<'a> Checker<'a> {
             }
         }
         bases.sort_unstable();
-        Some(Cone { member, bases, moves })
+        let groups = self
+            .groups
+            .iter()
+            .filter_map(|g| {
+                let inside: Vec<usize> = g.bases.iter().copied().filter(|b| bases.binary_search(b).is_ok()).collect();
+                let complete = g.exactly_one && g.bases.len() == inside.len();
+                (inside.len() >= 2).then_some((inside, complete))
+            })
+            .collect();
+        Some(Cone { member, bases, moves, groups })
     }
 
     /// Whether `violations` finds nothing in any marking of `cone` that gives the bases in
@@ -113,7 +135,18 @@ impl<'a> Checker<'a> {
                     index /= radix;
                 }
             }
-            let valid = if lanes == 64 { u64::MAX } else { (1u64 << lanes) - 1 };
+            let mut valid = if lanes == 64 { u64::MAX } else { (1u64 << lanes) - 1 };
+            for (members, exactly_one) in &cone.groups {
+                let (mut one, mut two) = (0u64, 0u64);
+                for &b in members {
+                    two |= one & base[b];
+                    one |= base[b];
+                }
+                valid &= !two & if *exactly_one { one } else { u64::MAX };
+            }
+            if valid == 0 {
+                continue;
+            }
             net.evaluate_words(&order, &base, &input, &mut value);
             if !visit(&Block { base: &base, value: &value }, valid) {
                 return;

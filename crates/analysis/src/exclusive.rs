@@ -8,8 +8,15 @@
 //! play preserves from any state where all of them hold, all the groups together, by induction
 //! ([`crate::invariants`]): true initially and preserved, a group holds in every reachable state,
 //! whatever random play happened to show.
+//!
+//! A group also gives composite latches larger than pairs (chapter 12: a group of propositions
+//! that latches as a whole): the members that random play led on to from one member (a
+//! counter's higher values, a piece's squares ahead of it) are a candidate set, and the same
+//! proof checks that from every reachable state where one of them holds, one of them holds
+//! next. With the group proved, one member of such a set holding means none outside it does,
+//! for good.
 
-use crate::Candidate;
+use crate::{Candidate, Step};
 use machine::{random_trajectory, StateMachine};
 use propnet::net::Net;
 use propnet::PropnetMachine;
@@ -22,7 +29,8 @@ use std::time::{Duration, Instant};
 /// The most random games sampled, and the most joint moves each.
 const GAMES: usize = 200;
 const DEPTH: usize = 300;
-/// The most propositions over all candidate groups given to the proof.
+/// The most propositions over all candidate groups given to the proof, and over all candidate
+/// composite latches.
 const MOST_MEMBERS: usize = 20_000;
 
 /// A group of base propositions proved never to hold two at once.
@@ -42,10 +50,13 @@ pub struct Exclusive {
     /// Candidate groups random play never contradicted.
     pub candidates: usize,
     /// Of those, groups not proved: a step from a state where every candidate held broke them,
-    /// or settling them alone took longer than the proof gives one question.
+    /// or, where the proof grew a proved set, none of its questions about them came out true.
     pub refuted: usize,
-    /// Groups left open at the deadline.
+    /// Groups not proved when the deadline cut the proof short.
     pub open: usize,
+    /// Sets of members of one proved group that latch together: once one of them holds, one
+    /// holds in every later state. Each has two members or more and is not the whole group.
+    pub latches: Vec<Vec<usize>>,
     /// States sampled.
     pub samples: usize,
 }
@@ -55,7 +66,7 @@ impl Exclusive {
     /// before it.
     pub fn discover(net: &Net, deadline: Option<Instant>, seed: u64) -> Exclusive {
         let sampling = deadline.map(|d| Instant::now() + d.saturating_duration_since(Instant::now()) / 5);
-        let samples = sample(net, sampling, seed);
+        let (samples, steps) = sample(net, sampling, seed);
         let mut found = Exclusive { samples: samples.len(), ..Exclusive::default() };
         let groups = candidates(net, &samples);
         found.candidates = groups.len();
@@ -66,41 +77,103 @@ impl Exclusive {
                 claims.push(Candidate::AnyOf(g.bases.iter().map(|&b| (b, true)).collect()));
             }
         }
-        let (proved, _) = crate::invariants(net, &claims, &[], true, deadline);
-        if !groups.is_empty() && deadline.is_some_and(|d| Instant::now() >= d) && proved.iter().all(|p| !p) {
-            found.open = groups.len();
-            return found;
-        }
+        let sets = latching_sets(&groups, &samples, &steps);
+        let stays: Vec<Step> = sets.iter().flat_map(|(_, set)| stays(set)).collect();
+        let (proved, stayed) = crate::invariants(net, &claims, &stays, true, deadline);
+        // Cut short, the proof answers with what it proved so far; the rest is open.
+        let cut = deadline.is_some_and(|d| Instant::now() >= d);
         let mut k = 0;
+        let mut kept = Vec::new();
         for g in groups {
             let at_most_one = proved[k];
+            kept.push(at_most_one);
             let at_least_one = g.exactly_one && proved[k + 1];
             k += 1 + usize::from(g.exactly_one);
             match at_most_one {
                 true => found.groups.push(Group { bases: g.bases, exactly_one: at_least_one }),
+                false if cut => found.open += 1,
                 false => found.refuted += 1,
             }
         }
         found.groups = maximal(found.groups);
+        let mut at = 0;
+        for (g, set) in sets {
+            let stays = stayed[at..at + set.len()].iter().all(|&s| s);
+            at += set.len();
+            if stays && kept[g] {
+                found.latches.push(set);
+            }
+        }
         found
     }
 }
 
-/// The states of random games from the initial state, as bits per base, until `until`.
-fn sample(net: &Net, until: Option<Instant>, seed: u64) -> Vec<Vec<bool>> {
+/// What makes `set` latch, as one step claim per member: the member holding now means one of
+/// the set holds next.
+fn stays(set: &[usize]) -> Vec<Step> {
+    let next: Vec<(usize, bool)> = set.iter().map(|&b| (b, true)).collect();
+    set.iter().map(|&b| Step { now: vec![(b, false)], next: next.clone() }).collect()
+}
+
+/// Per candidate group, by index, the sets of its members that random play led on to from one
+/// of them (itself included: where it stays, or where play went from it, and on from there),
+/// each set once, with two members or more and not the whole group; at most [`MOST_MEMBERS`]
+/// members over all sets, the smallest sets first.
+fn latching_sets(groups: &[Group], samples: &[Vec<bool>], steps: &[(usize, usize)]) -> Vec<(usize, Vec<usize>)> {
+    let mut sets = BTreeSet::new();
+    for (g, group) in groups.iter().enumerate() {
+        let holding = |s: &Vec<bool>| group.bases.iter().position(|&b| s[b]);
+        // Which member follows which, over the sampled steps.
+        let mut follows = vec![BTreeSet::new(); group.bases.len()];
+        for &(before, after) in steps {
+            if let (Some(a), Some(b)) = (holding(&samples[before]), holding(&samples[after])) {
+                follows[a].insert(b);
+            }
+        }
+        for start in 0..group.bases.len() {
+            let mut reached = BTreeSet::from([start]);
+            let mut stack = vec![start];
+            while let Some(a) = stack.pop() {
+                stack.extend(follows[a].iter().copied().filter(|&b| reached.insert(b)));
+            }
+            if reached.len() >= 2 && reached.len() < group.bases.len() {
+                sets.insert((reached.len(), g, reached.into_iter().map(|i| group.bases[i]).collect::<Vec<_>>()));
+            }
+        }
+    }
+    let mut total = 0;
+    sets.into_iter()
+        .take_while(|(size, _, _)| {
+            total += size;
+            total <= MOST_MEMBERS
+        })
+        .map(|(_, g, set)| (g, set))
+        .collect()
+}
+
+/// The states of random games from the initial state, as bits per base, until `until`, and the
+/// steps between them (pairs of indices).
+fn sample(net: &Net, until: Option<Instant>, seed: u64) -> (Vec<Vec<bool>>, Vec<(usize, usize)>) {
     let mut m = PropnetMachine::new(net);
     let mut rng = SmallRng::seed_from_u64(seed);
     let initial = m.initial_state();
     let mut out = vec![(0..net.bases.len()).map(|b| net.bases[b].init).collect::<Vec<bool>>()];
+    let mut steps = Vec::new();
     let until = until.unwrap_or_else(|| Instant::now() + Duration::from_secs(1));
     for _ in 0..GAMES {
         if Instant::now() >= until {
             break;
         }
         let Ok(states) = random_trajectory(&mut m, &initial, &mut rng, DEPTH) else { break };
-        out.extend(states.iter().skip(1).map(|s| (0..net.bases.len()).map(|b| s.contains(b)).collect()));
+        // The trajectory's first state is the initial one, the sample's first.
+        let mut before = 0;
+        for s in states.iter().skip(1) {
+            steps.push((before, out.len()));
+            before = out.len();
+            out.push((0..net.bases.len()).map(|b| s.contains(b)).collect());
+        }
     }
-    out
+    (out, steps)
 }
 
 /// The candidate groups: the propositions of a relation that agree on all arguments but one or
@@ -223,6 +296,26 @@ mod tests {
             None,
         );
         assert_eq!(proved, [true, true]);
+    }
+
+    #[test]
+    fn a_set_latches_only_if_every_member_leads_into_it() {
+        // The counter goes 1, 2, 3 and stays; the role may wait.
+        let net = crate::testing::compiled(
+            "(role r) (init (c 1)) (succ 1 2) (succ 2 3) (<= (legal r go)) (<= (legal r wait))
+             (<= (next (c ?y)) (true (c ?x)) (does r go) (succ ?x ?y)) (<= (next (c 3)) (true (c 3)) (does r go))
+             (<= (next (c ?x)) (true (c ?x)) (does r wait)) (<= terminal (true (c 3))) (<= (goal r 100))",
+        );
+        let c: Vec<usize> = ["(c 1)", "(c 2)", "(c 3)"].iter().map(|n| base(&net, n)).collect();
+        let group = [Candidate::AtMostOne(c.clone())];
+        let holds = |set: &[usize]| {
+            let (proved, stepped) = crate::invariants(&net, &group, &stays(set), false, None);
+            assert_eq!(proved, [true]);
+            stepped.iter().all(|&s| s)
+        };
+        assert!(holds(&[c[1], c[2]]));
+        // One of 1 and 2 holding does not keep one of them: 2 goes on to 3.
+        assert!(!holds(&[c[0], c[1]]));
     }
 
     #[test]

@@ -4,12 +4,14 @@
 //! every later state. Whatever that literal forces in the next state (by three-valued
 //! propagation) therefore holds in every later state too, since the literal is re-established
 //! each step; a goal value that evaluates false under those facts is out of reach for good, and
-//! one that evaluates true is guaranteed. Per role and goal value this leaves two bitsets over
+//! one that evaluates true is guaranteed. With proved state invariants, the literal's group
+//! partners are known too, and what is forced next is closed under the groups. Per role and goal value this leaves two bitsets over
 //! the base propositions (latches that rule the value out when set, and when clear) and two for
 //! guarantees, so a state's achievable range costs a few word operations per goal value.
 
+use crate::consequences::Consequences;
 use crate::implication::Implication;
-use crate::{Latch, LatchKind};
+use crate::{Exclusive, Latch, LatchKind};
 use propnet::net::Net;
 use serde::Serialize;
 use structures::Bits;
@@ -37,6 +39,18 @@ pub struct GoalLatch {
     pub value: u32,
     /// What happens to it.
     pub effect: Effect,
+}
+
+/// What a role counts as a satisfactory outcome (chapter 12: "100 points, points above a
+/// desired threshold, or a plurality of points in a zero sum game"); a dead state is one from
+/// which none can be reached.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Bar {
+    /// A goal value of at least this much: the role's best value, or a lower threshold.
+    AtLeast(u32),
+    /// More than every other role gets.
+    Plurality,
 }
 
 /// An inclusive range of goal values.
@@ -81,18 +95,27 @@ struct Value {
     guaranteed: Masks,
 }
 
+/// The latch literals that set off one effect (any of them), and the facts that then hold for
+/// good.
+type Trigger = (Vec<(usize, LatchKind)>, Vec<(usize, bool)>);
+
 /// The goal latches of a game, ready to bound the scores of any state.
 #[derive(Debug, Clone)]
 pub struct GoalLatches {
     /// Per role, its goal values in ascending order.
     roles: Vec<Vec<Value>>,
+    /// The constant sum of the two roles' goal values at the end, where it is proved.
+    sum: Option<u32>,
     /// Every latch literal's effects, for reports.
     pub latches: Vec<GoalLatch>,
 }
 
 impl GoalLatches {
-    /// Works out the effect of every latch in `latches` (found by any method) on every goal.
-    pub fn new(net: &Net, latches: &[Latch]) -> GoalLatches {
+    /// Works out the effect of every latch in `latches` (found by any method) on every goal, and
+    /// with proved `invariants`, in the states that satisfy their groups, the effect of their
+    /// latching sets too (a member true makes the set hold for good, and every other member of
+    /// its group false for good: each member is reported as a positive literal).
+    pub fn new(net: &Net, latches: &[Latch], invariants: Option<&Exclusive>) -> GoalLatches {
         let words = net.bases.len().div_ceil(64);
         let mut roles: Vec<Vec<Value>> = net
             .goals
@@ -105,20 +128,34 @@ impl GoalLatches {
                 values.into_iter().map(value).collect()
             })
             .collect();
-        let mut literals: Vec<(usize, LatchKind)> = latches.iter().map(|l| (l.base, l.kind)).collect();
-        literals.sort_unstable();
-        literals.dedup();
+        let groups = invariants.map_or(&[][..], |i| &i.groups);
+        let mut triggers: Vec<Trigger> =
+            latches.iter().map(|l| (vec![(l.base, l.kind)], vec![(l.base, l.kind == LatchKind::Positive)])).collect();
+        for set in invariants.map_or(&[][..], |i| &i.latches) {
+            let outside = groups
+                .iter()
+                .filter(|g| set.iter().all(|b| g.bases.contains(b)))
+                .flat_map(|g| g.bases.iter().filter(|b| !set.contains(b)).map(|&b| (b, false)));
+            triggers.push((set.iter().map(|&b| (b, LatchKind::Positive)).collect(), outside.collect()));
+        }
+        triggers.sort_unstable();
+        triggers.dedup();
         let mut imp = Implication::new(net);
+        let mut consequences = Consequences::new(net.bases.len(), groups);
+        let nodes =
+            |facts: Vec<(usize, bool)>| facts.into_iter().map(|(q, v)| (net.bases[q].node, v)).collect::<Vec<_>>();
         let mut found = Vec::new();
-        for (base, kind) in literals {
-            let held = kind == LatchKind::Positive;
-            let node = net.bases[base].node;
+        for (fires, held) in triggers {
+            // The facts and what the groups force with them hold in every later state; what
+            // they force next does too, with what the groups force with that.
+            let Some(now) = consequences.close(&held) else { continue };
             imp.reset();
-            imp.assume(&[(node, held)]);
-            let mut next: Vec<_> = imp.forced_next().into_iter().map(|(q, v)| (net.bases[q].node, v)).collect();
-            next.push((node, held));
+            imp.assume(&nodes(now));
+            let mut next = imp.forced_next();
+            next.extend_from_slice(&held);
+            let Some(next) = consequences.close(&next) else { continue };
             imp.reset();
-            imp.assume(&next);
+            imp.assume(&nodes(next));
             for (role, goals) in net.goals.iter().enumerate() {
                 for &(value, goal) in goals {
                     let effect = match imp.value(goal) {
@@ -128,17 +165,19 @@ impl GoalLatches {
                         None => continue,
                     };
                     let v = roles[role].iter_mut().find(|v| v.value == value).expect("listed value");
-                    match effect {
-                        Effect::RulesOut => v.ruled_out.add(base, kind),
-                        Effect::Guarantees => v.guaranteed.add(base, kind),
+                    for &(base, kind) in &fires {
+                        match effect {
+                            Effect::RulesOut => v.ruled_out.add(base, kind),
+                            Effect::Guarantees => v.guaranteed.add(base, kind),
+                        }
+                        found.push(GoalLatch { base, kind, role, value, effect });
                     }
-                    found.push(GoalLatch { base, kind, role, value, effect });
                 }
             }
         }
         found.sort_unstable();
         found.dedup();
-        GoalLatches { roles, latches: found }
+        GoalLatches { roles, sum: crate::zero_sum(net), latches: found }
     }
 
     /// Whether any latch affects any goal (if not, every range is the full one).
@@ -148,15 +187,39 @@ impl GoalLatches {
 
     /// The goal values `role` can still get in some later state of a game now in `state`
     /// (the words of a [`propnet::PropnetState`]); `None` if the latches leave none, which only
-    /// happens in states that play cannot reach or in games with no goal for the role.
+    /// happens in states that play cannot reach or in games with no goal for the role. In a
+    /// proved zero-sum game a value is left only if the other role can still get the rest of the
+    /// sum: what the latches do to one role's scores bounds the other's.
     pub fn range(&self, state: &[u64], role: usize) -> Option<ScoreRange> {
-        let values = &self.roles[role];
-        if let Some(v) = values.iter().find(|v| v.guaranteed.fires(state) && !v.ruled_out.fires(state)) {
-            return Some(ScoreRange { min: v.value, max: v.value });
+        let mut alive = self.alive(state, role);
+        let (mut min, mut max) = (alive.next()?, alive.last());
+        if let Some(sum) = self.sum {
+            let other = 1 - role;
+            let fixed = self.guaranteed(state, other);
+            let open = |v: &u32| {
+                let Some(rest) = sum.checked_sub(*v) else { return false };
+                match fixed {
+                    Some(g) => g.value == rest,
+                    None => self.roles[other].iter().any(|w| w.value == rest && !w.ruled_out.fires(state)),
+                }
+            };
+            let mut kept = self.alive(state, role).filter(open);
+            min = kept.next()?;
+            max = kept.last();
         }
-        let mut alive = values.iter().filter(|v| !v.ruled_out.fires(state)).map(|v| v.value);
-        let min = alive.next()?;
-        Some(ScoreRange { min, max: alive.next_back().unwrap_or(min) })
+        Some(ScoreRange { min, max: max.unwrap_or(min) })
+    }
+
+    /// The value a latch guarantees `role` in `state`, unless another rules it out.
+    fn guaranteed(&self, state: &[u64], role: usize) -> Option<&Value> {
+        self.roles[role].iter().find(|v| v.guaranteed.fires(state) && !v.ruled_out.fires(state))
+    }
+
+    /// The values `role` can still get in `state` by its own latches, ascending.
+    fn alive<'s>(&'s self, state: &'s [u64], role: usize) -> impl Iterator<Item = u32> + 's {
+        let fixed = self.guaranteed(state, role);
+        let open = self.roles[role].iter().filter(move |v| fixed.is_none() && !v.ruled_out.fires(state));
+        fixed.into_iter().chain(open).map(|v| v.value)
     }
 
     /// The base propositions whose values the ranges depend on, in ascending order.
@@ -182,10 +245,17 @@ impl GoalLatches {
         self.roles[role].last().map(|v| v.value)
     }
 
-    /// Whether `state` is dead for `role`: its latches rule out every value at or above
-    /// `threshold` (chapter 12's dead state, with "satisfactory" meaning at least `threshold`).
-    pub fn is_dead(&self, state: &[u64], role: usize, threshold: u32) -> bool {
-        self.range(state, role).is_none_or(|r| r.max < threshold)
+    /// Whether `state` is dead for `role` (chapter 12): no later state can give it an outcome
+    /// that clears `bar`.
+    pub fn is_dead(&self, state: &[u64], role: usize, bar: Bar) -> bool {
+        let Some(mine) = self.range(state, role) else { return true };
+        match bar {
+            Bar::AtLeast(threshold) => mine.max < threshold,
+            // Every other role is sure of at least what this one can still get.
+            Bar::Plurality => (0..self.roles.len())
+                .filter(|&r| r != role)
+                .any(|r| self.range(state, r).is_some_and(|theirs| theirs.min >= mine.max)),
+        }
     }
 
     /// The latch literals that alone make a state dead for `role` (no later state can give it
@@ -214,8 +284,8 @@ mod tests {
 
     fn goal_latches(net: &Net) -> GoalLatches {
         let mut latches = structural_latches(net);
-        latches.extend(exact_latches(net, 16));
-        GoalLatches::new(net, &latches)
+        latches.extend(exact_latches(net, 16, &[]));
+        GoalLatches::new(net, &latches, None)
     }
 
     #[test]
@@ -236,7 +306,7 @@ mod tests {
         with_p.set_bit(p);
         assert_eq!(g.range(&with_p, 0), Some(ScoreRange { min: 0, max: 0 }));
         assert_eq!(g.determined(&with_p), Some(vec![0]));
-        assert!(g.is_dead(&with_p, 0, 100) && !g.is_dead(initial.words(), 0, 100));
+        assert!(g.is_dead(&with_p, 0, Bar::AtLeast(100)) && !g.is_dead(initial.words(), 0, Bar::AtLeast(100)));
     }
 
     #[test]
@@ -248,5 +318,91 @@ mod tests {
         for r in g.ranges(initial.words()) {
             assert_eq!(r, Some(ScoreRange { min: 0, max: 100 }));
         }
+    }
+
+    /// Each role scores: both or neither, 50 each; one alone, 100 to it and 0 to the other.
+    /// Having scored is a positive latch.
+    const SCORING: &str = "(role white) (role black) (init (step 0)) (succ 0 1) (succ 1 2) (succ 2 3)
+        (<= (legal ?r score) (role ?r)) (<= (legal ?r wait) (role ?r))
+        (<= (next (scored ?r)) (does ?r score)) (<= (next (scored ?r)) (true (scored ?r)))
+        (<= (next (step ?y)) (true (step ?x)) (succ ?x ?y)) (<= terminal (true (step 3)))
+        (<= (other white black)) (<= (other black white))
+        (<= (goal ?r 100) (role ?r) (other ?r ?o) (true (scored ?r)) (not (true (scored ?o))))
+        (<= (goal ?r 50) (role ?r) (other ?r ?o) (true (scored ?r)) (true (scored ?o)))
+        (<= (goal ?r 50) (role ?r) (other ?r ?o) (not (true (scored ?r))) (not (true (scored ?o))))
+        (<= (goal ?r 0) (role ?r) (other ?r ?o) (not (true (scored ?r))) (true (scored ?o)))";
+
+    #[test]
+    fn a_state_is_dead_below_a_threshold_or_without_a_plurality_as_its_latches_say() {
+        let net = crate::testing::compiled(SCORING);
+        let g = goal_latches(&net);
+        let (white, black) = (0, 1);
+        let initial = PropnetState::from_bases(net.bases.len(), (0..net.bases.len()).filter(|&i| net.bases[i].init));
+        let mut scored = initial.words().to_vec();
+        scored.set_bit(base(&net, "(scored black)"));
+        // Black has scored: white can get 50 at best, black at least 50.
+        assert_eq!(g.range(&scored, white), Some(ScoreRange { min: 0, max: 50 }));
+        assert_eq!(g.range(&scored, black), Some(ScoreRange { min: 50, max: 100 }));
+        for (bar, dead) in [(Bar::AtLeast(100), true), (Bar::AtLeast(50), false), (Bar::Plurality, true)] {
+            assert_eq!(g.is_dead(&scored, white, bar), dead, "{bar:?}");
+            assert!(!g.is_dead(initial.words(), white, bar), "{bar:?}");
+        }
+        // Black is alive whatever the bar.
+        for bar in [Bar::AtLeast(100), Bar::Plurality] {
+            assert!(!g.is_dead(&scored, black, bar));
+        }
+    }
+
+    #[test]
+    fn in_a_zero_sum_game_one_roles_latched_scores_bound_the_others() {
+        let masks = |bits: &[usize]| {
+            let mut m = Masks::new(1);
+            bits.iter().for_each(|&b| m.add(b, LatchKind::Positive));
+            m
+        };
+        let value = |value, out: &[usize]| Value { value, ruled_out: masks(out), guaranteed: masks(&[]) };
+        // Base 0 rules out the first role's 100; nothing latched touches the second role's goals.
+        let roles = vec![
+            vec![value(0, &[]), value(50, &[]), value(100, &[0])],
+            vec![value(0, &[]), value(50, &[]), value(100, &[])],
+        ];
+        let plain = GoalLatches { roles: roles.clone(), sum: None, latches: Vec::new() };
+        let summed = GoalLatches { roles, sum: Some(100), latches: Vec::new() };
+        let state = [1u64];
+        assert_eq!(plain.range(&state, 1), Some(ScoreRange { min: 0, max: 100 }));
+        assert_eq!(summed.range(&state, 1), Some(ScoreRange { min: 50, max: 100 }));
+        assert_eq!(summed.range(&state, 0), Some(ScoreRange { min: 0, max: 50 }));
+        assert_eq!(summed.range(&[0], 1), Some(ScoreRange { min: 0, max: 100 }));
+        assert!(summed.is_dead(&state, 0, Bar::Plurality) && !plain.is_dead(&state, 0, Bar::Plurality));
+    }
+
+    #[test]
+    fn a_set_that_latches_inside_a_group_rules_a_goal_out_as_a_latch_would() {
+        // The counter only goes up, 1 to 3; the role wins only if it never leaves 1. No value
+        // but the last latches alone, but 2 and 3 together do.
+        let net = crate::testing::compiled(
+            "(role r) (init (c 1)) (init (t 0)) (succ 1 2) (succ 2 3) (tick 0 1) (tick 1 2) (tick 2 3)
+             (<= (legal r go)) (<= (legal r wait))
+             (<= (next (c ?y)) (true (c ?x)) (does r go) (succ ?x ?y)) (<= (next (c 3)) (true (c 3)) (does r go))
+             (<= (next (c ?x)) (true (c ?x)) (does r wait)) (<= (next (t ?y)) (true (t ?x)) (tick ?x ?y))
+             (<= terminal (true (t 3))) (<= (goal r 100) (true (c 1))) (<= (goal r 0) (not (true (c 1))))",
+        );
+        let invariants = crate::Exclusive::discover(&net, None, 1);
+        let named = |set: &Vec<usize>| set.iter().map(|&b| net.bases[b].name.as_str()).collect::<Vec<_>>();
+        let sets: Vec<Vec<&str>> = invariants.latches.iter().map(named).collect();
+        assert!(sets.contains(&vec!["(c 2)", "(c 3)"]), "{sets:?}");
+        assert!(!sets.iter().any(|s| s.len() == 3 && s[0].starts_with("(c")), "the whole group: {sets:?}");
+        let two = base(&net, "(c 2)");
+        let out = GoalLatch { base: two, kind: LatchKind::Positive, role: 0, value: 100, effect: Effect::RulesOut };
+        assert!(!goal_latches(&net).latches.contains(&out));
+        let mut latches = structural_latches(&net);
+        latches.extend(exact_latches(&net, 16, &invariants.groups));
+        let g = GoalLatches::new(&net, &latches, Some(&invariants));
+        assert!(g.latches.contains(&out), "{:?}", g.latches);
+        let initial = PropnetState::from_bases(net.bases.len(), (0..net.bases.len()).filter(|&i| net.bases[i].init));
+        let mut moved = initial.words().to_vec();
+        moved.clear_bit(base(&net, "(c 1)"));
+        moved.set_bit(two);
+        assert!(g.is_dead(&moved, 0, Bar::AtLeast(100)) && !g.is_dead(initial.words(), 0, Bar::AtLeast(100)));
     }
 }

@@ -8,8 +8,9 @@
 //! *Exact*: every marking of `q`'s next-value cone with `p` true, for small cones.
 
 use crate::cone::Checker;
+use crate::consequences::Consequences;
 use crate::implication::Implication;
-use crate::Method;
+use crate::{Group, Method};
 use propnet::net::Net;
 use serde::Serialize;
 
@@ -47,13 +48,19 @@ pub struct GoalInhibitor {
     pub when: When,
 }
 
-/// The inhibitors and goal inhibitors that three-valued propagation proves.
-pub fn structural_inhibitors(net: &Net) -> (Vec<Inhibitor>, Vec<GoalInhibitor>) {
+/// The inhibitors and goal inhibitors that three-valued propagation proves, in the states that
+/// satisfy the proved `groups` (pass none to range over every marking): with `p` true its group
+/// partners are false, and what one step forces is closed under the groups in the next state.
+pub fn structural_inhibitors(net: &Net, groups: &[Group]) -> (Vec<Inhibitor>, Vec<GoalInhibitor>) {
     let mut imp = Implication::new(net);
+    let mut consequences = Consequences::new(net.bases.len(), groups);
     let (mut pairs, mut goals) = (Vec::new(), Vec::new());
-    for (p, base) in net.bases.iter().enumerate() {
+    let nodes = |facts: &[(usize, bool)]| facts.iter().map(|&(q, v)| (net.bases[q].node, v)).collect::<Vec<_>>();
+    for p in 0..net.bases.len() {
+        // No reachable state has p true: there is nothing to say about one.
+        let Some(now) = consequences.close(&[(p, true)]) else { continue };
         imp.reset();
-        imp.assume(&[(base.node, true)]);
+        imp.assume(&nodes(&now));
         // The goals of this state that p alone rules out.
         let ruled_out = |imp: &Implication, goals: &mut Vec<GoalInhibitor>, when: When| {
             for (role, values) in net.goals.iter().enumerate() {
@@ -65,7 +72,10 @@ pub fn structural_inhibitors(net: &Net) -> (Vec<Inhibitor>, Vec<GoalInhibitor>) 
             }
         };
         ruled_out(&imp, &mut goals, When::Now);
-        let next = imp.forced_next();
+        // The next state: what p forced, closed under the groups (the next state of a step of
+        // play is reachable), everything else unknown. When no such state satisfies them, every
+        // state with p true is terminal, and there is no next state to speak of.
+        let Some(next) = consequences.close(&imp.forced_next()) else { continue };
         // A next value that is false whatever the state is not inhibited by anything.
         let inhibited = |&&(q, v): &&(usize, bool)| !v && q != p && !imp.is_constant(net.bases[q].next);
         pairs.extend(next.iter().filter(inhibited).map(|&(q, _)| Inhibitor {
@@ -73,19 +83,20 @@ pub fn structural_inhibitors(net: &Net) -> (Vec<Inhibitor>, Vec<GoalInhibitor>) 
             target: q,
             method: Method::Structural,
         }));
-        // The next state: what p forced, everything else unknown.
         imp.reset();
-        let facts: Vec<_> = next.iter().map(|&(q, v)| (net.bases[q].node, v)).collect();
-        imp.assume(&facts);
+        imp.assume(&nodes(&next));
         ruled_out(&imp, &mut goals, When::Next);
     }
+    pairs.sort_unstable();
+    pairs.dedup();
     (pairs, goals)
 }
 
 /// The inhibitors proved by enumerating, for each base `q` whose next-value cone has at most
-/// `2^max_bits` markings, every marking where another base `p` of the cone is true.
-pub fn exact_inhibitors(net: &Net, max_bits: u32) -> Vec<Inhibitor> {
-    let checker = Checker::new(net);
+/// `2^max_bits` markings, every marking where another base `p` of the cone is true, among the
+/// markings that satisfy the proved `groups`.
+pub fn exact_inhibitors(net: &Net, max_bits: u32, groups: &[Group]) -> Vec<Inhibitor> {
+    let checker = Checker::within(net, groups);
     let mut out = Vec::new();
     for (q, base) in net.bases.iter().enumerate() {
         let Some(cone) = checker.cone(&[base.next], max_bits) else { continue };
@@ -111,9 +122,9 @@ mod tests {
     fn exact_finds_every_structural_inhibitor_with_a_small_cone() {
         for game in ["tictactoe", "connectfour", "buttonsandlights", "untwistycorridor"] {
             let net = net(game);
-            let exact = exact_inhibitors(&net, 12);
+            let exact = exact_inhibitors(&net, 12, &[]);
             let checker = Checker::new(&net);
-            for s in structural_inhibitors(&net).0 {
+            for s in structural_inhibitors(&net, &[]).0 {
                 if checker.cone(&[net.bases[s.target].next], 12).is_some() {
                     let found = exact.iter().any(|e| (e.inhibitor, e.target) == (s.inhibitor, s.target));
                     assert!(found, "{game}: {s:?} not found exactly");
@@ -131,7 +142,7 @@ mod tests {
              (<= (goal white 100) (not (true q)) (not (true r))) (<= (goal white 0) (true q))
              (<= (goal white 0) (true r)) (<= terminal (true q)) (<= terminal (true r))",
         );
-        let (_, goals) = structural_inhibitors(&net);
+        let (_, goals) = structural_inhibitors(&net, &[]);
         for name in ["q", "r"] {
             let b = base(&net, name);
             let now = GoalInhibitor { base: b, role: 0, value: 100, when: When::Now };
@@ -142,12 +153,33 @@ mod tests {
     }
 
     #[test]
+    fn in_states_where_a_cell_holds_one_thing_a_mark_inhibits_the_blank() {
+        // Over every marking a cell may hold a mark and a blank at once, so nothing is shown;
+        // over the states the proved groups allow, a marked cell stays unblank.
+        let net = net("tictactoe");
+        let groups = crate::Exclusive::discover(&net, None, 1).groups;
+        let (x, b, o) = (base(&net, "(cell 1 1 x)"), base(&net, "(cell 1 1 b)"), base(&net, "(cell 1 1 o)"));
+        let pair = |i: &Inhibitor| (i.inhibitor, i.target);
+        for found in [structural_inhibitors(&net, &[]).0, exact_inhibitors(&net, 16, &[])] {
+            assert!(!found.iter().any(|i| pair(i) == (x, b)), "{found:?}");
+        }
+        let structural = structural_inhibitors(&net, &groups).0;
+        for (p, q) in [(x, b), (x, o), (o, b), (o, x)] {
+            assert!(structural.iter().any(|i| pair(i) == (p, q)), "{p} {q}: {structural:?}");
+        }
+        // The blank is the only base the mark's next value reads of the cell: the cone with the
+        // groups finds nothing more, and nothing the structural method does not find.
+        let exact = exact_inhibitors(&net, 16, &groups);
+        assert!(exact.iter().all(|e| structural.iter().any(|s| pair(s) == pair(e))), "{exact:?}");
+    }
+
+    #[test]
     fn untwisty_corridor_p_inhibits_the_goal_light_and_the_goal() {
         let net = net("untwistycorridor");
-        let (structural, goals) = structural_inhibitors(&net);
+        let (structural, goals) = structural_inhibitors(&net, &[]);
         let (p, q8) = (base(&net, "p"), base(&net, "q8"));
         assert!(structural.iter().any(|i| i.inhibitor == p && i.target == q8), "{structural:?}");
         assert!(goals.iter().any(|g| g.base == p && g.value == 100 && g.when == When::Next), "{goals:?}");
-        assert!(exact_inhibitors(&net, 16).iter().any(|i| i.inhibitor == p && i.target == q8));
+        assert!(exact_inhibitors(&net, 16, &[]).iter().any(|i| i.inhibitor == p && i.target == q8));
     }
 }

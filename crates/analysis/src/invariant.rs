@@ -14,7 +14,7 @@
 //! every lower one next), which are checked against every step from a state where the support
 //! holds, and so hold of every step of play.
 
-use crate::{Candidate, Pair};
+use crate::{Candidate, Pair, Step};
 use propnet::net::{Net, NodeId};
 use std::time::Instant;
 use structures::Bits;
@@ -101,7 +101,8 @@ pub(crate) fn prove(
         }
     }
     let clauses: Vec<Candidate> = candidates.iter().copied().map(Candidate::pair).collect();
-    let (proved, stepped) = crate::invariants(net, &clauses, steps, false, deadline);
+    let steps: Vec<Step> = steps.iter().copied().map(Step::from).collect();
+    let (proved, stepped) = crate::invariants(net, &clauses, &steps, false, deadline);
     let mut found: Vec<Pair> = candidates.iter().zip(&proved).filter(|(_, &p)| p).map(|(c, _)| *c).collect();
     found.sort_unstable();
     (targets.iter().map(|t| found.binary_search(t).is_ok()).collect(), stepped)

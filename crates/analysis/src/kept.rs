@@ -77,7 +77,7 @@ mod tests {
     fn a_cell_that_is_no_longer_blank_keeps_an_unplayed_mark_out_for_good() {
         let net = net("tictactoe");
         let mut latches = structural_latches(&net);
-        latches.extend(exact_latches(&net, 16));
+        latches.extend(exact_latches(&net, 16, &[]));
         let everything = vec![true; net.bases.len()];
         let kept = kept_by_latches(&net, &latches, &everything);
         let (blank, x) = (base(&net, "(cell 1 3 b)"), base(&net, "(cell 1 3 x)"));

@@ -8,6 +8,7 @@
 //! combination of one move per role, legal or not, a superset of what play can produce.
 
 use crate::cone::Checker;
+use crate::Group;
 use propnet::net::{Kind, Net, NodeId};
 use serde::Serialize;
 
@@ -76,9 +77,9 @@ pub fn structural_latches(net: &Net) -> Vec<Latch> {
 }
 
 /// The latches proved by enumerating the upstream cone of each base's next value, for cones
-/// with at most `2^max_bits` markings.
-pub fn exact_latches(net: &Net, max_bits: u32) -> Vec<Latch> {
-    let checker = Checker::new(net);
+/// with at most `2^max_bits` markings, over the markings that satisfy the proved `groups`.
+pub fn exact_latches(net: &Net, max_bits: u32, groups: &[Group]) -> Vec<Latch> {
+    let checker = Checker::within(net, groups);
     let mut out = Vec::new();
     for (i, base) in net.bases.iter().enumerate() {
         // The base itself belongs in the enumeration even when its next value does not read it.
@@ -113,7 +114,7 @@ mod tests {
     #[test]
     fn buttons_and_lights_step_one_is_a_negative_latch_and_no_light_latches() {
         let net = net("buttonsandlights");
-        for latches in [exact_latches(&net, 20), structural_latches(&net)] {
+        for latches in [exact_latches(&net, 20, &[]), structural_latches(&net)] {
             assert!(find(&latches, "(step 1)", LatchKind::Negative), "{latches:?}");
             for light in ["p", "q", "r"] {
                 assert!(!latches.iter().any(|l| l.name == light), "{light} is no latch: {latches:?}");
@@ -125,13 +126,22 @@ mod tests {
     fn untwisty_corridor_p_is_a_positive_latch() {
         let net = net("untwistycorridor");
         assert!(find(&structural_latches(&net), "p", LatchKind::Positive));
-        assert!(find(&exact_latches(&net, 20), "p", LatchKind::Positive));
+        assert!(find(&exact_latches(&net, 20, &[]), "p", LatchKind::Positive));
+    }
+
+    #[test]
+    fn a_latch_only_in_states_that_satisfy_the_invariants_is_found_with_them() {
+        let net = crate::testing::compiled(crate::testing::TAKING_TURNS);
+        let groups = crate::Exclusive::discover(&net, None, 1).groups;
+        assert_eq!(groups.len(), 1, "{groups:?}");
+        assert!(!find(&exact_latches(&net, 16, &[]), "d", LatchKind::Positive));
+        assert!(find(&exact_latches(&net, 16, &groups), "d", LatchKind::Positive));
     }
 
     #[test]
     fn tictactoe_marks_latch_and_blanks_latch_negatively() {
         let net = net("tictactoe");
-        let exact = exact_latches(&net, 20);
+        let exact = exact_latches(&net, 20, &[]);
         assert!(find(&exact, "(cell 1 1 x)", LatchKind::Positive), "{exact:?}");
         assert!(find(&exact, "(cell 2 3 o)", LatchKind::Positive), "{exact:?}");
         assert!(find(&exact, "(cell 3 3 b)", LatchKind::Negative), "{exact:?}");

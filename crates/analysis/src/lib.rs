@@ -11,6 +11,7 @@
 
 mod composite;
 mod cone;
+mod consequences;
 mod exclusive;
 mod factor;
 mod goalform;
@@ -22,6 +23,7 @@ mod kept;
 mod latches;
 mod locality;
 mod run;
+mod zerosum;
 
 pub use composite::{composite_latches, CompositeLatch, Junction};
 pub use exclusive::{Exclusive, Group};
@@ -29,7 +31,7 @@ pub use factor::{Factor, Factors};
 pub use goalform::{
     Decider, FormRule, GoalForm, GoalForms, LatchHeuristic, Speed as GoalSpeed, Standing, Tally, TallyKind, Trend,
 };
-pub use goals::{Effect, GoalLatch, GoalLatches, ScoreRange};
+pub use goals::{Bar, Effect, GoalLatch, GoalLatches, ScoreRange};
 pub use implication::Implication;
 pub use inhibitors::{exact_inhibitors, structural_inhibitors, GoalInhibitor, Inhibitor, When};
 pub use kept::{kept_by_latches, Kept};
@@ -38,9 +40,10 @@ pub use locality::{
     describe, multi_source, Condition, Conjunction, Disjunct, LocalVerdict, Locality, Outcome, FAR, MAX_DISTANCE,
 };
 pub use run::{Analysis, AnalysisConfig, Phase};
+pub use zerosum::zero_sum;
 
 mod proof;
-pub(crate) use proof::{invariants, Candidate, Pair};
+pub(crate) use proof::{invariants, Candidate, Pair, Step};
 pub use proof::{proof_latches, wait_for_abandoned_proofs, ProofError, ProofLatches, Prover, PROOF_BUDGET};
 
 #[cfg(test)]
@@ -57,6 +60,14 @@ mod testing {
         let (desc, _) = gdl::load("t.kif", rules).expect("valid rules");
         propnet::compile(&desc, &propnet::Limits::default()).expect("a net")
     }
+
+    /// Turns pass between `a` and `b`, exactly one holding at a time, and `d` stays true as
+    /// long as they are not both true: a positive latch in every reachable state, though not
+    /// over every marking of the bases.
+    pub const TAKING_TURNS: &str = "(role r) (init (turn a)) (init d) (<= (legal r go))
+        (<= (next (turn b)) (true (turn a))) (<= (next (turn a)) (true (turn b)))
+        (<= both (true (turn a)) (true (turn b)))
+        (<= (next d) (true d) (not both)) (<= terminal (not (true d))) (<= (goal r 100) (true d))";
 
     /// The index of the base proposition called `name`.
     pub fn base(net: &Net, name: &str) -> usize {

@@ -3,8 +3,8 @@
 
 use crate::{
     composite_latches, exact_inhibitors, exact_latches, proof_latches, structural_inhibitors, structural_latches,
-    CompositeLatch, Exclusive, Factors, GoalForms, GoalInhibitor, GoalLatches, Inhibitor, Latch, Locality,
-    ProofLatches, Prover,
+    CompositeLatch, Exclusive, Factors, GoalForms, GoalInhibitor, GoalLatches, Group, Inhibitor, Junction, Latch,
+    LatchKind, Locality, ProofLatches, Prover,
 };
 use propnet::net::Net;
 use serde::Serialize;
@@ -86,7 +86,7 @@ pub struct Phase {
 pub struct Analysis {
     /// Latches, each once per method that proved it, sorted by base, kind and method.
     pub latches: Vec<Latch>,
-    /// Pairs that latch together but not alone.
+    /// Propositions that latch together but not alone: pairs, and sets inside a state invariant.
     pub composite: Vec<CompositeLatch>,
     /// The groups of propositions proved to hold one at a time, if they were looked for in time.
     pub invariants: Option<Exclusive>,
@@ -151,32 +151,35 @@ impl Analysis {
         progress: &mut dyn FnMut(&str),
     ) -> Analysis {
         let mut runner = Runner { deadline: options.deadline, progress, phases: Vec::new(), notes: Vec::new() };
-        let mut latches = Vec::new();
-        if options.structural {
-            latches.extend(runner.phase("structural latches", || structural_latches(net)).unwrap_or_default());
-        }
-        if options.exact {
-            let exact = runner.phase("exact latches", || exact_latches(net, options.exact_bits));
-            latches.extend(exact.unwrap_or_default());
-        }
         let deadline = options.deadline;
-        let mut composite = runner
-            .phase("composite latches", || composite_latches(net, &latches, options.composite_bits, deadline))
-            .unwrap_or_default();
         let mut invariants = None;
         if options.invariants {
-            // A share of what is left: everything after it needs time too.
+            // A share of what is left: everything after it needs time too, and uses what it proves.
             let share = part_of_rest(deadline, 6);
             invariants = runner.phase("invariants", || Exclusive::discover(net, share, INVARIANT_SEED));
             if let Some(found) = invariants.as_ref().filter(|f| f.open > 0) {
                 runner.notes.push(format!("invariants: {} groups left open at the deadline", found.open));
             }
         }
+        let groups: &[Group] = invariants.as_ref().map_or(&[], |f| &f.groups);
+        let mut latches = Vec::new();
+        if options.structural {
+            latches.extend(runner.phase("structural latches", || structural_latches(net)).unwrap_or_default());
+        }
+        if options.exact {
+            let exact = runner.phase("exact latches", || exact_latches(net, options.exact_bits, groups));
+            latches.extend(exact.unwrap_or_default());
+        }
+        let mut composite = runner
+            .phase("composite latches", || composite_latches(net, &latches, groups, options.composite_bits, deadline))
+            .unwrap_or_default();
         let (mut inhibitors, goal_inhibitors) =
-            runner.phase("structural inhibitors", || structural_inhibitors(net)).unwrap_or_default();
+            runner.phase("structural inhibitors", || structural_inhibitors(net, groups)).unwrap_or_default();
         if options.exact {
             inhibitors.extend(
-                runner.phase("exact inhibitors", || exact_inhibitors(net, options.exact_bits)).unwrap_or_default(),
+                runner
+                    .phase("exact inhibitors", || exact_inhibitors(net, options.exact_bits, groups))
+                    .unwrap_or_default(),
             );
         }
         inhibitors.sort_by_key(|i| (i.inhibitor, i.target, i.method));
@@ -223,7 +226,7 @@ impl Analysis {
             // The proof stops early enough for what follows it to end by the deadline too.
             let reserve = |d: Instant| d - (d.saturating_duration_since(Instant::now()) / 20).max(PROOF_RESERVE);
             let prover = options.prover;
-            match runner.phase("proof latches", || proof_latches(desc, net, prover, deadline.map(reserve))) {
+            match runner.phase("proof latches", || proof_latches(desc, net, prover, groups, deadline.map(reserve))) {
                 Some(Ok(mut found)) => {
                     latches.append(&mut found.latches);
                     if !found.set_up {
@@ -243,6 +246,21 @@ impl Analysis {
         latches.dedup();
         // A pair is only a composite latch if neither member latches alone, proofs included.
         composite.retain(|c| !latches.iter().any(|l| c.bases.contains(&l.base)));
+        // A pair inside a group says nothing the group does not: its conjunction never holds,
+        // nor, where one of the group always holds, is its disjunction ever false.
+        let trivial = |c: &CompositeLatch, g: &Group| {
+            (c.junction == Junction::And || g.exactly_one) && c.bases.iter().all(|b| g.bases.contains(b))
+        };
+        composite.retain(|c| !groups.iter().any(|g| trivial(c, g)));
+        // The sets inside a group that latch as a whole.
+        let sets = invariants.iter().flat_map(|i| &i.latches);
+        composite.extend(sets.map(|set| CompositeLatch {
+            bases: set.clone(),
+            junction: Junction::Or,
+            kind: LatchKind::Positive,
+        }));
+        composite.sort_unstable();
+        composite.dedup();
         // What the goal forms' counted latches give needs every latch, the proved ones included.
         if let Some(forms) = goal_forms.as_mut().filter(|f| !f.forms.is_empty()) {
             let heuristics = options.latch_heuristics;
@@ -250,7 +268,7 @@ impl Analysis {
         }
         // Goal latches are cheap and everything downstream needs them: never skipped.
         let start = Instant::now();
-        let goals = GoalLatches::new(net, &latches);
+        let goals = GoalLatches::new(net, &latches, invariants.as_ref());
         runner.phases.push(Phase { phase: "goal latches".to_owned(), seconds: start.elapsed().as_secs_f64() });
         Analysis {
             latches,

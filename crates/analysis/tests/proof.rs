@@ -24,7 +24,7 @@ fn provers() -> impl Iterator<Item = Prover> {
 fn buttons_and_lights_step_one_latches_negatively_and_no_light_latches() {
     let (desc, net) = testkit::bundled("buttonsandlights");
     for prover in provers() {
-        let proof = analysis::proof_latches(&desc, &net, prover, None).expect("proves");
+        let proof = analysis::proof_latches(&desc, &net, prover, &[], None).expect("proves");
         assert_eq!(proof.unknown, 0, "{proof:?}");
         assert!(proved(&proof, "(step 1)", LatchKind::Negative), "{proof:?}");
         // With nothing left unknown, every question not proved was refuted by a counterexample.
@@ -38,7 +38,7 @@ fn buttons_and_lights_step_one_latches_negatively_and_no_light_latches() {
 fn untwisty_corridor_p_latches_positively() {
     let (desc, net) = testkit::bundled("untwistycorridor");
     for prover in provers() {
-        let proof = analysis::proof_latches(&desc, &net, prover, None).expect("proves");
+        let proof = analysis::proof_latches(&desc, &net, prover, &[], None).expect("proves");
         assert!(proved(&proof, "p", LatchKind::Positive), "{proof:?}");
     }
 }
@@ -46,7 +46,7 @@ fn untwisty_corridor_p_latches_positively() {
 #[test]
 fn a_build_without_clingo_says_so() {
     let (desc, net) = testkit::bundled("untwistycorridor");
-    let answer = analysis::proof_latches(&desc, &net, Prover::Clingo, None);
+    let answer = analysis::proof_latches(&desc, &net, Prover::Clingo, &[], None);
     assert_eq!(answer.is_ok(), cfg!(feature = "clingo"), "{answer:?}");
 }
 
@@ -184,9 +184,9 @@ fn proof_confirms_every_structural_and_exact_latch_and_holds_in_play_on_every_co
     );
     for (game, desc, net) in &games {
         let mut classic = analysis::structural_latches(net);
-        classic.extend(analysis::exact_latches(net, 16));
+        classic.extend(analysis::exact_latches(net, 16, &[]));
         let start = Instant::now();
-        let proof = analysis::proof_latches(desc, net, Prover::Sat, Some(start + BUDGET))
+        let proof = analysis::proof_latches(desc, net, Prover::Sat, &[], Some(start + BUDGET))
             .unwrap_or_else(|e| panic!("{game}: {e}"));
         let total = start.elapsed();
         let found: HashSet<(usize, LatchKind)> = proof.latches.iter().map(|l| (l.base, l.kind)).collect();
@@ -248,7 +248,7 @@ fn sat_and_answer_set_provers_agree_on_every_corpus_game() {
         }
         let prove = |prover| {
             let deadline = Some(Instant::now() + analysis::PROOF_BUDGET);
-            analysis::proof_latches(&desc, &net, prover, deadline).unwrap_or_else(|e| panic!("{game}: {e}"))
+            analysis::proof_latches(&desc, &net, prover, &[], deadline).unwrap_or_else(|e| panic!("{game}: {e}"))
         };
         let (sat, asp) = (prove(Prover::Sat), prove(Prover::Clingo));
         if sat.unknown == 0 && asp.unknown == 0 {

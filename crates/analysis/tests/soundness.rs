@@ -17,7 +17,7 @@ fn reported_latches_hold_on_random_trajectories_of_every_corpus_game() {
         let limits = propnet::Limits { deadline: Some(Instant::now() + Duration::from_secs(30)), ..Default::default() };
         let Ok(net) = propnet::compile(&desc, &limits) else { continue };
         let mut latches = analysis::structural_latches(&net);
-        latches.extend(analysis::exact_latches(&net, 16));
+        latches.extend(analysis::exact_latches(&net, 16, &[]));
         let mut m = PropnetMachine::new(&net);
         let mut rng = SmallRng::seed_from_u64(7);
         let initial = m.initial_state();

@@ -234,7 +234,7 @@ mod tests {
 
     fn cost(name: &str) -> TacticsCost {
         let net = testkit::bundled(name).1;
-        let knowledge = Knowledge::new(&net, GoalLatches::new(&net, &[]), true);
+        let knowledge = Knowledge::new(&net, GoalLatches::new(&net, &[], None), true);
         TacticsCost::measure(&Arc::new(Program::new(&net)), &knowledge, Duration::from_millis(200), 1)
     }
 

@@ -71,9 +71,11 @@ impl Evaluator for Fuzzy {
 
 /// Another evaluator with what the knowledge says of the goals: states whose scores the goal
 /// latches or a goal form's virtual terminal decide end the search's line there with those
-/// scores; and the confirmed latch heuristics' value is blended into the estimate, owning the
+/// scores; the confirmed latch heuristics' value is blended into the estimate, owning the
 /// latches random games tie to winning (Reversi's corners) counting for as much of it as that
-/// tie is strong, its correlation with the final score.
+/// tie is strong, its correlation with the final score; and no estimate lies outside the scores
+/// the latches leave the role, so a state dead for it at some bar (chapter 12) is valued below
+/// that bar, as search should see it.
 struct Blend {
     base: Box<dyn Evaluator + Send>,
     knowledge: Arc<Knowledge>,
@@ -103,12 +105,18 @@ impl Evaluator for Blend {
     fn evaluate(&mut self, m: &mut PropnetMachine, state: &PropnetState) -> Vec<f64> {
         let base = self.base.evaluate(m, state);
         let latched = self.forms.as_ref().filter(|_| self.weight > 0.0).and_then(|f| f.latch_value(state.words()));
-        match latched {
+        let mut values = match latched {
             Some(latched) => {
                 base.iter().zip(latched).map(|(&b, h)| (1.0 - self.weight) * b + self.weight * 100.0 * h).collect()
             }
             None => base,
+        };
+        for (role, v) in values.iter_mut().enumerate() {
+            if let Some(range) = self.knowledge.goals.range(state.words(), role) {
+                *v = v.clamp(f64::from(range.min), f64::from(range.max));
+            }
         }
+        values
     }
 
     fn decided(&mut self, _: &mut PropnetMachine, state: &PropnetState) -> Option<Vec<u32>> {
@@ -135,4 +143,36 @@ pub fn leaf_evaluator(
         None => Box::new(GoalEvaluator),
     };
     Blend::around(base, knowledge)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use analysis::GoalLatches;
+
+    #[test]
+    fn no_estimate_lies_outside_the_scores_the_latches_leave() {
+        // The role scores while q holds; once p is set (for good) q goes out next.
+        let (desc, _) = gdl::load(
+            "t.kif",
+            "(role r) (init q) (init (t 0)) (tick 0 1) (tick 1 2) (<= (legal r a)) (<= (legal r b))
+             (<= (next p) (does r a)) (<= (next p) (true p)) (<= (next q) (true q) (not (true p)))
+             (<= (next (t ?y)) (true (t ?x)) (tick ?x ?y)) (<= terminal (true (t 2)))
+             (<= (goal r 100) (true q)) (<= (goal r 0) (not (true q)))",
+        )
+        .expect("valid rules");
+        let net = propnet::compile(&desc, &Limits::default()).expect("a net");
+        let goals = GoalLatches::new(&net, &analysis::structural_latches(&net), None);
+        let knowledge = Arc::new(Knowledge::new(&net, goals, false));
+        let mut plain = GoalEvaluator;
+        let mut blended = Blend::around(Box::new(GoalEvaluator), Some(knowledge));
+        let mut m = PropnetMachine::new(&net);
+        let base = |name: &str| net.bases.iter().position(|b| b.name == name).expect("a base");
+        let state = PropnetState::from_bases(net.bases.len(), [base("p"), base("q"), base("(t 0)")]);
+        // The state's own goal says 100, but with p set the role can only get 0.
+        assert_eq!(Evaluator::<PropnetMachine>::evaluate(&mut plain, &mut m, &state), [100.0]);
+        assert_eq!(blended.evaluate(&mut m, &state), [0.0]);
+        let initial = m.initial_state();
+        assert_eq!(blended.evaluate(&mut m, &initial), [100.0]);
+    }
 }

@@ -647,7 +647,7 @@ mod tests {
     fn tictactoe(moves: &[&str]) -> (PropnetMachine, Knowledge, PropnetState) {
         let net = testkit::bundled("tictactoe").1;
         let mut m = PropnetMachine::new(&net);
-        let knowledge = Knowledge::new(&net, GoalLatches::new(&net, &[]), true);
+        let knowledge = Knowledge::new(&net, GoalLatches::new(&net, &[], None), true);
         let mut state = m.initial_state();
         for (k, mv) in moves.iter().enumerate() {
             let named = |r: usize| if r == k % 2 { *mv } else { "noop" };
@@ -725,7 +725,7 @@ mod tests {
     fn without_tactics_a_playout_plays_at_random() {
         let (mut m, _, state) = tictactoe(&["(mark 1 1)", "(mark 2 1)", "(mark 3 3)", "(mark 2 2)"]);
         let net = testkit::bundled("tictactoe").1;
-        let plain = Knowledge::new(&net, GoalLatches::new(&net, &[]), false);
+        let plain = Knowledge::new(&net, GoalLatches::new(&net, &[], None), false);
         let firsts: std::collections::HashSet<String> =
             first_moves(&mut m, &plain, &state, 50).into_iter().map(|(first, _)| first).collect();
         assert!(firsts.len() > 1, "x's five moves are all played: {firsts:?}");
@@ -736,7 +736,7 @@ mod tests {
     fn a_capture_on_offer() -> (PropnetMachine, Knowledge, PropnetState) {
         let net = testkit::bundled("breakthrough").1;
         let pieces = Pieces::discover(&net, Instant::now() + Duration::from_secs(30), 1).expect("pawns are pieces");
-        let knowledge = Knowledge::new(&net, GoalLatches::new(&net, &[]), true).with_pieces(&net, pieces);
+        let knowledge = Knowledge::new(&net, GoalLatches::new(&net, &[], None), true).with_pieces(&net, pieces);
         let bases = [
             "(control white)",
             "(cellholds 4 4 white)",

@@ -7,7 +7,7 @@
 //! the optimal score either way; with dead-state removal the failed passes are usually tiny.
 
 use crate::Stop;
-use analysis::{Factors, GoalLatches};
+use analysis::{Bar, Factors, GoalLatches};
 use machine::{MachineError, StateMachine};
 use propnet::{PropnetMachine, PropnetState};
 use std::time::Instant;
@@ -85,7 +85,7 @@ pub fn exhaustive(
 impl Search<'_> {
     fn is_dead(&mut self, state: &PropnetState) -> Result<bool, MachineError> {
         let Some(goals) = self.goals else { return Ok(false) };
-        Ok(!self.m.is_terminal(state)? && goals.is_dead(state.words(), 0, self.threshold))
+        Ok(!self.m.is_terminal(state)? && goals.is_dead(state.words(), 0, Bar::AtLeast(self.threshold)))
     }
 
     /// Searches below `state` (already counted), stopping once the threshold is reached.
@@ -126,8 +126,8 @@ mod tests {
     fn corridor() -> (propnet::Net, GoalLatches) {
         let net = testkit::bundled("untwistycorridor").1;
         let mut latches = analysis::structural_latches(&net);
-        latches.extend(analysis::exact_latches(&net, 16));
-        let goals = GoalLatches::new(&net, &latches);
+        latches.extend(analysis::exact_latches(&net, 16, &[]));
+        let goals = GoalLatches::new(&net, &latches, None);
         (net, goals)
     }
 

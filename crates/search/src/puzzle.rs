@@ -16,7 +16,7 @@
 
 use crate::bound::{Bound, UNREACHABLE};
 use crate::{Solution, SolveError, SolveStats, Stop};
-use analysis::{Factors, GoalLatches};
+use analysis::{Bar, Factors, GoalLatches};
 use machine::StateMachine;
 use propnet::{Net, PropnetMachine, PropnetState};
 use rustc_hash::FxHashMap;
@@ -147,7 +147,7 @@ pub fn solve(net: &Net, options: SolveConfig<'_>) -> Result<Solution, SolveError
 impl Search<'_> {
     /// The bound on the moves from a non-terminal `state` to the sought value.
     fn estimate(&self, state: &PropnetState) -> u32 {
-        if self.goals.is_some_and(|g| g.is_dead(state.words(), 0, self.target)) {
+        if self.goals.is_some_and(|g| g.is_dead(state.words(), 0, Bar::AtLeast(self.target))) {
             return UNREACHABLE;
         }
         self.bound.estimate(state)

@@ -20,7 +20,7 @@ fn every_corpus_game_gets_a_legal_move_for_every_role() {
         // loose enough for a loaded machine to build the others).
         let limits = propnet::Limits { deadline: Some(Instant::now() + Duration::from_secs(3)), ..Default::default() };
         let Ok(net) = propnet::compile(&desc, &limits) else { continue };
-        let knowledge = Knowledge::new(&net, GoalLatches::new(&net, &analysis::structural_latches(&net)), true);
+        let knowledge = Knowledge::new(&net, GoalLatches::new(&net, &analysis::structural_latches(&net), None), true);
         let knowledge = match Pieces::discover(&net, Instant::now() + Duration::from_millis(50), 1) {
             Ok(pieces) => knowledge.with_pieces(&net, pieces),
             Err(_) => knowledge,

@@ -17,6 +17,7 @@
 //! about the rest.
 
 use crate::latches::{Latch, LatchKind, Method};
+use crate::Group;
 use asp::{Verdict, Verdicts};
 use machine::StateMachine;
 use propnet::net::{Kind, Net};
@@ -29,7 +30,7 @@ use std::time::{Duration, Instant};
 #[cfg(feature = "clingo")]
 mod clingo;
 mod sat;
-pub(crate) use sat::{Candidate, Pair};
+pub(crate) use sat::{Candidate, Pair, Step};
 
 #[cfg(feature = "clingo")]
 pub use clingo::wait_for_abandoned_proofs;
@@ -107,11 +108,14 @@ pub struct ProofLatches {
 }
 
 /// Asks `prover`, for every base of `net` and both directions, whether it latches under the
-/// rules of `desc`; questions still open at `deadline` are counted as unknown.
+/// rules of `desc`, from the states that satisfy the proved `groups` (the SAT prover reads them;
+/// the answer-set prover ranges over every state); questions still open at `deadline` are
+/// counted as unknown.
 pub fn proof_latches(
     desc: &gdl::Description,
     net: &Net,
     prover: Prover,
+    groups: &[Group],
     deadline: Option<Instant>,
 ) -> Result<ProofLatches, ProofError> {
     if !prover.available() {
@@ -139,7 +143,7 @@ pub fn proof_latches(
     let fixed = fixed_bases(net);
     match prover {
         Prover::Sat => {
-            let effort = sat::prove(net, &fixed, &mut verdicts, deadline);
+            let effort = sat::prove(net, &fixed, groups, &mut verdicts, deadline);
             (out.ground, out.solve, out.models, out.set_up) = (effort.encode, effort.solve, effort.models, true);
         }
         #[cfg(feature = "clingo")]
@@ -175,13 +179,13 @@ pub fn proof_latches(
 }
 
 /// Which of `candidates` hold in every reachable state, by induction: true initially, and kept by
-/// every legal step from a state where all the survivors hold; and which of `steps` (a literal
-/// before a step or one after it) hold of every legal step from a reachable state (see
+/// every legal step from a state where all the survivors hold; and which of `steps` hold of
+/// every legal step from a reachable state (see
 /// [`sat::invariants`], which says what `give_up` does). Past `deadline` none is proved.
 pub(crate) fn invariants(
     net: &Net,
     candidates: &[Candidate],
-    steps: &[Pair],
+    steps: &[Step],
     give_up: bool,
     deadline: Option<Instant>,
 ) -> (Vec<bool>, Vec<bool>) {

@@ -21,6 +21,7 @@
 //! foundation cannot be true unless something outside them supports them. The models that remain
 //! are exactly the real two-step transitions, so the verdicts are the answer-set solver's.
 
+use crate::Group;
 use asp::{Verdict, Verdicts};
 use batsat::{lbool, Callbacks, Lit, Solver, SolverInterface, SolverOpts, Var};
 use propnet::net::{Kind, Net, NodeId};
@@ -63,8 +64,15 @@ struct Question {
 }
 
 /// Answers every question `verdicts` leaves [`Verdict::Unknown`] about the bases of `net`,
-/// with the bases `fixed` held at their values; past `deadline` the open ones stay unknown.
-pub(super) fn prove(net: &Net, fixed: &[(usize, bool)], verdicts: &mut Verdicts, deadline: Option<Instant>) -> Effort {
+/// with the bases `fixed` held at their values and the state satisfying the proved `groups`;
+/// past `deadline` the open ones stay unknown.
+pub(super) fn prove(
+    net: &Net,
+    fixed: &[(usize, bool)],
+    groups: &[Group],
+    verdicts: &mut Verdicts,
+    deadline: Option<Instant>,
+) -> Effort {
     let start = Instant::now();
     let mut effort = Effort::default();
     let mut open: Vec<(usize, bool)> = Vec::new();
@@ -80,6 +88,7 @@ pub(super) fn prove(net: &Net, fixed: &[(usize, bool)], verdicts: &mut Verdicts,
         return effort;
     }
     let mut enc = Encoding::transition(net, fixed, open.iter().map(|&(i, _)| i), false, deadline);
+    enc.within(groups);
     let questions: Vec<Question> = open
         .iter()
         .map(|&(base, positive)| {
@@ -152,6 +161,30 @@ const ONE_AT_A_TIME: Duration = Duration::from_millis(50);
 /// single literal.
 pub(crate) type Pair = ((usize, bool), (usize, bool));
 
+/// A claim about every step of play: one of the literals of `now` holds before it, or one of
+/// `next` after it ("a counter at 5 is not at 3 next", "once one of these holds, one of them
+/// holds next").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Step {
+    /// Literals over the bases before the step.
+    pub now: Vec<(usize, bool)>,
+    /// Literals over the bases after it.
+    pub next: Vec<(usize, bool)>,
+}
+
+impl From<Pair> for Step {
+    fn from((a, b): Pair) -> Step {
+        Step { now: vec![a], next: vec![b] }
+    }
+}
+
+impl Step {
+    /// The bases it reads.
+    fn bases(&self) -> impl Iterator<Item = usize> + '_ {
+        self.now.iter().chain(&self.next).map(|&(b, _)| b)
+    }
+}
+
 /// A candidate invariant of play over base propositions.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub(crate) enum Candidate {
@@ -190,18 +223,22 @@ impl Candidate {
 /// (Houdini's fixpoint: drop every candidate a model breaks, ask again, until no model is left). Each model is a real
 /// transition (loop clauses as in [`prove`]), so a dropped candidate fails from some state of
 /// the subset; the survivors hold together by induction. Alongside, which of `steps` hold of
-/// every such step: a step clause `((a, va), (b, vb))` says that `a` is `va` before the step
-/// or `b` is `vb` after it ("a counter at 5 is not at 3 next"). Step clauses are checked, never
-/// assumed, so they cost the induction nothing. Past `deadline` nothing is proved.
+/// every such step. Steps are checked, never assumed, so they cost the induction nothing. Past
+/// `deadline` nothing is proved.
 ///
-/// With `give_up`, where the question for all at once takes longer than [`ALL_AT_ONCE`], each
-/// is asked alone, and one that takes longer than [`ONE_AT_A_TIME`] is given up (not proved),
-/// so that the rest are proved in time; without, the one question runs to the deadline.
+/// With `give_up`, where the question for all at once takes longer than [`ALL_AT_ONCE`], the
+/// proof turns to growing a proved set instead, which is sound whenever it stops: a candidate
+/// joins it when one step from any state where it and the set hold keeps it (the set is then
+/// still inductive, its members kept from fewer assumptions), each question given at most
+/// [`ONE_AT_A_TIME`]; those that failed are asked again while the set grows, and at the
+/// deadline the set so far is the answer. It misses candidates that only hold together with
+/// others not yet in the set, which Houdini's fixpoint finds when it has the time. Without
+/// `give_up`, the one question runs to the deadline.
 pub(crate) fn invariants(
     net: &Net,
     fixed: &[(usize, bool)],
     candidates: &[Candidate],
-    steps: &[Pair],
+    steps: &[Step],
     give_up: bool,
     deadline: Option<Instant>,
 ) -> (Vec<bool>, Vec<bool>) {
@@ -210,7 +247,7 @@ pub(crate) fn invariants(
     if candidates.is_empty() && steps.is_empty() {
         return (Vec::new(), Vec::new());
     }
-    let bases = candidates.iter().flat_map(Candidate::bases).chain(steps.iter().flat_map(|&((a, _), (b, _))| [a, b]));
+    let bases = candidates.iter().flat_map(Candidate::bases).chain(steps.iter().flat_map(Step::bases));
     let mut enc = Encoding::transition(net, fixed, bases, true, deadline);
     let literal = |enc: &Encoding, node: NodeId, value: bool| if value { enc.lit(node) } else { !enc.lit(node) };
     let mut assumed = Vec::with_capacity(candidates.len());
@@ -240,11 +277,15 @@ pub(crate) fn invariants(
         assumed.push(act);
         questions.push(q);
     }
-    for &((a, va), (b, vb)) in steps {
-        // Its question implies that it fails: `a` is not `va` now and `b` not `vb` next.
+    for step in steps {
+        // Its question implies that it fails: no literal of `now` holds now, none of `next` next.
         let q = enc.fresh();
-        enc.clause(&[!q, !literal(&enc, net.bases[a].node, va)]);
-        enc.clause(&[!q, !literal(&enc, net.bases[b].next, vb)]);
+        for &(b, v) in &step.now {
+            enc.clause(&[!q, !literal(&enc, net.bases[b].node, v)]);
+        }
+        for &(b, v) in &step.next {
+            enc.clause(&[!q, !literal(&enc, net.bases[b].next, v)]);
+        }
         questions.push(q);
     }
     // Per question, the candidates' then the steps', whether it is still open: no model has
@@ -260,8 +301,8 @@ pub(crate) fn invariants(
                     && match k.checked_sub(n) {
                         None => !candidates[k].holds(|b| enc.value(net.bases[b].next)),
                         Some(j) => {
-                            let ((a, va), (b, vb)) = steps[j];
-                            enc.value(net.bases[a].node) != va && enc.value(net.bases[b].next) != vb
+                            steps[j].now.iter().all(|&(b, v)| enc.value(net.bases[b].node) != v)
+                                && steps[j].next.iter().all(|&(b, v)| enc.value(net.bases[b].next) != v)
                         }
                     }
             })
@@ -309,50 +350,42 @@ pub(crate) fn invariants(
             enc.clause(&[!questions[k]]);
         }
     }
-    let mut settled = vec![false; questions.len()];
+    // Growing: each open question is asked under the set proved so far and its own candidate;
+    // one that fails is asked again once the set has grown since.
+    let mut proved = vec![false; questions.len()];
+    let mut asked_with: Vec<Option<usize>> = vec![None; questions.len()];
+    let mut size = 0;
     loop {
-        let mut assumed_changed = false;
+        let before = size;
         for k in 0..questions.len() {
-            if settled[k] || !open[k] {
+            if proved[k] || !open[k] || asked_with[k] == Some(size) {
                 continue;
             }
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                return split(&proved);
+            }
+            asked_with[k] = Some(size);
+            let mut assumptions: Vec<Lit> = (0..n).filter(|&c| proved[c]).map(|c| assumed[c]).collect();
+            if k < n {
+                assumptions.push(assumed[k]);
+            }
+            assumptions.push(questions[k]);
             loop {
-                if deadline.is_some_and(|d| Instant::now() >= d) {
-                    return nothing();
-                }
-                let mut assumptions = live(&open);
-                assumptions.push(questions[k]);
-                let result = enc.solve_within(&assumptions, Some(ONE_AT_A_TIME), deadline);
-                if result == lbool::FALSE {
-                    settled[k] = true;
-                    break;
-                }
-                if result != lbool::TRUE {
-                    if deadline.is_some_and(|d| Instant::now() >= d) {
-                        return nothing();
+                match enc.solve_within(&assumptions, Some(ONE_AT_A_TIME), deadline) {
+                    result if result == lbool::FALSE => {
+                        proved[k] = true;
+                        size += usize::from(k < n);
                     }
-                    // Too hard to settle in its slice: given up, which is sound (the others are
-                    // then proved without it), and a candidate given up is no longer assumed.
-                    open[k] = false;
-                    assumed_changed |= k < n;
-                    break;
+                    // A model believing a cycle: asked again with its loop clauses.
+                    result if result == lbool::TRUE && enc.unfounded() => continue,
+                    _ => {}
                 }
-                if enc.unfounded() {
-                    continue;
-                }
-                let broken = close_broken(&enc, &mut open);
-                if !broken.contains(&k) {
-                    // The question's own clauses make its candidate fail in every model of it.
-                    return nothing();
-                }
-                assumed_changed |= broken.iter().any(|&c| c < n);
                 break;
             }
         }
-        if !assumed_changed {
-            return split(&open);
+        if size == before {
+            return split(&proved);
         }
-        settled.fill(false);
     }
 }
 
@@ -446,6 +479,29 @@ impl<'a> Encoding<'a> {
         let result = self.solver.solve_limited(assumptions);
         self.solver.cb_mut().0 = deadline;
         result
+    }
+
+    /// The state (the bases now) satisfies `groups`: at most one member of each group in the
+    /// encoding holds, and one does where the group holds exactly one and all of it is encoded.
+    /// Members outside the encoding are read by nothing asked, so they are left out.
+    fn within(&mut self, groups: &[Group]) {
+        let always = self.fresh();
+        self.clause(&[always]);
+        for g in groups {
+            let encoded: Vec<Lit> = g
+                .bases
+                .iter()
+                .map(|&b| self.net.bases[b].node)
+                .filter(|&n| self.var[n as usize] != u32::MAX)
+                .map(|n| self.lit(n))
+                .collect();
+            if encoded.len() >= 2 {
+                self.at_most_one(&encoded, always);
+            }
+            if g.exactly_one && encoded.len() == g.bases.len() {
+                self.clause(&encoded);
+            }
+        }
     }
 
     /// A new variable, as a positive literal.
@@ -669,7 +725,7 @@ mod tests {
 
     fn answer(net: &Net) -> (Verdicts, Effort) {
         let mut verdicts = Verdicts::unknown(net.bases.len());
-        let effort = prove(net, &[], &mut verdicts, None);
+        let effort = prove(net, &[], &[], &mut verdicts, None);
         (verdicts, effort)
     }
 
@@ -713,10 +769,22 @@ mod tests {
     }
 
     #[test]
+    fn states_are_taken_from_those_that_satisfy_the_invariants() {
+        let net = net(crate::testing::TAKING_TURNS);
+        let groups = crate::Exclusive::discover(&net, None, 1).groups;
+        let d = base(&net, "d");
+        for (groups, positive) in [(&[][..], Verdict::NotLatch), (&groups[..], Verdict::Latch)] {
+            let mut verdicts = Verdicts::unknown(net.bases.len());
+            assert!(prove(&net, &[], groups, &mut verdicts, None).finished);
+            assert_eq!(verdicts.positive[d], positive, "{groups:?}");
+        }
+    }
+
+    #[test]
     fn a_past_deadline_leaves_every_question_open() {
         let net = net(CYCLE);
         let mut verdicts = Verdicts::unknown(net.bases.len());
-        let effort = prove(&net, &[], &mut verdicts, Some(Instant::now()));
+        let effort = prove(&net, &[], &[], &mut verdicts, Some(Instant::now()));
         assert!(!effort.finished);
         assert!(verdicts.positive.iter().chain(&verdicts.negative).all(|&v| v == Verdict::Unknown));
     }

@@ -66,8 +66,8 @@ pub(super) fn factors_entry(net: &Net, f: &Factors) -> FactorsEntry {
 }
 
 /// At most `n` of `items`, and how many more there are.
-fn some(items: &[String], n: usize) -> String {
-    let mut out = items.iter().take(n).cloned().collect::<Vec<_>>().join(" ");
+pub(super) fn some<S: AsRef<str>>(items: &[S], n: usize) -> String {
+    let mut out = items.iter().take(n).map(AsRef::as_ref).collect::<Vec<_>>().join(" ");
     if items.len() > n {
         out.push_str(&format!(" and {} more", items.len() - n));
     }

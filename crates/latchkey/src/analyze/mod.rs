@@ -105,7 +105,7 @@ struct LatchEntry {
 
 #[derive(Serialize)]
 struct CompositeEntry {
-    propositions: [String; 2],
+    propositions: Vec<String>,
     junction: Junction,
     kind: LatchKind,
 }
@@ -327,6 +327,10 @@ pub struct Args {
     /// start later are skipped, and proofs still open are counted, in the notes.
     #[arg(long, default_value_t = 10.0, value_parser = crate::output::seconds)]
     time: f64,
+    /// Do not look for state invariants: every method then ranges over every marking of the
+    /// base propositions, as without them (to see what the invariants add).
+    #[arg(long)]
+    no_invariants: bool,
     /// Print JSON instead of text.
     #[arg(long)]
     json: bool,
@@ -345,7 +349,16 @@ pub fn run(args: Args) -> Result<ExitCode> {
     bar.set_message("propnet");
     let start = Instant::now();
     let game = game::prepare(&args.game, start + Duration::from_secs_f64(args.time))?;
-    let report = analyse(&game, start, args.time, args.method, prover, &mut |phase| {
+    let methods = args.method;
+    let chosen = AnalysisConfig {
+        structural: matches!(methods, Methods::Structural | Methods::All),
+        exact: matches!(methods, Methods::Exact | Methods::All),
+        proof: matches!(methods, Methods::Proof | Methods::All),
+        prover,
+        invariants: !args.no_invariants,
+        ..AnalysisConfig::default()
+    };
+    let report = analyse(&game, start, args.time, chosen, &mut |phase| {
         bar.inc(1);
         bar.set_message(phase.to_owned());
     });
@@ -360,14 +373,13 @@ pub fn run(args: Args) -> Result<ExitCode> {
 }
 
 /// The analysis of `game`, prepared from `start` within a start clock of `secs` seconds (its
-/// propnet built already), with the `methods` chosen; `phase` hears each phase's name as it
-/// begins. Fails where the game has no propnet.
+/// propnet built already), with what `chosen` asks for (its deadline is set here); `phase` hears
+/// each phase's name as it begins. Fails where the game has no propnet.
 pub(crate) fn analyse(
     game: &player::Game,
     start: Instant,
     secs: f64,
-    methods: Methods,
-    prover: Prover,
+    chosen: AnalysisConfig,
     phase: &mut dyn FnMut(&str),
 ) -> Result<Report> {
     let built = game.prepared.as_secs_f64();
@@ -379,14 +391,7 @@ pub(crate) fn analyse(
     // build, and what it learns beyond them gets the same shares.
     let end = start + Duration::from_secs_f64(secs);
     let budget = Budget::start(Instant::now(), end);
-    let options = AnalysisConfig {
-        structural: matches!(methods, Methods::Structural | Methods::All),
-        exact: matches!(methods, Methods::Exact | Methods::All),
-        proof: matches!(methods, Methods::Proof | Methods::All),
-        prover,
-        deadline: Some(budget.phases),
-        ..AnalysisConfig::default()
-    };
+    let options = AnalysisConfig { deadline: Some(budget.phases), ..chosen };
     let result = Analysis::run(net, &game.desc, &options, phase);
     phase("what the player learns");
     let learned = learned(propnet, &game.desc, &result, budget, end);
@@ -432,7 +437,7 @@ fn report(net: &Net, a: &Analysis, game: String) -> Report {
             .composite
             .iter()
             .map(|c| CompositeEntry {
-                propositions: [base(c.bases[0]), base(c.bases[1])],
+                propositions: c.bases.iter().map(|&b| base(b)).collect(),
                 junction: c.junction,
                 kind: c.kind,
             })
@@ -540,6 +545,16 @@ fn method_names(methods: &[Method]) -> String {
     methods.iter().map(name).collect::<Vec<_>>().join(", ")
 }
 
+/// The most lines (and items on a line) a list of the text report shows; `--json` has them all.
+const LISTED: usize = 40;
+
+/// Says how many of `total` things the text report left out of a list of [`LISTED`].
+fn more(total: usize, what: &str) {
+    if total > LISTED {
+        println!("  … and {} more {what} (--json lists every one)", total - LISTED);
+    }
+}
+
 /// How a latch literal reads: "p" for a positive latch (it acts once true), "not p" otherwise.
 fn literal(name: &str, kind: LatchKind) -> String {
     match kind {
@@ -561,12 +576,13 @@ fn print(r: &Report) {
             println!("  {:<40} {}", l.proposition, method_names(&l.methods));
         }
     }
-    println!("\ncomposite latches (a pair latches, neither alone): {}", r.composite_latches.len());
-    for c in &r.composite_latches {
+    println!("\ncomposite latches (together they latch, no one alone): {}", r.composite_latches.len());
+    for c in r.composite_latches.iter().take(LISTED) {
         let op = if c.junction == Junction::Or { "or" } else { "and" };
         let how = if c.kind == LatchKind::Positive { "once true, true for good" } else { "once false, false for good" };
-        println!("  ({op} {} {})  {how}", c.propositions[0], c.propositions[1]);
+        println!("  ({op} {})  {how}", c.propositions.join(" "));
     }
+    more(r.composite_latches.len(), "composite latches");
     match &r.invariants {
         Some(i) => {
             println!(
@@ -589,17 +605,19 @@ fn print(r: &Report) {
     for i in &r.inhibitors {
         by_inhibitor.entry(&i.inhibitor).or_default().push(&i.inhibited);
     }
-    for (p, qs) in by_inhibitor {
-        println!("  {p} inhibits {}", qs.join(" "));
+    for (p, qs) in by_inhibitor.iter().take(LISTED) {
+        println!("  {p} inhibits {}", factors::some(qs, LISTED));
     }
+    more(by_inhibitor.len(), "inhibiting propositions");
     println!(
         "\ngoal inhibitors (while true, or in the state after, the role cannot get the value): {}",
         r.goal_inhibitors.len()
     );
-    for g in &r.goal_inhibitors {
+    for g in r.goal_inhibitors.iter().take(LISTED) {
         let when = if g.when == analysis::When::Now { "now" } else { "next" };
         println!("  {:<40} {} cannot get {} {when}", g.proposition, g.role, g.value);
     }
+    more(r.goal_inhibitors.len(), "goal inhibitors");
     println!("\ngoal latches (once set, for the rest of the game): {}", r.goal_latches.len());
     for g in &r.goal_latches {
         let effect = if g.effect == Effect::RulesOut { "rules out" } else { "guarantees" };

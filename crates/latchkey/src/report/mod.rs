@@ -6,7 +6,7 @@
 mod netpic;
 mod plots;
 
-use crate::analyze::{self, Methods};
+use crate::analyze;
 use crate::balance::{self, Plan, Series};
 use crate::check;
 use anyhow::{Context, Result};
@@ -271,8 +271,7 @@ fn gather(args: &Args, name: &str, label: &str, text: &str, desc: gdl::Descripti
         &game,
         start,
         args.time,
-        Methods::All,
-        analysis::Prover::Sat,
+        analysis::AnalysisConfig::default(),
         &mut |_| {},
     ));
     let propnet = match game.net() {

@@ -16,8 +16,8 @@ fn net(name: &str) -> Net {
 /// `net`'s goal latches from its structural and exact latches.
 fn goal_latches(net: &Net) -> GoalLatches {
     let mut latches = analysis::structural_latches(net);
-    latches.extend(analysis::exact_latches(net, 16));
-    GoalLatches::new(net, &latches)
+    latches.extend(analysis::exact_latches(net, 16, &[]));
+    GoalLatches::new(net, &latches, None)
 }
 
 /// The knowledge of `net`'s goal latches.
@@ -115,7 +115,7 @@ fn tictactoe_blocks_the_immediate_loss() {
 #[test]
 fn move_averages_learn_that_the_centre_is_best_and_leave_the_proof_sound() {
     let net = net("tictactoe");
-    let tactics = Arc::new(Knowledge::new(&net, GoalLatches::new(&net, &[]), true));
+    let tactics = Arc::new(Knowledge::new(&net, GoalLatches::new(&net, &[], None), true));
     // Bit-sliced and guided playouts, on one thread and on workers.
     for (knowledge, threads) in [(None, 1), (None, 2), (Some(tactics), 1)] {
         let config = MctsConfig { threads, mast: 0.6, ..config(200_000) };

@@ -43,8 +43,8 @@ pub fn bundled(name: &str) -> (Description, Net) {
 /// The goal latches from the structural and exact latches (the proofs add nothing needed here).
 pub fn goal_latches(net: &Net) -> GoalLatches {
     let mut latches = analysis::structural_latches(net);
-    latches.extend(analysis::exact_latches(net, 16));
-    GoalLatches::new(net, &latches)
+    latches.extend(analysis::exact_latches(net, 16, &[]));
+    GoalLatches::new(net, &latches, None)
 }
 
 /// Plays `plan` (moves in KIF) on the reasoner from the initial state: the goal of the single
