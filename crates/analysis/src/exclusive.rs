@@ -78,7 +78,7 @@ impl Exclusive {
             }
         }
         let sets = latching_sets(&groups, &samples, &steps);
-        let stays: Vec<Step> = sets.iter().flat_map(|(_, set)| stays(set)).collect();
+        let stays: Vec<Step> = sets.iter().map(|(_, set)| Step::Stays(set.clone())).collect();
         let (proved, stayed) = crate::invariants(net, &claims, &stays, true, deadline);
         // Cut short, the proof answers with what it proved so far; the rest is open.
         let cut = deadline.is_some_and(|d| Instant::now() >= d);
@@ -96,23 +96,13 @@ impl Exclusive {
             }
         }
         found.groups = maximal(found.groups);
-        let mut at = 0;
-        for (g, set) in sets {
-            let stays = stayed[at..at + set.len()].iter().all(|&s| s);
-            at += set.len();
+        for ((g, set), stays) in sets.into_iter().zip(stayed) {
             if stays && kept[g] {
                 found.latches.push(set);
             }
         }
         found
     }
-}
-
-/// What makes `set` latch, as one step claim per member: the member holding now means one of
-/// the set holds next.
-fn stays(set: &[usize]) -> Vec<Step> {
-    let next: Vec<(usize, bool)> = set.iter().map(|&b| (b, true)).collect();
-    set.iter().map(|&b| Step { now: vec![(b, false)], next: next.clone() }).collect()
 }
 
 /// Per candidate group, by index, the sets of its members that random play led on to from one
@@ -309,7 +299,7 @@ mod tests {
         let c: Vec<usize> = ["(c 1)", "(c 2)", "(c 3)"].iter().map(|n| base(&net, n)).collect();
         let group = [Candidate::AtMostOne(c.clone())];
         let holds = |set: &[usize]| {
-            let (proved, stepped) = crate::invariants(&net, &group, &stays(set), false, None);
+            let (proved, stepped) = crate::invariants(&net, &group, &[Step::Stays(set.to_vec())], false, None);
             assert_eq!(proved, [true]);
             stepped.iter().all(|&s| s)
         };

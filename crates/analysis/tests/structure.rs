@@ -1,6 +1,7 @@
 //! Soundness of everything the whole analysis reports, with what the proved state invariants
 //! let each method see: on random trajectories of every corpus game, no latch, inhibitor, goal
-//! inhibitor, composite latch, goal latch or achievable score range is ever contradicted.
+//! inhibitor, composite latch, goal latch, proposition a latch keeps or achievable score range is
+//! ever contradicted.
 
 use analysis::{Analysis, AnalysisConfig, Effect, Junction, LatchKind};
 use machine::{random_trajectory, StateMachine};
@@ -40,6 +41,8 @@ fn reported_structure_holds_on_random_trajectories_of_every_corpus_game() {
 
 /// Checks `a` on random games of `net` for `time`, or until 20 violations are found.
 fn replay(game: &str, net: &propnet::Net, a: &Analysis, time: Duration, out: &mut Vec<String>) {
+    let groups = a.invariants.as_ref().map_or(&[][..], |i| &i.groups);
+    let kept = analysis::kept_by_latches(net, &a.latches, &vec![true; net.bases.len()], groups);
     let mut m = PropnetMachine::new(net);
     let mut rng = SmallRng::seed_from_u64(11);
     let initial = m.initial_state();
@@ -47,6 +50,14 @@ fn replay(game: &str, net: &propnet::Net, a: &Analysis, time: Duration, out: &mu
     while Instant::now() < deadline && out.len() < 20 {
         let trajectory = random_trajectory(&mut m, &initial, &mut rng, 500).expect("random game");
         check(game, net, a, &mut m, &trajectory, out);
+        for pair in trajectory.windows(2) {
+            for k in &kept {
+                let active = holds(&pair[0], k.latch, k.kind) && pair[0].contains(k.base) == k.value;
+                if active && pair[1].contains(k.base) != k.value {
+                    out.push(format!("{game}: {k:?} is not kept ({})", net.bases[k.base].name));
+                }
+            }
+        }
     }
 }
 

@@ -37,7 +37,8 @@ impl LatchRules {
     /// The rules for the latches `analysis` found in `net`, keeping only effects on the base
     /// propositions marked in `reads`.
     pub fn new(net: &Net, analysis: &Analysis, reads: &[bool]) -> LatchRules {
-        let kept = kept_by_latches(net, &analysis.latches, reads);
+        let groups = analysis.invariants.as_ref().map_or(&[][..], |i| &i.groups);
+        let kept = kept_by_latches(net, &analysis.latches, reads, groups);
         let read = |&b: &usize| reads.get(b).copied().unwrap_or(false);
         let mut literals: Vec<(usize, LatchKind)> = analysis.latches.iter().map(|l| (l.base, l.kind)).collect();
         literals.sort_unstable();

@@ -161,27 +161,45 @@ const ONE_AT_A_TIME: Duration = Duration::from_millis(50);
 /// single literal.
 pub(crate) type Pair = ((usize, bool), (usize, bool));
 
-/// A claim about every step of play: one of the literals of `now` holds before it, or one of
-/// `next` after it ("a counter at 5 is not at 3 next", "once one of these holds, one of them
-/// holds next").
+/// A claim about every step of play.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Step {
-    /// Literals over the bases before the step.
-    pub now: Vec<(usize, bool)>,
-    /// Literals over the bases after it.
-    pub next: Vec<(usize, bool)>,
+pub(crate) enum Step {
+    /// One of the literals of `now` holds before the step, or one of `next` after it ("a counter
+    /// at 5 is not at 3 next").
+    Clause {
+        /// Literals over the bases before the step.
+        now: Vec<(usize, bool)>,
+        /// Literals over the bases after it.
+        next: Vec<(usize, bool)>,
+    },
+    /// Where one of the bases holds before the step, one of them holds after it: together they
+    /// latch.
+    Stays(Vec<usize>),
 }
 
 impl From<Pair> for Step {
     fn from((a, b): Pair) -> Step {
-        Step { now: vec![a], next: vec![b] }
+        Step::Clause { now: vec![a], next: vec![b] }
     }
 }
 
 impl Step {
     /// The bases it reads.
-    fn bases(&self) -> impl Iterator<Item = usize> + '_ {
-        self.now.iter().chain(&self.next).map(|&(b, _)| b)
+    fn bases(&self) -> Vec<usize> {
+        match self {
+            Step::Clause { now, next } => now.iter().chain(next).map(|&(b, _)| b).collect(),
+            Step::Stays(bases) => bases.clone(),
+        }
+    }
+
+    /// Whether the step from `now` to `next` (each base's value before and after) breaks it.
+    fn broken(&self, now: impl Fn(usize) -> bool, next: impl Fn(usize) -> bool) -> bool {
+        match self {
+            Step::Clause { now: before, next: after } => {
+                before.iter().all(|&(b, v)| now(b) != v) && after.iter().all(|&(b, v)| next(b) != v)
+            }
+            Step::Stays(bases) => bases.iter().any(|&b| now(b)) && bases.iter().all(|&b| !next(b)),
+        }
     }
 }
 
@@ -278,13 +296,25 @@ pub(crate) fn invariants(
         questions.push(q);
     }
     for step in steps {
-        // Its question implies that it fails: no literal of `now` holds now, none of `next` next.
+        // Its question implies that it fails.
         let q = enc.fresh();
-        for &(b, v) in &step.now {
-            enc.clause(&[!q, !literal(&enc, net.bases[b].node, v)]);
-        }
-        for &(b, v) in &step.next {
-            enc.clause(&[!q, !literal(&enc, net.bases[b].next, v)]);
+        match step {
+            Step::Clause { now, next } => {
+                for &(b, v) in now {
+                    enc.clause(&[!q, !literal(&enc, net.bases[b].node, v)]);
+                }
+                for &(b, v) in next {
+                    enc.clause(&[!q, !literal(&enc, net.bases[b].next, v)]);
+                }
+            }
+            Step::Stays(bases) => {
+                let mut some: Vec<Lit> = bases.iter().map(|&b| enc.lit(net.bases[b].node)).collect();
+                some.push(!q);
+                enc.clause(&some);
+                for &b in bases {
+                    enc.clause(&[!q, !enc.lit(net.bases[b].next)]);
+                }
+            }
         }
         questions.push(q);
     }
@@ -300,10 +330,7 @@ pub(crate) fn invariants(
                 open[k]
                     && match k.checked_sub(n) {
                         None => !candidates[k].holds(|b| enc.value(net.bases[b].next)),
-                        Some(j) => {
-                            steps[j].now.iter().all(|&(b, v)| enc.value(net.bases[b].node) != v)
-                                && steps[j].next.iter().all(|&(b, v)| enc.value(net.bases[b].next) != v)
-                        }
+                        Some(j) => steps[j].broken(|b| enc.value(net.bases[b].node), |b| enc.value(net.bases[b].next)),
                     }
             })
             .collect();
