@@ -5,9 +5,10 @@
 //! propagation) therefore holds in every later state too, since the literal is re-established
 //! each step; a goal value that evaluates false under those facts is out of reach for good, and
 //! one that evaluates true is guaranteed. With proved state invariants, the literal's group
-//! partners are known too, and what is forced next is closed under the groups. Per role and goal value this leaves two bitsets over
-//! the base propositions (latches that rule the value out when set, and when clear) and two for
-//! guarantees, so a state's achievable range costs a few word operations per goal value.
+//! partners are known too, and what is forced next is closed under the groups. Per role and goal
+//! value this leaves two bitsets over the base propositions (latches that rule the value out when
+//! set, and when clear) and two for guarantees, so a state's achievable range costs a few word
+//! operations per goal value.
 
 use crate::consequences::Consequences;
 use crate::implication::Implication;
