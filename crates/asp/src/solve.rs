@@ -238,6 +238,7 @@ mod tests {
             bases: bases.iter().map(|b| parse_term(b).unwrap()).collect(),
             inputs: inputs.iter().map(|(r, m)| (Sym::new(r), parse_term(m).unwrap())).collect(),
             fixed: Vec::new(),
+            groups: Vec::new(),
         }
     }
 
@@ -310,6 +311,23 @@ mod tests {
         assert_eq!(positive(&facts), [Verdict::NotLatch, Verdict::Latch]);
         facts.fixed.push((1, true));
         assert_eq!(positive(&facts), [Verdict::Latch, Verdict::Latch]);
+    }
+
+    #[test]
+    fn states_at_time_one_satisfy_the_groups() {
+        // d stays while a and b, which take turns, are not both true.
+        let rules = "(role r) (legal r go) (<= (next b) (true a)) (<= (next a) (true b))
+            (<= both (true a) (true b)) (<= (next d) (true d) (not both))";
+        let desc = gdl::parse("t", rules).unwrap();
+        let mut facts = facts(&desc, &["a", "b", "d"], &[("r", "go")]);
+        let positive =
+            |facts: &Facts| prove_latches(&desc, facts, Verdicts::unknown(3), None).unwrap().verdicts.positive[2];
+        assert_eq!(positive(&facts), Verdict::NotLatch);
+        facts.groups.push((vec![0, 1], true));
+        assert_eq!(positive(&facts), Verdict::Latch);
+        // At most one is enough: d needs only that a and b are never both true.
+        facts.groups[0].1 = false;
+        assert_eq!(positive(&facts), Verdict::Latch);
     }
 
     #[test]

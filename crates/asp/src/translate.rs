@@ -16,7 +16,8 @@
 //! character written `_<hex>_`. Kept names never contain `_`, so they cannot meet an escaped one,
 //! nor the translation's own predicates and functions, which all contain `_` and do not start with
 //! `q_` (`p_time`, `p_next`, `p_base`, `p_role`, `p_input`, `p_aux…`, `p_nullary`, `p_open`,
-//! `p_some`, `pos_cex`, `neg_cex`), except `true/2` and `does/3`, which stand for GDL's own.
+//! `p_some`, `p_member`, `p_exactly`, `p_held`, `pos_cex`, `neg_cex`), except `true/2` and
+//! `does/3`, which stand for GDL's own.
 
 use crate::Error;
 use gdl::{normal_bodies, Atom, Description, Lit, Rule, Sym, Term};
@@ -35,6 +36,9 @@ pub struct Facts {
     pub inputs: Vec<(Sym, Term)>,
     /// Bases known to have this value in every reachable state (they are fixed at time 1).
     pub fixed: Vec<(usize, bool)>,
+    /// Groups of bases of which at most one holds in every reachable state, and whether exactly
+    /// one does (the state at time 1 satisfies them).
+    pub groups: Vec<(Vec<usize>, bool)>,
 }
 
 /// Reads one ground GDL term written in KIF, such as `(cell 1 1 x)` or `noop`.
@@ -104,6 +108,25 @@ pub fn translate(desc: &Description, facts: &Facts) -> Result<String, Error> {
         out.push_str(if value { ":- not true(" } else { ":- true(" });
         ground_term(&mut out, base, "base proposition")?;
         out.push_str(",1).\n");
+    }
+    if !facts.groups.is_empty() {
+        out.push_str(concat!(
+            "% the state at time 1 satisfies the proved invariants\n",
+            ":- p_member(K,_), #count { I : p_member(K,I), p_base(I,F), true(F,1) } > 1.\n",
+            "p_held(K) :- p_member(K,I), p_base(I,F), true(F,1).\n",
+            ":- p_exactly(K), not p_held(K).\n",
+        ));
+    }
+    for (k, (members, exactly)) in facts.groups.iter().enumerate() {
+        for &i in members {
+            if i >= facts.bases.len() {
+                return Err(Error::Translate { rule: format!("group {k}"), reason: format!("no base {i}") });
+            }
+            out.push_str(&format!("p_member({k},{i}).\n"));
+        }
+        if *exactly {
+            out.push_str(&format!("p_exactly({k}).\n"));
+        }
     }
     out.push_str(concat!(
         "% a counterexample to base I being a positive / negative latch\n",
@@ -604,6 +627,7 @@ mod tests {
             bases: vec![parse_term("(cell 1 1 x)").unwrap(), parse_term("p").unwrap()],
             inputs: vec![(Sym::new("white"), parse_term("(mark 1 1)").unwrap())],
             fixed: vec![(1, true)],
+            groups: vec![(vec![0, 1], true)],
         };
         let l: Vec<String> = program("", &facts).lines().map(str::to_owned).collect();
         has(&l, "p_base(0,cell(1,1,x)).");
@@ -614,6 +638,11 @@ mod tests {
         has(&l, "1 { does(R,M,1) : p_input(R,M) } 1 :- p_role(R).");
         has(&l, ":- does(R,M,1), not legal(R,M,1).");
         has(&l, ":- not true(p,1).");
+        has(&l, "p_member(0,0).");
+        has(&l, "p_member(0,1).");
+        has(&l, "p_exactly(0).");
+        has(&l, ":- p_member(K,_), #count { I : p_member(K,I), p_base(I,F), true(F,1) } > 1.");
+        has(&l, ":- p_exactly(K), not p_held(K).");
         has(&l, "pos_cex(I) :- p_base(I,F), true(F,1), not p_next(F,1).");
         has(&l, "neg_cex(I) :- p_base(I,F), not true(F,1), p_next(F,1).");
     }

@@ -6,6 +6,7 @@
 //! solving; [`wait_for_abandoned_proofs`] collects it) while every question counts as unknown.
 //! The caller gets its answer on time either way.
 
+use crate::Group;
 use propnet::net::{Kind, Net};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::Mutex;
@@ -29,17 +30,18 @@ pub fn wait_for_abandoned_proofs() {
     }
 }
 
-/// Runs `asp::prove_latches` on the bases of `net`, with those `fixed` held at their values, on
-/// a thread of its own, and waits for it until `deadline` (and a
-/// moment); `None` if it has not answered by then.
+/// Runs `asp::prove_latches` on the bases of `net`, with those `fixed` held at their values and
+/// the state satisfying the proved `groups`, on a thread of its own, and waits for it until
+/// `deadline` (and a moment); `None` if it has not answered by then.
 pub(super) fn prove(
     desc: &gdl::Description,
     net: &Net,
     fixed: Vec<(usize, bool)>,
+    groups: &[Group],
     known: asp::Verdicts,
     deadline: Option<Instant>,
 ) -> Result<Option<asp::Report>, asp::Error> {
-    let (desc, facts) = (desc.clone(), facts(net, fixed)?);
+    let (desc, facts) = (desc.clone(), facts(net, fixed, groups)?);
     let (tx, rx) = mpsc::channel();
     let spawned = std::thread::Builder::new().name("latch proofs".into()).spawn(move || {
         // The receiver is gone if the caller stopped waiting; the answer is then wasted.
@@ -61,12 +63,13 @@ pub(super) fn prove(
 }
 
 /// The generator's domain, read off the optimised net.
-fn facts(net: &Net, fixed: Vec<(usize, bool)>) -> Result<asp::Facts, asp::Error> {
+fn facts(net: &Net, fixed: Vec<(usize, bool)>, groups: &[Group]) -> Result<asp::Facts, asp::Error> {
     let roles: Vec<gdl::Sym> = net.roles.iter().map(|r| gdl::Sym::new(r)).collect();
     let bases = net.bases.iter().map(|b| asp::parse_term(&b.name)).collect::<Result<_, _>>()?;
     let mut inputs = Vec::with_capacity(net.moves.len());
     for m in net.moves.iter().filter(|m| net.kinds[m.legal as usize] != Kind::Const(false)) {
         inputs.push((roles[m.role], asp::parse_term(&m.name)?));
     }
-    Ok(asp::Facts { roles, bases, inputs, fixed })
+    let groups = groups.iter().map(|g| (g.bases.clone(), g.exactly_one)).collect();
+    Ok(asp::Facts { roles, bases, inputs, fixed, groups })
 }

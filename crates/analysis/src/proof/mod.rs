@@ -108,9 +108,8 @@ pub struct ProofLatches {
 }
 
 /// Asks `prover`, for every base of `net` and both directions, whether it latches under the
-/// rules of `desc`, from the states that satisfy the proved `groups` (the SAT prover reads them;
-/// the answer-set prover ranges over every state); questions still open at `deadline` are
-/// counted as unknown.
+/// rules of `desc`, from the states that satisfy the proved `groups`; questions still open at
+/// `deadline` are counted as unknown.
 pub fn proof_latches(
     desc: &gdl::Description,
     net: &Net,
@@ -148,7 +147,7 @@ pub fn proof_latches(
         }
         #[cfg(feature = "clingo")]
         Prover::Clingo => {
-            let Some(report) = clingo::prove(desc, net, fixed, verdicts.clone(), deadline)? else {
+            let Some(report) = clingo::prove(desc, net, fixed, groups, verdicts.clone(), deadline)? else {
                 return Ok(out);
             };
             (out.ground, out.solve, out.models, out.set_up) = (report.ground, report.solve, report.models, true);
