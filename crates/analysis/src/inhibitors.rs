@@ -5,7 +5,10 @@
 //!
 //! *Structural*: three-valued propagation of `p = true` with everything else unknown, which
 //! generalises the chapter's scan ("every path to q passes through ¬p") to any gate shape.
-//! *Exact*: every marking of `q`'s next-value cone with `p` true, for small cones.
+//! *Exact*: every marking of `q`'s next-value cone with `p` true, for small cones. Both range
+//! over the states that satisfy the proved state invariants: the propagation starts from `p`
+//! and what the groups force with it, and closes what it forces next under them too; the
+//! enumeration leaves out markings that break a group.
 
 use crate::cone::Checker;
 use crate::consequences::Consequences;
