@@ -156,6 +156,9 @@ pub(super) fn prove(
 /// time, and how long one of those may take before its candidate is given up.
 const ALL_AT_ONCE: Duration = Duration::from_millis(100);
 const ONE_AT_A_TIME: Duration = Duration::from_millis(50);
+/// How many models believing a cycle one question of the growing proof may meet before it is
+/// left for the next round: each adds loop clauses, and some nets have many cycles to believe.
+const UNFOUNDED_RETRIES: usize = 8;
 
 /// A clause of two base-proposition literals: `(a.0 is a.1) or (b.0 is b.1)`; with `a == b`, a
 /// single literal.
@@ -244,8 +247,8 @@ impl Candidate {
 /// every such step. Steps are checked, never assumed, so they cost the induction nothing. Past
 /// `deadline` nothing is proved.
 ///
-/// With `give_up`, where the question for all at once takes longer than [`ALL_AT_ONCE`], the
-/// proof turns to growing a proved set instead, which is sound whenever it stops: a candidate
+/// With `give_up`, where the question for all at once takes longer than [`ALL_AT_ONCE`], or its
+/// rounds half the time left, the proof turns to growing a proved set instead, which is sound whenever it stops: a candidate
 /// joins it when one step from any state where it and the set hold keeps it (the set is then
 /// still inductive, its members kept from fewer assumptions), each question given at most
 /// [`ONE_AT_A_TIME`]; those that failed are asked again while the set grows, and at the
@@ -348,13 +351,20 @@ pub(crate) fn invariants(
     // the fixpoint.
     let any = enc.fresh();
     enc.tie(any, &questions, false);
+    // Where giving up is allowed, the rounds together get half the time left, so that a
+    // fixpoint reached a few candidates at a time leaves the growing proof time of its own.
+    let patience =
+        deadline.filter(|_| give_up).map(|d| Instant::now() + d.saturating_duration_since(Instant::now()) / 2);
     loop {
         if deadline.is_some_and(|d| Instant::now() >= d) {
             return nothing();
         }
+        if patience.is_some_and(|p| Instant::now() >= p) {
+            break;
+        }
         let mut assumptions = live(&open);
         assumptions.push(any);
-        let result = enc.solve_within(&assumptions, give_up.then_some(ALL_AT_ONCE), deadline);
+        let result = enc.solve_within(&assumptions, give_up.then_some(ALL_AT_ONCE), patience.or(deadline));
         if result == lbool::FALSE {
             return split(&open);
         }
@@ -397,7 +407,7 @@ pub(crate) fn invariants(
                 assumptions.push(assumed[k]);
             }
             assumptions.push(questions[k]);
-            loop {
+            for _ in 0..UNFOUNDED_RETRIES {
                 match enc.solve_within(&assumptions, Some(ONE_AT_A_TIME), deadline) {
                     result if result == lbool::FALSE => {
                         proved[k] = true;
