@@ -248,12 +248,12 @@ impl Candidate {
 /// `deadline` nothing is proved.
 ///
 /// With `give_up`, where the question for all at once takes longer than [`ALL_AT_ONCE`], or its
-/// rounds half the time left, the proof turns to growing a proved set instead, which is sound whenever it stops: a candidate
-/// joins it when one step from any state where it and the set hold keeps it (the set is then
-/// still inductive, its members kept from fewer assumptions), each question given at most
-/// [`ONE_AT_A_TIME`]; those that failed are asked again while the set grows, and at the
-/// deadline the set so far is the answer. It misses candidates that only hold together with
-/// others not yet in the set, which Houdini's fixpoint finds when it has the time. Without
+/// rounds half the time left, the proof turns to growing a proved set instead, which is sound
+/// whenever it stops: a candidate joins it when one step from any state where it and the set hold
+/// keeps it (the set is then still inductive, its members kept from fewer assumptions), each
+/// question given at most [`ONE_AT_A_TIME`]; those that failed are asked again while the set grows,
+/// and at the deadline the set so far is the answer. It misses candidates that only hold together
+/// with others not yet in the set, which Houdini's fixpoint finds when it has the time. Without
 /// `give_up`, the one question runs to the deadline.
 pub(crate) fn invariants(
     net: &Net,
