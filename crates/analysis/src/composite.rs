@@ -37,7 +37,8 @@ pub struct CompositeLatch {
 }
 
 /// The composite latches among pairs of non-latches whose joint cone has at most `2^max_bits`
-/// markings that satisfy the proved `groups`, stopping early at `deadline`.
+/// markings that satisfy the proved `groups` (pairs inside a group left out), stopping early at
+/// `deadline`.
 pub fn composite_latches(
     net: &Net,
     single: &[Latch],
@@ -64,6 +65,12 @@ pub fn composite_latches(
             };
             let (np, nq) = (np as usize, nq as usize);
             for junction in [Junction::Or, Junction::And] {
+                // A pair inside a group says nothing the group does not: its conjunction never
+                // holds, nor, where one of the group always holds, is its disjunction ever false.
+                let inside = |g: &&Group| g.bases.contains(&p) && g.bases.contains(&q);
+                if groups.iter().filter(inside).any(|g| junction == Junction::And || g.exactly_one) {
+                    continue;
+                }
                 let combine = |a: u64, b: u64| if junction == Junction::Or { a | b } else { a & b };
                 for kind in [LatchKind::Positive, LatchKind::Negative] {
                     let holds = checker.holds(&cone, &[], |b| {

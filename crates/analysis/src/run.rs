@@ -246,12 +246,6 @@ impl Analysis {
         latches.dedup();
         // A pair is only a composite latch if neither member latches alone, proofs included.
         composite.retain(|c| !latches.iter().any(|l| c.bases.contains(&l.base)));
-        // A pair inside a group says nothing the group does not: its conjunction never holds,
-        // nor, where one of the group always holds, is its disjunction ever false.
-        let trivial = |c: &CompositeLatch, g: &Group| {
-            (c.junction == Junction::And || g.exactly_one) && c.bases.iter().all(|b| g.bases.contains(b))
-        };
-        composite.retain(|c| !groups.iter().any(|g| trivial(c, g)));
         // The sets inside a group that latch as a whole.
         let sets = invariants.iter().flat_map(|i| &i.latches);
         composite.extend(sets.map(|set| CompositeLatch {
