@@ -40,6 +40,11 @@ impl<'a> Consequences<'a> {
         }
     }
 
+    /// `base` and the other members of every group it belongs to.
+    pub fn partners(&self, base: usize) -> impl Iterator<Item = usize> + '_ {
+        std::iter::once(base).chain(self.of[base].iter().flat_map(|&g| self.groups[g as usize].bases.iter().copied()))
+    }
+
     /// `facts` and what the groups force with them, in the order found; `None` when no state
     /// that satisfies the groups has them all (then no reachable state does).
     pub fn close(&mut self, facts: &[(usize, bool)]) -> Option<Vec<(usize, bool)>> {

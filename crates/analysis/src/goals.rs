@@ -143,20 +143,18 @@ impl GoalLatches {
         triggers.dedup();
         let mut imp = Implication::new(net);
         let mut consequences = Consequences::new(net.bases.len(), groups);
-        let nodes =
-            |facts: Vec<(usize, bool)>| facts.into_iter().map(|(q, v)| (net.bases[q].node, v)).collect::<Vec<_>>();
         let mut found = Vec::new();
         for (fires, held) in triggers {
             // The facts and what the groups force with them hold in every later state; what
             // they force next does too, with what the groups force with that.
             let Some(now) = consequences.close(&held) else { continue };
             imp.reset();
-            imp.assume(&nodes(now));
+            imp.assume_bases(&now);
             let mut next = imp.forced_next();
             next.extend_from_slice(&held);
             let Some(next) = consequences.close(&next) else { continue };
             imp.reset();
-            imp.assume(&nodes(next));
+            imp.assume_bases(&next);
             for (role, goals) in net.goals.iter().enumerate() {
                 for &(value, goal) in goals {
                     let effect = match imp.value(goal) {

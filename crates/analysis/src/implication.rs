@@ -94,6 +94,12 @@ impl<'a> Implication<'a> {
         }
     }
 
+    /// Adds assumptions about base propositions, by index, and propagates them.
+    pub fn assume_bases(&mut self, facts: &[(usize, bool)]) {
+        let nodes: Vec<(NodeId, bool)> = facts.iter().map(|&(b, v)| (self.net.bases[b].node, v)).collect();
+        self.assume(&nodes);
+    }
+
     fn set(&mut self, n: NodeId, v: bool) {
         if self.value[n as usize].is_none() {
             self.value[n as usize] = Some(v);

@@ -58,12 +58,11 @@ pub fn structural_inhibitors(net: &Net, groups: &[Group]) -> (Vec<Inhibitor>, Ve
     let mut imp = Implication::new(net);
     let mut consequences = Consequences::new(net.bases.len(), groups);
     let (mut pairs, mut goals) = (Vec::new(), Vec::new());
-    let nodes = |facts: &[(usize, bool)]| facts.iter().map(|&(q, v)| (net.bases[q].node, v)).collect::<Vec<_>>();
     for p in 0..net.bases.len() {
         // No reachable state has p true: there is nothing to say about one.
         let Some(now) = consequences.close(&[(p, true)]) else { continue };
         imp.reset();
-        imp.assume(&nodes(&now));
+        imp.assume_bases(&now);
         // The goals of this state that p alone rules out.
         let ruled_out = |imp: &Implication, goals: &mut Vec<GoalInhibitor>, when: When| {
             for (role, values) in net.goals.iter().enumerate() {
@@ -87,7 +86,7 @@ pub fn structural_inhibitors(net: &Net, groups: &[Group]) -> (Vec<Inhibitor>, Ve
             method: Method::Structural,
         }));
         imp.reset();
-        imp.assume(&nodes(&next));
+        imp.assume_bases(&next);
         ruled_out(&imp, &mut goals, When::Next);
     }
     pairs.sort_unstable();

@@ -39,10 +39,6 @@ pub fn kept_by_latches(net: &Net, latches: &[Latch], bases: &[bool], groups: &[G
             kinds[l.base].push(l.kind);
         }
     }
-    let mut of: Vec<Vec<usize>> = vec![Vec::new(); net.bases.len()];
-    for (g, group) in groups.iter().enumerate() {
-        group.bases.iter().for_each(|&b| of[b].push(g));
-    }
     let mut consequences = Consequences::new(net.bases.len(), groups);
     let mut imp = Implication::new(net);
     let mut out = Vec::new();
@@ -58,9 +54,7 @@ pub fn kept_by_latches(net: &Net, latches: &[Latch], bases: &[bool], groups: &[G
             }
             match net.kinds[n as usize] {
                 Kind::Base(i) => {
-                    let i = i as usize;
-                    let partners = of[i].iter().flat_map(|&g| groups[g].bases.iter().copied());
-                    upstream.extend(std::iter::once(i).chain(partners).filter(|&b| b != q && !kinds[b].is_empty()));
+                    upstream.extend(consequences.partners(i as usize).filter(|&b| b != q && !kinds[b].is_empty()));
                 }
                 Kind::Input(_) | Kind::Const(_) => {}
                 Kind::And | Kind::Or | Kind::Not => stack.extend(net.inputs[n as usize].iter().copied()),
@@ -75,7 +69,7 @@ pub fn kept_by_latches(net: &Net, latches: &[Latch], bases: &[bool], groups: &[G
                     // A pair no reachable state has: nothing to keep.
                     let Some(facts) = consequences.close(&facts) else { continue };
                     imp.reset();
-                    imp.assume(&facts.iter().map(|&(b, v)| (net.bases[b].node, v)).collect::<Vec<_>>());
+                    imp.assume_bases(&facts);
                     if imp.value(next) == Some(value) {
                         out.push(Kept { latch, kind, base: q, value });
                     }
