@@ -184,7 +184,7 @@ impl Setting {
 }
 
 /// Every setting of the `mcts` player: its parts first, then its numbers.
-pub const SETTINGS: [Setting; 28] = [
+pub const SETTINGS: [Setting; 29] = [
     part("analysis", |o| &mut o.analysis, "analyse the game during the start clock and hand the search what it finds"),
     part("ponder", |o| &mut o.ponder, "keep searching between move requests, on the opponents' time"),
     part(
@@ -233,6 +233,11 @@ pub const SETTINGS: [Setting; 28] = [
         "transpositions",
         |o| &mut o.search.transpositions,
         "value a move by every iteration through the state it leads to",
+    ),
+    part(
+        "dominance",
+        |o| &mut o.search.dominance,
+        "leave alone moves whose goal latches keep them below what another move is sure of",
     ),
     number(
         "batch",

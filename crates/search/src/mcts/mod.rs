@@ -52,7 +52,7 @@ mod tests;
 
 pub use self::engines::SearchMachine;
 use self::mast::Mast;
-use self::solver::compare;
+use self::solver::{compare, dominated, sure};
 use self::tree::{Edge, Kind, Node, NodeRef, Pool, Proof};
 use crate::matrix::{NormalForm, MAX_JOINT_MOVES};
 use analysis::Factors;
@@ -103,6 +103,10 @@ pub struct MctsConfig {
     /// dropped, pieces placed) most states are reached by many orders, and pooling their
     /// samples gives each move's estimate many times the playouts.
     pub transpositions: bool,
+    /// Where one role alone moves, leave alone a move whose state's goal latches keep it below
+    /// what another move is sure of, and take a proven move at least as good as every open
+    /// move's best as the node's result (chapter 12's dead-state removal in the tree).
+    pub dominance: bool,
     /// Where the roles have pieces, play only moves that keep as much material three to five
     /// plies deep as the best root move does (see [`Mcts::material_check`]), unless a proof
     /// says otherwise.
@@ -167,6 +171,7 @@ impl Default for MctsConfig {
             exploration: 0.7,
             open_root: false,
             transpositions: true,
+            dominance: true,
             material_check: false,
             check_plies: safety::CHECK_PLIES,
             latch_bias: 0.5,
@@ -526,7 +531,9 @@ impl<M: SearchMachine> Mcts<M> {
         let by_visits = |&i: &usize| (root.edge(role, i).visits, mean(i));
         // The local search's losses are forced losses too: while a move it has not proven lost
         // is open, none of them is played, however the tree saw it before the proof came.
-        let mut unproven: Vec<usize> = (0..count).filter(|&i| proven[i].is_none()).collect();
+        let sure = (root.kind == Kind::Mover(role) && self.config.dominance).then(|| sure(&self.pool, root, role));
+        let dominated = |i: usize| sure.is_some_and(|s| dominated(&self.pool, root, role, i, s));
+        let mut unproven: Vec<usize> = (0..count).filter(|&i| proven[i].is_none() && !dominated(i)).collect();
         let all_lost = unproven.iter().all(|&i| local(i) == Some(false));
         unproven.retain(|&i| all_lost || local(i) != Some(false));
         let top = check.and_then(|c| unproven.iter().map(|&i| c[i]).max_by(f64::total_cmp));

@@ -2,6 +2,7 @@
 //! where several roles choose at once and the search asks for it, by regret matching) and
 //! expands the first new joint move, and the statistics added (or taken back) along its path.
 
+use super::solver::{dominated, sure};
 use super::tree::{Edge, Kind, Node, NodeRef, Pool};
 use super::{Leaf, Mcts, MctsConfig, Plan, SearchMachine, Selected, MAX_PATH};
 use crate::matrix::matched_share;
@@ -227,7 +228,8 @@ impl<M: SearchMachine> Mcts<M> {
 /// exploration plus the fading goal-latch hint and latch-heuristic gain plus the local search's
 /// verdict. Moves whose result is proven are left alone while any other is open: playing them
 /// again teaches nothing, and the open ones are what stands between the node and its proof
-/// (their value reaches the ancestors through the node's floor instead).
+/// (their value reaches the ancestors through the node's floor instead). So are moves another
+/// move dominates (see [`dominated`]): some move is always left, the one whose bound is the bar.
 fn choose<M: SearchMachine>(
     pool: &Pool<M>,
     rng: &mut SmallRng,
@@ -244,7 +246,11 @@ fn choose<M: SearchMachine>(
     let mut best: Option<(usize, f64)> = None;
     let mut proven: Option<(usize, u8)> = None;
     let mut untried = Best::new();
+    let sure = (alone && config.dominance).then(|| sure(pool, node, role));
     for i in 0..count {
+        if sure.is_some_and(|s| dominated(pool, node, role, i, s)) {
+            continue;
+        }
         let edge = node.edge(role, i);
         let child = node.child(i as u64).filter(|_| alone).and_then(|c| pool.get(c));
         let prior = node.priors.get(i).filter(|_| alone && node.prior_weight > 0.0);

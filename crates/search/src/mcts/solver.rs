@@ -1,8 +1,13 @@
 //! The solver's backup: a node is proven once its result is decided by its children's proofs (a
 //! mover's best proven move reaching the best achievable score, or every move proven; every joint
 //! move of a simultaneous node proven equal), and proofs are ordered by score, then length.
+//!
+//! Where one role alone moves, the goal latches' ranges of the children also decide (chapter
+//! 12's dead states, with the best a sibling guarantees as the bar): a move whose state cannot
+//! reach the score another move is sure of is dominated and left alone, and a proven move at
+//! least as good as every open move's best is the node's result.
 
-use super::tree::{Kind, NodeRef, Proof};
+use super::tree::{Kind, Node, NodeRef, Pool, Proof};
 use super::{Mcts, SearchMachine};
 
 impl<M: SearchMachine> Mcts<M> {
@@ -21,7 +26,14 @@ impl<M: SearchMachine> Mcts<M> {
                 let proofs: Vec<Option<&Proof>> = (0..node.move_count(m) as u64).map(child_proof).collect();
                 let best = proofs.iter().flatten().copied().max_by(|a, b| compare(a, b, m, best_possible));
                 let floor = best.map(|p| p.scores.clone());
-                match best.filter(|p| p.scores[m] >= best_possible || proofs.iter().all(Option::is_some)) {
+                // The most an open move can still give the mover: its state's range, or the
+                // node's where it has no node yet.
+                let ceiling = (0..proofs.len()).filter(|&i| proofs[i].is_none()).map(|i| {
+                    let child = node.child(i as u64).and_then(|c| self.pool.get(c));
+                    child.filter(|_| self.config.dominance).map_or(best_possible, |c| c.range[m].1)
+                });
+                let ceiling = ceiling.max();
+                match best.filter(|p| p.scores[m] >= best_possible || ceiling.is_none_or(|c| p.scores[m] >= c)) {
                     Some(p) => Some(p.clone()),
                     None => {
                         if let Some(node) = self.pool.get_mut(at) {
@@ -48,6 +60,20 @@ impl<M: SearchMachine> Mcts<M> {
         }
         true
     }
+}
+
+/// The least score `role`, moving alone at `node`, is sure of by one of the moves that have a
+/// node: a proven move's score, or the least its state's goal latches leave it.
+pub(super) fn sure<M: SearchMachine>(pool: &Pool<M>, node: &Node<M>, role: usize) -> u8 {
+    let children = node.children.iter().filter_map(|&(_, c)| pool.get(c));
+    children.map(|c| c.proof.as_ref().map_or(c.range[role].0, |p| p.scores[role])).max().unwrap_or(0)
+}
+
+/// Whether `role`'s move `i` at `node`, where it alone moves, is open and dominated: its state
+/// cannot reach `sure`, the score another move is sure of.
+pub(super) fn dominated<M: SearchMachine>(pool: &Pool<M>, node: &Node<M>, role: usize, i: usize, sure: u8) -> bool {
+    let child = node.child(i as u64).and_then(|c| pool.get(c));
+    child.is_some_and(|c| c.proof.is_none() && c.range[role].1 < sure)
 }
 
 /// Orders proven results for `role`: a higher score is better; among equal scores, a shorter

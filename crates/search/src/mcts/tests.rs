@@ -515,3 +515,65 @@ fn a_line_the_rules_score_twice_is_played_for_its_higher_value() {
     let line = mcts.machine().find_move(1, "line").expect("a move");
     assert_eq!(mcts.best_move(1), Some(line));
 }
+
+/// A one-player game decided by its first move: `bank` latches `safe` (50, or 100 if the last
+/// of twenty coin moves is heads), ending the game at once if `bank_ends`; `gamble` latches
+/// `lost` (30 or 0 by the same coin). Each coin move is remembered, so no two lines of play meet.
+/// Where `bank` ends the game, a goal of 100 that no line reaches keeps the root's best open.
+fn bank_or_gamble(bank_ends: bool) -> Net {
+    let mut text = String::from(
+        "(role p) (init (step 0)) (coin h) (coin t)
+         (<= (legal p bank) (true (step 0)))
+         (<= (legal p gamble) (true (step 0)))
+         (<= (legal p (walk ?x)) (not (true (step 0))) (coin ?x))
+         (<= (next safe) (does p bank)) (<= (next safe) (true safe))
+         (<= (next lost) (does p gamble)) (<= (next lost) (true lost))
+         (<= (next lit) (does p (walk h)))
+         (<= (next (step ?m)) (true (step ?n)) (succ ?n ?m))
+         (<= (next (mark ?n ?x)) (true (step ?n)) (does p (walk ?x)))
+         (<= (next (mark ?n ?x)) (true (mark ?n ?x)))
+         (<= terminal (true (step 20)))
+         (<= (goal p 30) (not (true safe)) (true lost) (true lit))
+         (<= (goal p 0) (not (true safe)) (not (true lit)))",
+    );
+    text.push_str(if bank_ends {
+        "(<= terminal (true safe)) (<= (goal p 50) (true safe) (not (true lost)))
+         (<= (goal p 100) (not (true safe)) (not (true lost)) (true lit))"
+    } else {
+        "(<= (goal p 100) (true safe) (not (true lost)) (true lit))
+         (<= (goal p 50) (true safe) (not (true lost)) (not (true lit)))"
+    });
+    for n in 0..20 {
+        text.push_str(&format!("(succ {n} {})", n + 1));
+    }
+    testkit::compile(&testkit::load("bank-or-gamble", &text))
+}
+
+/// The root's visits to `gamble`, and the root's proof, after `iterations` with `dominance`.
+fn gamble_visits(net: &Net, dominance: bool, iterations: u64) -> (u64, Option<Vec<u32>>) {
+    let config = MctsConfig { dominance, ..config(100_000) };
+    let mut mcts = Mcts::new(Arc::new(Program::new(net)), Some(knowledge(net)), config).expect("starts");
+    let stats = mcts.search_iterations(iterations).expect("searches");
+    let m = PropnetMachine::new(net);
+    let gamble = m.find_move(0, "gamble").expect("a move");
+    let visits = mcts.move_stats(0).iter().find(|s| s.mv == gamble).map_or(0, |s| s.visits);
+    (visits, stats.proven)
+}
+
+#[test]
+fn a_move_whose_latches_keep_it_below_what_another_is_sure_of_is_left_alone() {
+    // After `gamble` the most left is 30; after `bank` the least is 50.
+    let net = bank_or_gamble(false);
+    let (dominated, _) = gamble_visits(&net, true, 20_000);
+    let (sampled, _) = gamble_visits(&net, false, 20_000);
+    assert!(dominated <= 1, "{dominated} visits to a dominated move");
+    assert!(sampled >= 5, "{sampled} visits without dominance");
+}
+
+#[test]
+fn a_proven_move_above_every_open_moves_best_proves_the_node() {
+    // `bank` ends the game with 50; `gamble`'s million lines can give 30 at most.
+    let net = bank_or_gamble(true);
+    assert_eq!(gamble_visits(&net, true, 3_000).1, Some(vec![50]));
+    assert_eq!(gamble_visits(&net, false, 3_000).1, None, "without dominance the coins must be tried");
+}
