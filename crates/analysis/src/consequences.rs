@@ -108,7 +108,7 @@ mod tests {
 
     #[test]
     fn a_true_member_clears_its_groups_and_a_last_open_member_of_an_exactly_one_group_holds() {
-        let g = |bases: &[usize], exactly_one| Group { bases: bases.to_vec(), exactly_one };
+        let g = |bases: &[usize], exactly_one| Group { bases: bases.to_vec(), exactly_one, pair: false };
         // A cell with three contents, a turn between two roles, and a pair at most one of.
         let groups = [g(&[0, 1, 2], true), g(&[3, 4], true), g(&[2, 5], false)];
         let mut c = Consequences::new(6, &groups);

@@ -9,6 +9,11 @@
 //! ([`crate::invariants`]): true initially and preserved, a group holds in every reachable state,
 //! whatever random play happened to show.
 //!
+//! Pairs of propositions of any relations that random play never saw true together, though
+//! each was true often enough that chance would hardly keep them apart (a turn counter's odd
+//! values and the first player's turn, two queens on one diagonal), are proved the same way
+//! afterwards, in the states that satisfy the groups proved.
+//!
 //! A group also gives composite latches larger than pairs (chapter 12: a group of propositions
 //! that latches as a whole): the members that random play led on to from one member (a
 //! counter's higher values, a piece's squares ahead of it) are a candidate set, and the same
@@ -32,6 +37,15 @@ const DEPTH: usize = 300;
 /// The most propositions over all candidate groups given to the proof, and over all candidate
 /// composite latches.
 const MOST_MEMBERS: usize = 20_000;
+/// The most pairs of propositions of any relations tried as never true together.
+const MOST_PAIRS: usize = 2_000;
+/// How many screened states would hold both of a pair, were they independent, for the pair to
+/// be tried: with none seen, chance alone explains that less than once in a hundred (e^-5).
+const LEAST_EXPECTED: f64 = 5.0;
+/// The most sampled states screened for pairs.
+const PAIR_SAMPLES: usize = 4_096;
+/// The most propositions screened for pairs, the most often true first.
+const MOST_OFTEN: usize = 1_024;
 
 /// A group of base propositions proved never to hold two at once.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -40,6 +54,10 @@ pub struct Group {
     pub bases: Vec<usize>,
     /// Whether one of them always holds: exactly one, not only at most one.
     pub exactly_one: bool,
+    /// Whether it is a pair of propositions of any relations that random play never saw true
+    /// together (a turn counter's odd value and the first player's turn), not one relation's
+    /// values in one place.
+    pub pair: bool,
 }
 
 /// What the search for groups found.
@@ -79,18 +97,18 @@ impl Exclusive {
         }
         let sets = latching_sets(&groups, &samples, &steps);
         let stays: Vec<Step> = sets.iter().map(|(_, set)| Step::Stays(set.clone())).collect();
-        let (proved, stayed) = crate::invariants(net, &claims, &stays, true, deadline);
+        let (proved, stayed) = crate::invariants(net, &claims, &stays, &[], true, deadline);
         // Cut short, the proof answers with what it proved so far; the rest is open.
         let cut = deadline.is_some_and(|d| Instant::now() >= d);
         let mut k = 0;
         let mut kept = Vec::new();
-        for g in groups {
+        for g in &groups {
             let at_most_one = proved[k];
             kept.push(at_most_one);
             let at_least_one = g.exactly_one && proved[k + 1];
             k += 1 + usize::from(g.exactly_one);
             match at_most_one {
-                true => found.groups.push(Group { bases: g.bases, exactly_one: at_least_one }),
+                true => found.groups.push(Group { bases: g.bases.clone(), exactly_one: at_least_one, pair: false }),
                 false if cut => found.open += 1,
                 false => found.refuted += 1,
             }
@@ -101,7 +119,27 @@ impl Exclusive {
                 found.latches.push(set);
             }
         }
+        found.prove_pairs(net, &samples, &groups, deadline);
         found
+    }
+
+    /// Adds the [`pairs`] of propositions (not both in one of the candidate `groups`) proved
+    /// never true together, in every state that satisfies the groups proved, with half the time
+    /// the groups left before `deadline`: the phases after need time too.
+    fn prove_pairs(&mut self, net: &Net, samples: &[Vec<bool>], groups: &[Group], deadline: Option<Instant>) {
+        let pairs = pairs(net, samples, groups);
+        let claims: Vec<Candidate> = pairs.iter().map(|p| Candidate::AtMostOne(p.bases.clone())).collect();
+        let half = deadline.map(|d| Instant::now() + d.saturating_duration_since(Instant::now()) / 2);
+        let (proved, _) = crate::invariants(net, &claims, &[], &self.groups, true, half);
+        let cut = half.is_some_and(|d| Instant::now() >= d);
+        self.candidates += pairs.len();
+        for (pair, proved) in pairs.into_iter().zip(proved) {
+            match proved {
+                true => self.groups.push(pair),
+                false if cut => self.open += 1,
+                false => self.refuted += 1,
+            }
+        }
     }
 }
 
@@ -141,13 +179,14 @@ fn latching_sets(groups: &[Group], samples: &[Vec<bool>], steps: &[(usize, usize
         .collect()
 }
 
-/// The states of random games from the initial state, as bits per base, until `until`, and the
-/// steps between them (pairs of indices).
+/// The states of random games from the initial state (each game's, so the initial one once per
+/// game, and at least once), as bits per base, until `until`, and the steps between them
+/// (pairs of indices).
 fn sample(net: &Net, until: Option<Instant>, seed: u64) -> (Vec<Vec<bool>>, Vec<(usize, usize)>) {
     let mut m = PropnetMachine::new(net);
     let mut rng = SmallRng::seed_from_u64(seed);
     let initial = m.initial_state();
-    let mut out = vec![(0..net.bases.len()).map(|b| net.bases[b].init).collect::<Vec<bool>>()];
+    let mut out = Vec::new();
     let mut steps = Vec::new();
     let until = until.unwrap_or_else(|| Instant::now() + Duration::from_secs(1));
     for _ in 0..GAMES {
@@ -155,13 +194,17 @@ fn sample(net: &Net, until: Option<Instant>, seed: u64) -> (Vec<Vec<bool>>, Vec<
             break;
         }
         let Ok(states) = random_trajectory(&mut m, &initial, &mut rng, DEPTH) else { break };
-        // The trajectory's first state is the initial one, the sample's first.
-        let mut before = 0;
-        for s in states.iter().skip(1) {
-            steps.push((before, out.len()));
-            before = out.len();
+        // Every game's states, its initial one included: each game passes through it, and a
+        // proposition true only there is as common as the games.
+        for (k, s) in states.iter().enumerate() {
+            if k > 0 {
+                steps.push((out.len() - 1, out.len()));
+            }
             out.push((0..net.bases.len()).map(|b| s.contains(b)).collect());
         }
+    }
+    if out.is_empty() {
+        out.push((0..net.bases.len()).map(|b| net.bases[b].init).collect());
     }
     (out, steps)
 }
@@ -210,7 +253,7 @@ fn candidates(net: &Net, samples: &[Vec<bool>]) -> Vec<Group> {
                 }
                 always_one &= count == 1;
             }
-            (seen.iter().filter(|&&x| x).count() >= 2).then_some(Group { bases, exactly_one: always_one })
+            (seen.iter().filter(|&&x| x).count() >= 2).then_some(Group { bases, exactly_one: always_one, pair: false })
         })
         .collect();
     groups.sort_by_key(|g| g.bases.len());
@@ -220,6 +263,58 @@ fn candidates(net: &Net, samples: &[Vec<bool>]) -> Vec<Group> {
         total <= MOST_MEMBERS
     });
     groups
+}
+
+/// Pairs of propositions of any relations, not both members of one candidate group, that no
+/// sampled state holds together though each is true often enough that, were they independent,
+/// [`LEAST_EXPECTED`] states or more would: at most [`MOST_PAIRS`], the strongest evidence
+/// first (the most states expected).
+fn pairs(net: &Net, samples: &[Vec<bool>], groups: &[Group]) -> Vec<Group> {
+    // The pairs are screened on an even spread of the samples, as bitsets.
+    let stride = samples.len().div_ceil(PAIR_SAMPLES).max(1);
+    let screen: Vec<&Vec<bool>> = samples.iter().step_by(stride).collect();
+    let words = screen.len().div_ceil(64);
+    let mut columns = vec![vec![0u64; words]; net.bases.len()];
+    let mut count = vec![0usize; net.bases.len()];
+    for (k, s) in screen.iter().enumerate() {
+        for (b, column) in columns.iter_mut().enumerate() {
+            if s[b] {
+                column[k / 64] |= 1 << (k % 64);
+                count[b] += 1;
+            }
+        }
+    }
+    // Propositions true in at least as many screened states as a pair must be expected in
+    // (no pair with a rarer one could be), and not in every one.
+    let least = LEAST_EXPECTED.ceil() as usize;
+    let mut often: Vec<usize> =
+        (0..net.bases.len()).filter(|&b| count[b] >= least && count[b] < screen.len()).collect();
+    often.sort_by_key(|&b| std::cmp::Reverse(count[b]));
+    often.truncate(MOST_OFTEN);
+    let mut of: Vec<Vec<usize>> = vec![Vec::new(); net.bases.len()];
+    for (g, group) in groups.iter().enumerate() {
+        for &b in &group.bases {
+            of[b].push(g);
+        }
+    }
+    let grouped = |a: usize, b: usize| of[a].iter().any(|g| of[b].contains(g));
+    let expected = |a: usize, b: usize| (count[a] * count[b]) as f64 / screen.len() as f64;
+    let mut found: Vec<(usize, usize, usize)> = Vec::new();
+    for (i, &a) in often.iter().enumerate() {
+        // Sorted by count, so the pairs with `a` further on are expected in ever fewer states.
+        for &b in often[i + 1..].iter().take_while(|&&b| expected(a, b) >= LEAST_EXPECTED) {
+            if columns[a].iter().zip(&columns[b]).all(|(x, y)| x & y == 0) && !grouped(a, b) {
+                found.push((count[a] * count[b], a.min(b), a.max(b)));
+            }
+        }
+    }
+    found.sort_unstable_by_key(|&(strength, a, b)| (std::cmp::Reverse(strength), a, b));
+    found
+        .into_iter()
+        .filter(|&(_, a, b)| !samples.iter().any(|s| s[a] && s[b]))
+        .take(MOST_PAIRS)
+        .map(|(_, a, b)| Group { bases: vec![a, b], exactly_one: false, pair: true })
+        .collect()
 }
 
 /// `groups` without those inside another at least as strong, the largest first.
@@ -275,12 +370,13 @@ mod tests {
         // With the initial state alone no group has two members seen true: ask the proof.
         assert!(groups.is_empty());
         let (p, q) = (base(&net, "p"), base(&net, "q"));
-        let (proved, _) = crate::invariants(&net, &[Candidate::AtMostOne(vec![p, q])], &[], false, None);
+        let (proved, _) = crate::invariants(&net, &[Candidate::AtMostOne(vec![p, q])], &[], &[], false, None);
         assert_eq!(proved, [false]);
         let counter: Vec<usize> = ["(c 1)", "(c 2)", "(c 3)"].iter().map(|n| base(&net, n)).collect();
         let (proved, _) = crate::invariants(
             &net,
             &[Candidate::AtMostOne(counter.clone()), Candidate::AnyOf(counter.iter().map(|&b| (b, true)).collect())],
+            &[],
             &[],
             false,
             None,
@@ -299,7 +395,7 @@ mod tests {
         let c: Vec<usize> = ["(c 1)", "(c 2)", "(c 3)"].iter().map(|n| base(&net, n)).collect();
         let group = [Candidate::AtMostOne(c.clone())];
         let holds = |set: &[usize]| {
-            let (proved, stepped) = crate::invariants(&net, &group, &[Step::Stays(set.to_vec())], false, None);
+            let (proved, stepped) = crate::invariants(&net, &group, &[Step::Stays(set.to_vec())], &[], false, None);
             assert_eq!(proved, [true]);
             stepped.iter().all(|&s| s)
         };
@@ -309,8 +405,40 @@ mod tests {
     }
 
     #[test]
+    fn a_counter_and_the_turn_are_never_out_of_step() {
+        // Two roles take turns for ten moves: on an odd count it is b's turn. No relation's
+        // shape says so; the pairs random play never saw together do, proved with the groups.
+        let net = crate::testing::compiled(
+            "(role a) (role b) (init (count 0)) (init (control a))
+             (succ 0 1) (succ 1 2) (succ 2 3) (succ 3 4) (succ 4 5) (succ 5 6) (succ 6 7) (succ 7 8)
+             (succ 8 9) (succ 9 10)
+             (<= (legal ?r (mark ?n)) (true (control ?r)) (true (count ?c)) (succ ?c ?n))
+             (<= (legal ?r noop) (role ?r) (not (true (control ?r))))
+             (<= (next (count ?n)) (does ?r (mark ?n)))
+             (<= (next (control a)) (true (control b))) (<= (next (control b)) (true (control a)))
+             (<= terminal (true (count 10))) (<= (goal ?r 50) (role ?r))",
+        );
+        let found = Exclusive::discover(&net, None, 1);
+        let pairs: Vec<Vec<String>> = found.groups.iter().filter(|g| g.pair).map(|g| named(&net, g)).collect();
+        for n in 0..=10 {
+            let wrong = if n % 2 == 0 { "(control b)" } else { "(control a)" };
+            let mut pair = vec![format!("(count {n})"), wrong.to_owned()];
+            pair.sort_by_key(|name| base(&net, name));
+            assert!(
+                pairs.contains(&pair),
+                "{pair:?} not in {pairs:?}; {} {} {}",
+                found.candidates,
+                found.refuted,
+                found.open
+            );
+        }
+        assert_eq!(pairs.len(), 11, "{pairs:?}");
+        assert!(found.groups.iter().filter(|g| !g.pair).all(|g| g.exactly_one));
+    }
+
+    #[test]
     fn groups_inside_stronger_ones_are_left_out() {
-        let g = |bases: &[usize], exactly_one| Group { bases: bases.to_vec(), exactly_one };
+        let g = |bases: &[usize], exactly_one| Group { bases: bases.to_vec(), exactly_one, pair: false };
         let kept = maximal(vec![g(&[1, 2], true), g(&[1, 2, 3], false), g(&[1, 2, 3, 4], false), g(&[5, 6], true)]);
         assert_eq!(kept, vec![g(&[1, 2, 3, 4], false), g(&[1, 2], true), g(&[5, 6], true)]);
     }

@@ -152,7 +152,9 @@ impl GoalLatches {
             imp.assume_bases(&now);
             let mut next = imp.forced_next();
             next.extend_from_slice(&held);
-            let Some(next) = consequences.close(&next) else { continue };
+            // Where no state has them next, a state that has them has no successor (the facts
+            // would hold in it): it ends the game, and its own goals are the last.
+            let next = consequences.close(&next).unwrap_or(now);
             imp.reset();
             imp.assume_bases(&next);
             for (role, goals) in net.goals.iter().enumerate() {
@@ -403,5 +405,27 @@ mod tests {
         moved.clear_bit(base(&net, "(c 1)"));
         moved.set_bit(two);
         assert!(g.is_dead(&moved, 0, Bar::AtLeast(100)) && !g.is_dead(initial.words(), 0, Bar::AtLeast(100)));
+    }
+
+    #[test]
+    fn a_latch_that_ends_the_game_decides_it_though_no_state_follows() {
+        // a may win on its turn, which ends the game: `won` and a's turn are never together, so
+        // no state can follow one that has `won`; its goals are the game's last.
+        let net = crate::testing::compiled(
+            "(role a) (role b) (init (control a))
+             (<= (legal a win) (true (control a))) (<= (legal a wait) (true (control a)))
+             (<= (legal a noop) (true (control b))) (<= (legal b noop))
+             (<= (next won) (does a win)) (<= (next won) (true won))
+             (<= (next (control a)) (true (control b))) (<= (next (control b)) (true (control a)))
+             (<= terminal (true won)) (<= (goal a 100) (true won)) (<= (goal a 0) (not (true won)))
+             (<= (goal b 0) (true won)) (<= (goal b 100) (not (true won)))",
+        );
+        let invariants = crate::Exclusive::discover(&net, None, 1);
+        let (won, turn) = (base(&net, "won"), base(&net, "(control a)"));
+        let pair = |g: &crate::Group| g.pair && g.bases.contains(&won) && g.bases.contains(&turn);
+        assert!(invariants.groups.iter().any(pair), "{:?}", invariants.groups);
+        let g = GoalLatches::new(&net, &structural_latches(&net), Some(&invariants));
+        let wins = GoalLatch { base: won, kind: LatchKind::Positive, role: 0, value: 100, effect: Effect::Guarantees };
+        assert!(g.latches.contains(&wins), "{:?}", g.latches);
     }
 }

@@ -102,7 +102,7 @@ pub(crate) fn prove(
     }
     let clauses: Vec<Candidate> = candidates.iter().copied().map(Candidate::pair).collect();
     let steps: Vec<Step> = steps.iter().copied().map(Step::from).collect();
-    let (proved, stepped) = crate::invariants(net, &clauses, &steps, false, deadline);
+    let (proved, stepped) = crate::invariants(net, &clauses, &steps, &[], false, deadline);
     let mut found: Vec<Pair> = candidates.iter().zip(&proved).filter(|(_, &p)| p).map(|(c, _)| *c).collect();
     found.sort_unstable();
     (targets.iter().map(|t| found.binary_search(t).is_ok()).collect(), stepped)

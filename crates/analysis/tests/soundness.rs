@@ -118,7 +118,7 @@ fn the_invariant_check_catches_a_false_group() {
         net.bases.iter().position(|x| x.name == "(cell 2 2 b)"),
     );
     let wrong = analysis::Exclusive {
-        groups: vec![analysis::Group { bases: vec![a.unwrap(), b.unwrap()], exactly_one: false }],
+        groups: vec![analysis::Group { bases: vec![a.unwrap(), b.unwrap()], exactly_one: false, pair: true }],
         ..Default::default()
     };
     let initial: Vec<usize> = (0..net.bases.len()).filter(|&i| net.bases[i].init).collect();
@@ -128,6 +128,7 @@ fn the_invariant_check_catches_a_false_group() {
         groups: vec![analysis::Group {
             bases: vec![net.bases.iter().position(|x| x.name == "(cell 1 1 x)").unwrap()],
             exactly_one: true,
+            pair: false,
         }],
         ..Default::default()
     };

@@ -180,16 +180,18 @@ pub fn proof_latches(
 /// Which of `candidates` hold in every reachable state, by induction: true initially, and kept by
 /// every legal step from a state where all the survivors hold; and which of `steps` hold of
 /// every legal step from a reachable state (see
-/// [`sat::invariants`], which says what `give_up` does). Past `deadline` none is proved.
+/// [`sat::invariants`], which says what `give_up` does), every state also satisfying the
+/// groups already proved in `within`. Past `deadline` none is proved.
 pub(crate) fn invariants(
     net: &Net,
     candidates: &[Candidate],
     steps: &[Step],
+    within: &[Group],
     give_up: bool,
     deadline: Option<Instant>,
 ) -> (Vec<bool>, Vec<bool>) {
     let initially: Vec<Candidate> = candidates.iter().filter(|c| c.holds(|b| net.bases[b].init)).cloned().collect();
-    let (verdicts, stepped) = sat::invariants(net, &fixed_bases(net), &initially, steps, give_up, deadline);
+    let (verdicts, stepped) = sat::invariants(net, &fixed_bases(net), within, &initially, steps, give_up, deadline);
     let mut proved: Vec<&Candidate> = initially.iter().zip(verdicts).filter(|(_, p)| *p).map(|(c, _)| c).collect();
     proved.sort_unstable();
     (candidates.iter().map(|c| proved.binary_search(&c).is_ok()).collect(), stepped)

@@ -258,6 +258,7 @@ impl Candidate {
 pub(crate) fn invariants(
     net: &Net,
     fixed: &[(usize, bool)],
+    within: &[Group],
     candidates: &[Candidate],
     steps: &[Step],
     give_up: bool,
@@ -270,6 +271,7 @@ pub(crate) fn invariants(
     }
     let bases = candidates.iter().flat_map(Candidate::bases).chain(steps.iter().flat_map(Step::bases));
     let mut enc = Encoding::transition(net, fixed, bases, true, deadline);
+    enc.within(within);
     let literal = |enc: &Encoding, node: NodeId, value: bool| if value { enc.lit(node) } else { !enc.lit(node) };
     let mut assumed = Vec::with_capacity(candidates.len());
     let mut questions = Vec::with_capacity(candidates.len());

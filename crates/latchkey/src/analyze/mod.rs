@@ -121,7 +121,7 @@ struct InvariantsEntry {
 
 #[derive(Serialize)]
 struct GroupEntry {
-    /// `exactly_one` or `at_most_one`.
+    /// `exactly_one`, `at_most_one`, or `never_together` for a pair of any relations.
     kind: &'static str,
     /// The propositions in one line: `(cell 1 1 x|o|b)`.
     pattern: String,
@@ -136,8 +136,12 @@ fn invariants_entry(net: &Net, found: &analysis::Exclusive) -> InvariantsEntry {
         .map(|g| {
             let propositions: Vec<String> = g.bases.iter().map(|&b| net.bases[b].name.clone()).collect();
             GroupEntry {
-                kind: if g.exactly_one { "exactly_one" } else { "at_most_one" },
-                pattern: pattern(&propositions),
+                kind: match (g.pair, g.exactly_one) {
+                    (true, _) => "never_together",
+                    (false, true) => "exactly_one",
+                    (false, false) => "at_most_one",
+                },
+                pattern: if g.pair { propositions.join(" ") } else { pattern(&propositions) },
                 propositions,
             }
         })
@@ -593,10 +597,16 @@ fn print(r: &Report) {
                 if i.open > 0 { format!(", {} open at the deadline", i.open) } else { String::new() },
                 i.groups.len()
             );
-            for g in &i.groups {
+            let (pairs, groups): (Vec<&GroupEntry>, Vec<&GroupEntry>) =
+                i.groups.iter().partition(|g| g.kind == "never_together");
+            for g in groups {
                 let kind = if g.kind == "exactly_one" { "exactly one of" } else { "at most one of" };
                 println!("  {kind} {}", g.pattern);
             }
+            for g in pairs.iter().take(LISTED) {
+                println!("  never together: {}", g.pattern);
+            }
+            more(pairs.len(), "pairs never together");
         }
         None => println!("\ninvariants: not looked for in time"),
     }
