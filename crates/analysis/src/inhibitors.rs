@@ -16,6 +16,7 @@ use crate::implication::Implication;
 use crate::{Group, Method};
 use propnet::net::Net;
 use serde::Serialize;
+use std::time::Instant;
 
 /// `inhibitor` true in a state forces `target` false in the next.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -54,11 +55,20 @@ pub struct GoalInhibitor {
 /// The inhibitors and goal inhibitors that three-valued propagation proves, in the states that
 /// satisfy the proved `groups` (pass none to range over every marking): with `p` true its group
 /// partners are false, and what one step forces is closed under the groups in the next state.
-pub fn structural_inhibitors(net: &Net, groups: &[Group]) -> (Vec<Inhibitor>, Vec<GoalInhibitor>) {
+/// Past `deadline` the propositions not yet asked about are left out (a group of hundreds makes
+/// each question touch much of a large net).
+pub fn structural_inhibitors(
+    net: &Net,
+    groups: &[Group],
+    deadline: Option<Instant>,
+) -> (Vec<Inhibitor>, Vec<GoalInhibitor>) {
     let mut imp = Implication::new(net);
     let mut consequences = Consequences::new(net.bases.len(), groups);
     let (mut pairs, mut goals) = (Vec::new(), Vec::new());
     for p in 0..net.bases.len() {
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            break;
+        }
         // No reachable state has p true: there is nothing to say about one.
         let Some(now) = consequences.close(&[(p, true)]) else { continue };
         imp.reset();
@@ -126,7 +136,7 @@ mod tests {
             let net = net(game);
             let exact = exact_inhibitors(&net, 12, &[]);
             let checker = Checker::new(&net);
-            for s in structural_inhibitors(&net, &[]).0 {
+            for s in structural_inhibitors(&net, &[], None).0 {
                 if checker.cone(&[net.bases[s.target].next], 12).is_some() {
                     let found = exact.iter().any(|e| (e.inhibitor, e.target) == (s.inhibitor, s.target));
                     assert!(found, "{game}: {s:?} not found exactly");
@@ -144,7 +154,7 @@ mod tests {
              (<= (goal white 100) (not (true q)) (not (true r))) (<= (goal white 0) (true q))
              (<= (goal white 0) (true r)) (<= terminal (true q)) (<= terminal (true r))",
         );
-        let (_, goals) = structural_inhibitors(&net, &[]);
+        let (_, goals) = structural_inhibitors(&net, &[], None);
         for name in ["q", "r"] {
             let b = base(&net, name);
             let now = GoalInhibitor { base: b, role: 0, value: 100, when: When::Now };
@@ -162,10 +172,10 @@ mod tests {
         let groups = crate::Exclusive::discover(&net, None, 1).groups;
         let (x, b, o) = (base(&net, "(cell 1 1 x)"), base(&net, "(cell 1 1 b)"), base(&net, "(cell 1 1 o)"));
         let pair = |i: &Inhibitor| (i.inhibitor, i.target);
-        for found in [structural_inhibitors(&net, &[]).0, exact_inhibitors(&net, 16, &[])] {
+        for found in [structural_inhibitors(&net, &[], None).0, exact_inhibitors(&net, 16, &[])] {
             assert!(!found.iter().any(|i| pair(i) == (x, b)), "{found:?}");
         }
-        let structural = structural_inhibitors(&net, &groups).0;
+        let structural = structural_inhibitors(&net, &groups, None).0;
         for (p, q) in [(x, b), (x, o), (o, b), (o, x)] {
             assert!(structural.iter().any(|i| pair(i) == (p, q)), "{p} {q}: {structural:?}");
         }
@@ -178,7 +188,7 @@ mod tests {
     #[test]
     fn untwisty_corridor_p_inhibits_the_goal_light_and_the_goal() {
         let net = net("untwistycorridor");
-        let (structural, goals) = structural_inhibitors(&net, &[]);
+        let (structural, goals) = structural_inhibitors(&net, &[], None);
         let (p, q8) = (base(&net, "p"), base(&net, "q8"));
         assert!(structural.iter().any(|i| i.inhibitor == p && i.target == q8), "{structural:?}");
         assert!(goals.iter().any(|g| g.base == p && g.value == 100 && g.when == When::Next), "{goals:?}");

@@ -173,8 +173,13 @@ impl Analysis {
         let mut composite = runner
             .phase("composite latches", || composite_latches(net, &latches, groups, options.composite_bits, deadline))
             .unwrap_or_default();
+        // A share of what is left: on a large net with large groups each question is costly.
+        let share = part_of_rest(deadline, 6);
         let (mut inhibitors, goal_inhibitors) =
-            runner.phase("structural inhibitors", || structural_inhibitors(net, groups)).unwrap_or_default();
+            runner.phase("structural inhibitors", || structural_inhibitors(net, groups, share)).unwrap_or_default();
+        if share.is_some_and(|s| Instant::now() >= s) {
+            runner.notes.push("structural inhibitors: cut short by the deadline".to_owned());
+        }
         if options.exact {
             inhibitors.extend(
                 runner
