@@ -88,31 +88,29 @@ impl Exclusive {
         let mut found = Exclusive { samples: samples.len(), ..Exclusive::default() };
         let groups = candidates(net, &samples);
         found.candidates = groups.len();
-        let mut claims = Vec::new();
-        for g in &groups {
-            claims.push(Candidate::AtMostOne(g.bases.clone()));
-            if g.exactly_one {
-                claims.push(Candidate::AnyOf(g.bases.iter().map(|&b| (b, true)).collect()));
-            }
-        }
+        // The exactly-one candidates first, alone: those that hold only together (a sliding
+        // puzzle's one tile per cell and one cell per tile) are a small question before the
+        // many at-most-one candidates crowd it. The rest are proved with them assumed, the
+        // sets inside the groups alongside, in the time they leave.
+        let strong: Vec<&Group> = groups.iter().filter(|g| g.exactly_one).collect();
+        let (first, _) = prove_groups(net, &strong, &[], &[], deadline);
+        let assumed: Vec<Group> = first.iter().flatten().cloned().collect();
+        let rest: Vec<&Group> =
+            groups.iter().filter(|g| !assumed.iter().any(|a| a.bases == g.bases && a.exactly_one)).collect();
         let sets = latching_sets(&groups, &samples, &steps);
         let stays: Vec<Step> = sets.iter().map(|(_, set)| Step::Stays(set.clone())).collect();
-        let (proved, stayed) = crate::invariants(net, &claims, &stays, &[], true, deadline);
+        let (second, stayed) = prove_groups(net, &rest, &stays, &assumed, deadline);
         // Cut short, the proof answers with what it proved so far; the rest is open.
         let cut = deadline.is_some_and(|d| Instant::now() >= d);
-        let mut k = 0;
-        let mut kept = Vec::new();
-        for g in &groups {
-            let at_most_one = proved[k];
-            kept.push(at_most_one);
-            let at_least_one = g.exactly_one && proved[k + 1];
-            k += 1 + usize::from(g.exactly_one);
-            match at_most_one {
-                true => found.groups.push(Group { bases: g.bases.clone(), exactly_one: at_least_one, pair: false }),
-                false if cut => found.open += 1,
-                false => found.refuted += 1,
+        found.groups = assumed;
+        for proved in second {
+            match proved {
+                Some(g) => found.groups.push(g),
+                None if cut => found.open += 1,
+                None => found.refuted += 1,
             }
         }
+        let kept: Vec<bool> = groups.iter().map(|g| found.groups.iter().any(|f| f.bases == g.bases)).collect();
         found.groups = maximal(found.groups);
         for ((g, set), stays) in sets.into_iter().zip(stayed) {
             if stays && kept[g] {
@@ -141,6 +139,35 @@ impl Exclusive {
             }
         }
     }
+}
+
+/// Which of `groups` hold at most one (`Some`, exactly one where that is proved too) in every
+/// reachable state, and which of `steps` hold of every step from one, every state also
+/// satisfying the groups proved in `within`.
+fn prove_groups(
+    net: &Net,
+    groups: &[&Group],
+    steps: &[Step],
+    within: &[Group],
+    deadline: Option<Instant>,
+) -> (Vec<Option<Group>>, Vec<bool>) {
+    let mut claims = Vec::new();
+    for g in groups {
+        claims.push(Candidate::AtMostOne(g.bases.clone()));
+        if g.exactly_one {
+            claims.push(Candidate::AnyOf(g.bases.iter().map(|&b| (b, true)).collect()));
+        }
+    }
+    let (proved, stayed) = crate::invariants(net, &claims, steps, within, true, deadline);
+    let mut k = 0;
+    let mut out = Vec::new();
+    for g in groups {
+        let at_most_one = proved[k];
+        let exactly_one = g.exactly_one && proved[k + 1];
+        k += 1 + usize::from(g.exactly_one);
+        out.push(at_most_one.then(|| Group { bases: g.bases.clone(), exactly_one, pair: false }));
+    }
+    (out, stayed)
 }
 
 /// Per candidate group, by index, the sets of its members that random play led on to from one
