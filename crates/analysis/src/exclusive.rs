@@ -5,14 +5,15 @@
 //! argument but one or two (`(cell 1 1 x)`, `(cell 1 1 o)`, `(cell 1 1 b)`), or all of a relation
 //! (`(control white)`, `(control black)`). Random play keeps the groups no sampled state holds two
 //! of, noting those every sampled state holds one of; the proof then keeps what one step of legal
-//! play preserves from any state where all of them hold, all the groups together, by induction
-//! ([`crate::invariants`]): true initially and preserved, a group holds in every reachable state,
-//! whatever random play happened to show.
+//! play preserves from any state where all of them hold, by induction ([`crate::invariants`]):
+//! true initially and preserved, a group holds in every reachable state, whatever random play
+//! happened to show. The exactly-one candidates are proved first, together, and the rest then in
+//! the states they allow.
 //!
 //! Pairs of propositions of any relations that random play never saw true together, though
 //! each was true often enough that chance would hardly keep them apart (a turn counter's odd
-//! values and the first player's turn, two queens on one diagonal), are proved the same way
-//! afterwards, in the states that satisfy the groups proved.
+//! values and the first player's turn, a step counter and the cells not yet reached), are proved
+//! the same way afterwards, in the states that satisfy the groups proved.
 //!
 //! A group also gives composite latches larger than pairs (chapter 12: a group of propositions
 //! that latches as a whole): the members that random play led on to from one member (a
