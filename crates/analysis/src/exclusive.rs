@@ -91,16 +91,19 @@ impl Exclusive {
         found.candidates = groups.len();
         // The exactly-one candidates first, alone: those that hold only together (a sliding
         // puzzle's one tile per cell and one cell per tile) are a small question before the
-        // many at-most-one candidates crowd it. The rest are proved with them assumed, the
-        // sets inside the groups alongside, in the time they leave.
+        // many at-most-one candidates crowd it. The rest are proved with them assumed, in the
+        // time they leave. The sets inside a group are checked with it.
+        let sets = latching_sets(&groups, &samples, &steps);
+        let (strong_sets, weak_sets): (Vec<_>, Vec<_>) = sets.into_iter().partition(|(g, _)| groups[*g].exactly_one);
+        let stays = |sets: &[(usize, Vec<usize>)]| -> Vec<Step> {
+            sets.iter().map(|(_, set)| Step::Stays(set.clone())).collect()
+        };
         let strong: Vec<&Group> = groups.iter().filter(|g| g.exactly_one).collect();
-        let (first, _) = prove_groups(net, &strong, &[], &[], deadline);
+        let (first, strong_stayed) = prove_groups(net, &strong, &stays(&strong_sets), &[], deadline);
         let assumed: Vec<Group> = first.iter().flatten().cloned().collect();
         let rest: Vec<&Group> =
             groups.iter().filter(|g| !assumed.iter().any(|a| a.bases == g.bases && a.exactly_one)).collect();
-        let sets = latching_sets(&groups, &samples, &steps);
-        let stays: Vec<Step> = sets.iter().map(|(_, set)| Step::Stays(set.clone())).collect();
-        let (second, stayed) = prove_groups(net, &rest, &stays, &assumed, deadline);
+        let (second, weak_stayed) = prove_groups(net, &rest, &stays(&weak_sets), &assumed, deadline);
         // Cut short, the proof answers with what it proved so far; the rest is open.
         let cut = deadline.is_some_and(|d| Instant::now() >= d);
         found.groups = assumed;
@@ -113,7 +116,8 @@ impl Exclusive {
         }
         let kept: Vec<bool> = groups.iter().map(|g| found.groups.iter().any(|f| f.bases == g.bases)).collect();
         found.groups = maximal(found.groups);
-        for ((g, set), stays) in sets.into_iter().zip(stayed) {
+        let sets = strong_sets.into_iter().zip(strong_stayed).chain(weak_sets.into_iter().zip(weak_stayed));
+        for ((g, set), stays) in sets {
             if stays && kept[g] {
                 found.latches.push(set);
             }
