@@ -22,6 +22,7 @@
 //! next. With the group proved, one member of such a set holding means none outside it does,
 //! for good.
 
+use crate::consequences::Consequences;
 use crate::{Candidate, Step};
 use machine::{random_trajectory, StateMachine};
 use propnet::net::Net;
@@ -101,8 +102,8 @@ impl Exclusive {
         let strong: Vec<&Group> = groups.iter().filter(|g| g.exactly_one).collect();
         let (first, strong_stayed) = prove_groups(net, &strong, &stays(&strong_sets), &[], deadline);
         let assumed: Vec<Group> = first.iter().flatten().cloned().collect();
-        let rest: Vec<&Group> =
-            groups.iter().filter(|g| !assumed.iter().any(|a| a.bases == g.bases && a.exactly_one)).collect();
+        let settled: BTreeSet<&[usize]> = assumed.iter().filter(|a| a.exactly_one).map(|a| &a.bases[..]).collect();
+        let rest: Vec<&Group> = groups.iter().filter(|g| !settled.contains(&g.bases[..])).collect();
         let (second, weak_stayed) = prove_groups(net, &rest, &stays(&weak_sets), &assumed, deadline);
         // Cut short, the proof answers with what it proved so far; the rest is open.
         let cut = deadline.is_some_and(|d| Instant::now() >= d);
@@ -114,7 +115,8 @@ impl Exclusive {
                 None => found.refuted += 1,
             }
         }
-        let kept: Vec<bool> = groups.iter().map(|g| found.groups.iter().any(|f| f.bases == g.bases)).collect();
+        let proved: BTreeSet<&[usize]> = found.groups.iter().map(|f| &f.bases[..]).collect();
+        let kept: Vec<bool> = groups.iter().map(|g| proved.contains(&g.bases[..])).collect();
         found.groups = maximal(found.groups);
         let sets = strong_sets.into_iter().zip(strong_stayed).chain(weak_sets.into_iter().zip(weak_stayed));
         for ((g, set), stays) in sets {
@@ -323,13 +325,8 @@ fn pairs(net: &Net, samples: &[Vec<bool>], groups: &[Group]) -> Vec<Group> {
         (0..net.bases.len()).filter(|&b| count[b] >= least && count[b] < screen.len()).collect();
     often.sort_by_key(|&b| std::cmp::Reverse(count[b]));
     often.truncate(MOST_OFTEN);
-    let mut of: Vec<Vec<usize>> = vec![Vec::new(); net.bases.len()];
-    for (g, group) in groups.iter().enumerate() {
-        for &b in &group.bases {
-            of[b].push(g);
-        }
-    }
-    let grouped = |a: usize, b: usize| of[a].iter().any(|g| of[b].contains(g));
+    let partners = Consequences::new(net.bases.len(), groups);
+    let grouped = |a: usize, b: usize| partners.partners(a).any(|p| p == b);
     let expected = |a: usize, b: usize| (count[a] * count[b]) as f64 / screen.len() as f64;
     let mut found: Vec<(usize, usize, usize)> = Vec::new();
     for (i, &a) in often.iter().enumerate() {

@@ -295,6 +295,9 @@ pub struct Mcts<M: SearchMachine = PropnetMachine> {
     playouts: u64,
     /// Per role, the lowest and highest goal value the game has.
     game_range: Vec<(u8, u8)>,
+    /// Whether moves are compared by their states' ranges ([`MctsConfig::dominance`]): only
+    /// where goal latches give states ranges other than the game's.
+    dominance: bool,
     plan: Option<Plan<M::Move>>,
     /// Every move's mean score, where playouts use them.
     mast: Option<Mast>,
@@ -348,6 +351,7 @@ impl<M: SearchMachine> Mcts<M> {
             (config.mast > 0.0 && machine.move_count() > 0).then(|| Mast::new(machine.move_count(), config.mast));
         let knowledge = knowledge.filter(|g| bits && !g.is_empty());
         let outlook = knowledge.as_deref().and_then(Knowledge::outlook).cloned();
+        let dominance = config.dominance && knowledge.as_deref().is_some_and(|k| !k.goals().is_empty());
         let mut mcts = Mcts {
             knowledge,
             pool: Pool::new(config.max_nodes, config.max_bytes),
@@ -362,6 +366,7 @@ impl<M: SearchMachine> Mcts<M> {
             iterations: 0,
             playouts: 0,
             game_range,
+            dominance,
             plan: None,
             mast,
             checked: None,
@@ -531,8 +536,9 @@ impl<M: SearchMachine> Mcts<M> {
         let by_visits = |&i: &usize| (root.edge(role, i).visits, mean(i));
         // The local search's losses are forced losses too: while a move it has not proven lost
         // is open, none of them is played, however the tree saw it before the proof came.
-        let sure = (root.kind == Kind::Mover(role) && self.config.dominance).then(|| sure(&self.pool, root, role));
-        let dominated = |i: usize| sure.is_some_and(|s| dominated(&self.pool, root, role, i, s));
+        let sure = (root.kind == Kind::Mover(role) && self.dominance).then(|| sure(&self.pool, root, role));
+        let child = |i: usize| root.child(i as u64).and_then(|c| self.pool.get(c));
+        let dominated = |i: usize| sure.is_some_and(|s| dominated(child(i), role, s));
         let mut unproven: Vec<usize> = (0..count).filter(|&i| proven[i].is_none() && !dominated(i)).collect();
         let all_lost = unproven.iter().all(|&i| local(i) == Some(false));
         unproven.retain(|&i| all_lost || local(i) != Some(false));

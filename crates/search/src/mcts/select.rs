@@ -45,7 +45,7 @@ impl<M: SearchMachine> Mcts<M> {
             choice.clear();
             for r in 0..self.roles {
                 let (c, chance) = if node.regrets.is_empty() {
-                    (choose(&self.pool, &mut self.rng, &self.config, node, r), 1.0)
+                    (choose(&self.pool, &mut self.rng, &self.config, self.dominance, node, r), 1.0)
                 } else {
                     match_regret(node, r, self.config.regret as f32, &mut self.rng)
                 };
@@ -229,11 +229,13 @@ impl<M: SearchMachine> Mcts<M> {
 /// verdict. Moves whose result is proven are left alone while any other is open: playing them
 /// again teaches nothing, and the open ones are what stands between the node and its proof
 /// (their value reaches the ancestors through the node's floor instead). So are moves another
-/// move dominates (see [`dominated`]): some move is always left, the one whose bound is the bar.
+/// move dominates (see [`dominated`], where the search compares ranges): some move is always
+/// left, the one whose bound is the bar.
 fn choose<M: SearchMachine>(
     pool: &Pool<M>,
     rng: &mut SmallRng,
     config: &MctsConfig,
+    dominance: bool,
     node: &Node<M>,
     role: usize,
 ) -> usize {
@@ -246,13 +248,13 @@ fn choose<M: SearchMachine>(
     let mut best: Option<(usize, f64)> = None;
     let mut proven: Option<(usize, u8)> = None;
     let mut untried = Best::new();
-    let sure = (alone && config.dominance).then(|| sure(pool, node, role));
+    let sure = (alone && dominance).then(|| sure(pool, node, role));
     for i in 0..count {
-        if sure.is_some_and(|s| dominated(pool, node, role, i, s)) {
+        let child = node.child(i as u64).filter(|_| alone).and_then(|c| pool.get(c));
+        if sure.is_some_and(|s| dominated(child, role, s)) {
             continue;
         }
         let edge = node.edge(role, i);
-        let child = node.child(i as u64).filter(|_| alone).and_then(|c| pool.get(c));
         let prior = node.priors.get(i).filter(|_| alone && node.prior_weight > 0.0);
         let prior = prior.map(|&p| (f64::from(p), f64::from(node.prior_weight)));
         if let Some(p) = child.and_then(|c| c.proof.as_ref()) {

@@ -30,7 +30,7 @@ impl<M: SearchMachine> Mcts<M> {
                 // node's where it has no node yet.
                 let ceiling = (0..proofs.len()).filter(|&i| proofs[i].is_none()).map(|i| {
                     let child = node.child(i as u64).and_then(|c| self.pool.get(c));
-                    child.filter(|_| self.config.dominance).map_or(best_possible, |c| c.range[m].1)
+                    child.filter(|_| self.dominance).map_or(best_possible, |c| c.range[m].1)
                 });
                 let ceiling = ceiling.max();
                 match best.filter(|p| p.scores[m] >= best_possible || ceiling.is_none_or(|c| p.scores[m] >= c)) {
@@ -69,10 +69,9 @@ pub(super) fn sure<M: SearchMachine>(pool: &Pool<M>, node: &Node<M>, role: usize
     children.map(|c| c.proof.as_ref().map_or(c.range[role].0, |p| p.scores[role])).max().unwrap_or(0)
 }
 
-/// Whether `role`'s move `i` at `node`, where it alone moves, is open and dominated: its state
-/// cannot reach `sure`, the score another move is sure of.
-pub(super) fn dominated<M: SearchMachine>(pool: &Pool<M>, node: &Node<M>, role: usize, i: usize, sure: u8) -> bool {
-    let child = node.child(i as u64).and_then(|c| pool.get(c));
+/// Whether the move of `role`, which alone moves, to `child` (its node, if it has one) is open
+/// and dominated: its state cannot reach `sure`, the score another move is sure of.
+pub(super) fn dominated<M: SearchMachine>(child: Option<&Node<M>>, role: usize, sure: u8) -> bool {
     child.is_some_and(|c| c.proof.is_none() && c.range[role].1 < sure)
 }
 
