@@ -67,7 +67,7 @@ pub fn composite_latches(
             for junction in [Junction::Or, Junction::And] {
                 // A pair inside a group says nothing the group does not: its conjunction never
                 // holds, nor, where one of the group always holds, is its disjunction ever false.
-                let inside = |g: &&Group| g.bases.contains(&p) && g.bases.contains(&q);
+                let inside = |g: &&Group| !g.implies && g.bases.contains(&p) && g.bases.contains(&q);
                 if groups.iter().filter(inside).any(|g| junction == Junction::And || g.exactly_one) {
                     continue;
                 }

@@ -5,8 +5,8 @@
 //! among that role's moves in the cone or "some other move". They range over reachable and
 //! unreachable states and legal and illegal moves alike, a superset of what play can produce,
 //! so a property that holds in every marking holds in every game. Given proved state invariants
-//! (groups of which at most or exactly one proposition holds), markings that break one are left
-//! out: no reachable state is among them.
+//! (groups of which at most or exactly one proposition holds, implications), markings that
+//! break one are left out: no reachable state is among them.
 
 use crate::Group;
 use propnet::net::{Kind, Net, NodeId};
@@ -19,9 +19,10 @@ pub(crate) struct Cone {
     pub bases: Vec<usize>,
     /// Per role, its moves in the cone.
     moves: Vec<Vec<usize>>,
-    /// The groups with two members or more in the cone: those members, and whether one of
-    /// them must hold (the group holds exactly one, all of it in the cone).
-    groups: Vec<(Vec<usize>, bool)>,
+    /// The groups with two members or more in the cone: those members, each with the value at
+    /// which it counts (see [`Group::literals`]), and whether one of them must count (the group
+    /// holds exactly one, all of it in the cone).
+    groups: Vec<(Vec<(usize, bool)>, bool)>,
 }
 
 /// What a check sees of one block of 64 markings.
@@ -83,7 +84,7 @@ impl<'a> Checker<'a> {
             .groups
             .iter()
             .filter_map(|g| {
-                let inside: Vec<usize> = g.bases.iter().copied().filter(|b| bases.binary_search(b).is_ok()).collect();
+                let inside: Vec<(usize, bool)> = g.literals().filter(|(b, _)| bases.binary_search(b).is_ok()).collect();
                 let complete = g.exactly_one && g.bases.len() == inside.len();
                 (inside.len() >= 2).then_some((inside, complete))
             })
@@ -138,9 +139,10 @@ impl<'a> Checker<'a> {
             let mut valid = if lanes == 64 { u64::MAX } else { (1u64 << lanes) - 1 };
             for (members, exactly_one) in &cone.groups {
                 let (mut one, mut two) = (0u64, 0u64);
-                for &b in members {
-                    two |= one & base[b];
-                    one |= base[b];
+                for &(b, counts) in members {
+                    let x = if counts { base[b] } else { !base[b] };
+                    two |= one & x;
+                    one |= x;
                 }
                 valid &= !two & if *exactly_one { one } else { u64::MAX };
             }

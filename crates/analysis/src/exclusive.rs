@@ -12,8 +12,10 @@
 //!
 //! Pairs of propositions of any relations that random play never saw true together, though
 //! each was true often enough that chance would hardly keep them apart (a turn counter's odd
-//! values and the first player's turn, a step counter and the cells not yet reached), are proved
-//! the same way afterwards, in the states that satisfy the groups proved.
+//! values and the first player's turn, a step counter and the cells not yet reached), and
+//! implications that it never saw broken (a piece that is only ever where another stands
+//! below it, a flag set only while a phase lasts), are proved the same way afterwards, in the
+//! states that satisfy the groups proved.
 //!
 //! A group also gives composite latches larger than pairs (chapter 12: a group of propositions
 //! that latches as a whole): the members that random play led on to from one member (a
@@ -49,10 +51,11 @@ const PAIR_SAMPLES: usize = 4_096;
 /// The most propositions screened for pairs, the most often true first.
 const MOST_OFTEN: usize = 1_024;
 
-/// A group of base propositions proved never to hold two at once.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// A group of base propositions proved never to hold two at once; or, where it is an
+/// implication, a pair of which the first never holds without the second.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Group {
-    /// The bases (indices into the net's), in order.
+    /// The bases (indices into the net's), in order; an implication's in its own order.
     pub bases: Vec<usize>,
     /// Whether one of them always holds: exactly one, not only at most one.
     pub exactly_one: bool,
@@ -60,6 +63,18 @@ pub struct Group {
     /// together (a turn counter's odd value and the first player's turn), not one relation's
     /// values in one place.
     pub pair: bool,
+    /// Whether it is a pair `[p, q]` where `p` implies `q` (`p` true and `q` false never
+    /// together): a proposition that holds only while another does, of any relations.
+    pub implies: bool,
+}
+
+impl Group {
+    /// The members, each with the value at which it counts: at most one member has its value
+    /// in any reachable state (exactly one where the group says so). A member counts when true,
+    /// but for an implication's second, which counts when false.
+    pub fn literals(&self) -> impl Iterator<Item = (usize, bool)> + '_ {
+        self.bases.iter().enumerate().map(|(k, &b)| (b, !(self.implies && k == 1)))
+    }
 }
 
 /// What the search for groups found.
@@ -129,11 +144,16 @@ impl Exclusive {
     }
 
     /// Adds the [`pairs`] of propositions (not both in one of the candidate `groups`) proved
-    /// never true together, in every state that satisfies the groups proved, with half the time
-    /// the groups left before `deadline`: the phases after need time too.
+    /// never true together and the [`implications`] proved, in every state that satisfies the
+    /// groups proved, with half the time the groups left before `deadline`: the phases after
+    /// need time too.
     fn prove_pairs(&mut self, net: &Net, samples: &[Vec<bool>], groups: &[Group], deadline: Option<Instant>) {
-        let pairs = pairs(net, samples, groups);
-        let claims: Vec<Candidate> = pairs.iter().map(|p| Candidate::AtMostOne(p.bases.clone())).collect();
+        let screen = Screen::new(net.bases.len(), samples);
+        let mut pairs = pairs(&screen, samples, groups);
+        pairs.extend(implications(&screen, samples, &self.groups));
+        // At most one of the literals, both of them in a pair: the clause of their negations.
+        let claims: Vec<Candidate> =
+            pairs.iter().map(|p| Candidate::AnyOf(p.literals().map(|(b, v)| (b, !v)).collect())).collect();
         let half = deadline.map(|d| Instant::now() + d.saturating_duration_since(Instant::now()) / 2);
         let (proved, _) = crate::invariants(net, &claims, &[], &self.groups, true, half);
         let cut = half.is_some_and(|d| Instant::now() >= d);
@@ -172,7 +192,7 @@ fn prove_groups(
         let at_most_one = proved[k];
         let exactly_one = g.exactly_one && proved[k + 1];
         k += 1 + usize::from(g.exactly_one);
-        out.push(at_most_one.then(|| Group { bases: g.bases.clone(), exactly_one, pair: false }));
+        out.push(at_most_one.then(|| Group { bases: g.bases.clone(), exactly_one, ..Default::default() }));
     }
     (out, stayed)
 }
@@ -287,7 +307,11 @@ fn candidates(net: &Net, samples: &[Vec<bool>]) -> Vec<Group> {
                 }
                 always_one &= count == 1;
             }
-            (seen.iter().filter(|&&x| x).count() >= 2).then_some(Group { bases, exactly_one: always_one, pair: false })
+            (seen.iter().filter(|&&x| x).count() >= 2).then_some(Group {
+                bases,
+                exactly_one: always_one,
+                ..Default::default()
+            })
         })
         .collect();
     groups.sort_by_key(|g| g.bases.len());
@@ -299,40 +323,66 @@ fn candidates(net: &Net, samples: &[Vec<bool>]) -> Vec<Group> {
     groups
 }
 
+/// The sampled states screened for pairs and implications: an even spread of at most
+/// [`PAIR_SAMPLES`], as a bitset per base, and how many hold each.
+struct Screen {
+    states: usize,
+    columns: Vec<Vec<u64>>,
+    count: Vec<usize>,
+}
+
+impl Screen {
+    fn new(bases: usize, samples: &[Vec<bool>]) -> Screen {
+        let stride = samples.len().div_ceil(PAIR_SAMPLES).max(1);
+        let screen: Vec<&Vec<bool>> = samples.iter().step_by(stride).collect();
+        let words = screen.len().div_ceil(64);
+        let mut columns = vec![vec![0u64; words]; bases];
+        let mut count = vec![0usize; bases];
+        for (k, s) in screen.iter().enumerate() {
+            for (b, column) in columns.iter_mut().enumerate() {
+                if s[b] {
+                    column[k / 64] |= 1 << (k % 64);
+                    count[b] += 1;
+                }
+            }
+        }
+        Screen { states: screen.len(), columns, count }
+    }
+
+    /// The propositions true in at least as many screened states as evidence needs (no pair
+    /// with a rarer one could give enough) and not in every one: at most [`MOST_OFTEN`], the
+    /// most often true first.
+    fn often(&self) -> Vec<usize> {
+        let least = LEAST_EXPECTED.ceil() as usize;
+        let mut often: Vec<usize> =
+            (0..self.count.len()).filter(|&b| self.count[b] >= least && self.count[b] < self.states).collect();
+        often.sort_by_key(|&b| std::cmp::Reverse(self.count[b]));
+        often.truncate(MOST_OFTEN);
+        often
+    }
+
+    /// Whether no screened state holds `a` with `b` at `value`.
+    fn never(&self, a: usize, b: usize, value: bool) -> bool {
+        let flip = if value { 0 } else { u64::MAX };
+        self.columns[a].iter().zip(&self.columns[b]).all(|(x, y)| x & (y ^ flip) == 0)
+    }
+}
+
 /// Pairs of propositions of any relations, not both members of one candidate group, that no
 /// sampled state holds together though each is true often enough that, were they independent,
 /// [`LEAST_EXPECTED`] states or more would: at most [`MOST_PAIRS`], the strongest evidence
 /// first (the most states expected).
-fn pairs(net: &Net, samples: &[Vec<bool>], groups: &[Group]) -> Vec<Group> {
-    // The pairs are screened on an even spread of the samples, as bitsets.
-    let stride = samples.len().div_ceil(PAIR_SAMPLES).max(1);
-    let screen: Vec<&Vec<bool>> = samples.iter().step_by(stride).collect();
-    let words = screen.len().div_ceil(64);
-    let mut columns = vec![vec![0u64; words]; net.bases.len()];
-    let mut count = vec![0usize; net.bases.len()];
-    for (k, s) in screen.iter().enumerate() {
-        for (b, column) in columns.iter_mut().enumerate() {
-            if s[b] {
-                column[k / 64] |= 1 << (k % 64);
-                count[b] += 1;
-            }
-        }
-    }
-    // Propositions true in at least as many screened states as a pair must be expected in
-    // (no pair with a rarer one could be), and not in every one.
-    let least = LEAST_EXPECTED.ceil() as usize;
-    let mut often: Vec<usize> =
-        (0..net.bases.len()).filter(|&b| count[b] >= least && count[b] < screen.len()).collect();
-    often.sort_by_key(|&b| std::cmp::Reverse(count[b]));
-    often.truncate(MOST_OFTEN);
-    let partners = Consequences::new(net.bases.len(), groups);
+fn pairs(screen: &Screen, samples: &[Vec<bool>], groups: &[Group]) -> Vec<Group> {
+    let often = screen.often();
+    let count = &screen.count;
+    let partners = Consequences::new(count.len(), groups);
     let grouped = |a: usize, b: usize| partners.partners(a).any(|p| p == b);
-    let expected = |a: usize, b: usize| (count[a] * count[b]) as f64 / screen.len() as f64;
+    let expected = |a: usize, b: usize| (count[a] * count[b]) as f64 / screen.states as f64;
     let mut found: Vec<(usize, usize, usize)> = Vec::new();
     for (i, &a) in often.iter().enumerate() {
         // Sorted by count, so the pairs with `a` further on are expected in ever fewer states.
         for &b in often[i + 1..].iter().take_while(|&&b| expected(a, b) >= LEAST_EXPECTED) {
-            if columns[a].iter().zip(&columns[b]).all(|(x, y)| x & y == 0) && !grouped(a, b) {
+            if screen.never(a, b, true) && !grouped(a, b) {
                 found.push((count[a] * count[b], a.min(b), a.max(b)));
             }
         }
@@ -342,7 +392,39 @@ fn pairs(net: &Net, samples: &[Vec<bool>], groups: &[Group]) -> Vec<Group> {
         .into_iter()
         .filter(|&(_, a, b)| !samples.iter().any(|s| s[a] && s[b]))
         .take(MOST_PAIRS)
-        .map(|(_, a, b)| Group { bases: vec![a, b], exactly_one: false, pair: true })
+        .map(|(_, a, b)| Group { bases: vec![a, b], pair: true, ..Default::default() })
+        .collect()
+}
+
+/// Implications `p → q` between propositions of any relations: no sampled state holds `p`
+/// without `q`, though `p` is true often enough and `q` false often enough that, were they
+/// independent, [`LEAST_EXPECTED`] states or more would. `q` is in no exactly-one group of
+/// `proved` (there `p → q` is the pairs of `p` with `q`'s partners). Two propositions always
+/// equal in play are tried both ways. At most [`MOST_PAIRS`], the strongest evidence first.
+fn implications(screen: &Screen, samples: &[Vec<bool>], proved: &[Group]) -> Vec<Group> {
+    let often = screen.often();
+    let count = &screen.count;
+    let mut exclusive = vec![false; count.len()];
+    for g in proved.iter().filter(|g| g.exactly_one) {
+        g.bases.iter().for_each(|&b| exclusive[b] = true);
+    }
+    let n = screen.states as f64;
+    let expected = |p: usize, q: usize| count[p] as f64 * (screen.states - count[q]) as f64 / n;
+    let mut found: Vec<(usize, usize, usize)> = Vec::new();
+    for &p in &often {
+        // `q` holds wherever `p` does, so at least as often.
+        for &q in often.iter().take_while(|&&q| count[q] >= count[p]) {
+            if q != p && !exclusive[q] && expected(p, q) >= LEAST_EXPECTED && screen.never(p, q, false) {
+                found.push((count[p] * (screen.states - count[q]), p, q));
+            }
+        }
+    }
+    found.sort_unstable_by_key(|&(strength, p, q)| (std::cmp::Reverse(strength), p, q));
+    found
+        .into_iter()
+        .filter(|&(_, p, q)| !samples.iter().any(|s| s[p] && !s[q]))
+        .take(MOST_PAIRS)
+        .map(|(_, p, q)| Group { bases: vec![p, q], implies: true, ..Default::default() })
         .collect()
 }
 
@@ -466,8 +548,30 @@ mod tests {
     }
 
     #[test]
+    fn a_light_that_only_a_started_game_can_turn_on_implies_it() {
+        // The light can be toggled once the game has started, and the start stays: the light
+        // on implies started, though no relation's shape ties them and neither is a group.
+        let net = crate::testing::compiled(
+            "(role r) (init (count 0)) (succ 0 1) (succ 1 2) (succ 2 3) (succ 3 4) (succ 4 5) (succ 5 6)
+             (succ 6 7) (succ 7 8) (<= (legal r wait)) (<= (legal r start) (not (true started)))
+             (<= (legal r toggle) (true started))
+             (<= (next started) (does r start)) (<= (next started) (true started))
+             (<= (next lit) (true lit) (not (does r toggle))) (<= (next lit) (not (true lit)) (does r toggle))
+             (<= (next (count ?n)) (true (count ?c)) (succ ?c ?n))
+             (<= terminal (true (count 8))) (<= (goal r 100) (true lit)) (<= (goal r 0) (not (true lit)))",
+        );
+        let found = Exclusive::discover(&net, None, 1);
+        let (lit, started) = (base(&net, "lit"), base(&net, "started"));
+        let implies = |p, q| found.groups.iter().any(|g| g.implies && g.bases == [p, q]);
+        assert!(implies(lit, started), "{:?}", found.groups.iter().map(|g| named(&net, g)).collect::<Vec<_>>());
+        assert!(!implies(started, lit));
+        let sure = found.groups.iter().find(|g| g.implies && g.bases == [lit, started]).unwrap();
+        assert_eq!(sure.literals().collect::<Vec<_>>(), [(lit, true), (started, false)]);
+    }
+
+    #[test]
     fn groups_inside_stronger_ones_are_left_out() {
-        let g = |bases: &[usize], exactly_one| Group { bases: bases.to_vec(), exactly_one, pair: false };
+        let g = |bases: &[usize], exactly_one| Group { bases: bases.to_vec(), exactly_one, ..Default::default() };
         let kept = maximal(vec![g(&[1, 2], true), g(&[1, 2, 3], false), g(&[1, 2, 3, 4], false), g(&[5, 6], true)]);
         assert_eq!(kept, vec![g(&[1, 2, 3, 4], false), g(&[1, 2], true), g(&[5, 6], true)]);
     }

@@ -135,7 +135,7 @@ impl GoalLatches {
         for set in invariants.map_or(&[][..], |i| &i.latches) {
             let outside = groups
                 .iter()
-                .filter(|g| set.iter().all(|b| g.bases.contains(b)))
+                .filter(|g| !g.implies && set.iter().all(|b| g.bases.contains(b)))
                 .flat_map(|g| g.bases.iter().filter(|b| !set.contains(b)).map(|&b| (b, false)));
             triggers.push((set.iter().map(|&b| (b, LatchKind::Positive)).collect(), outside.collect()));
         }

@@ -48,14 +48,15 @@ fn broken(net: &propnet::Net, found: &analysis::Exclusive, holds: &dyn Fn(usize)
         .groups
         .iter()
         .filter(|g| {
-            let n = g.bases.iter().filter(|&&b| holds(b)).count();
+            let n = g.literals().filter(|&(b, counts)| holds(b) == counts).count();
             n > 1 || (n == 0 && g.exactly_one)
         })
         .map(|g| {
             format!(
-                "{:?} exactly one: {}",
+                "{:?} exactly one: {}, implies: {}",
                 g.bases.iter().map(|&b| &net.bases[b].name).collect::<Vec<_>>(),
-                g.exactly_one
+                g.exactly_one,
+                g.implies
             )
         })
         .collect()
@@ -64,7 +65,7 @@ fn broken(net: &propnet::Net, found: &analysis::Exclusive, holds: &dyn Fn(usize)
 #[test]
 fn proved_invariants_hold_on_reference_and_random_trajectories_of_every_corpus_game() {
     let Some(shared) = testkit::shared::locate(env!("CARGO_MANIFEST_DIR"), "invariant soundness") else { return };
-    let (mut violations, mut states, mut groups) = (Vec::new(), 0usize, 0usize);
+    let (mut violations, mut states, mut groups, mut implications) = (Vec::new(), 0usize, 0usize, 0usize);
     for (recording, file) in testkit::shared::recordings(&shared) {
         if testkit::shared::without_propnet(&file) {
             continue;
@@ -72,6 +73,7 @@ fn proved_invariants_hold_on_reference_and_random_trajectories_of_every_corpus_g
         let Some(net) = testkit::shared::compile(&file) else { continue };
         let found = analysis::Exclusive::discover(&net, Some(Instant::now() + Duration::from_secs(3)), 11);
         groups += found.groups.len();
+        implications += found.groups.iter().filter(|g| g.implies).count();
         let index: std::collections::HashMap<&str, usize> =
             net.bases.iter().enumerate().map(|(i, b)| (b.name.as_str(), i)).collect();
         // Every state the reference prover recorded.
@@ -104,6 +106,7 @@ fn proved_invariants_hold_on_reference_and_random_trajectories_of_every_corpus_g
         }
     }
     assert!(states > 10_000 && groups > 100, "too little checked: {states} states, {groups} groups");
+    assert!(implications > 10, "too few implications checked: {implications}");
     violations.dedup();
     assert!(violations.is_empty(), "{}", violations.join("\n"));
 }
@@ -118,7 +121,12 @@ fn the_invariant_check_catches_a_false_group() {
         net.bases.iter().position(|x| x.name == "(cell 2 2 b)"),
     );
     let wrong = analysis::Exclusive {
-        groups: vec![analysis::Group { bases: vec![a.unwrap(), b.unwrap()], exactly_one: false, pair: true }],
+        groups: vec![analysis::Group {
+            bases: vec![a.unwrap(), b.unwrap()],
+            exactly_one: false,
+            pair: true,
+            ..Default::default()
+        }],
         ..Default::default()
     };
     let initial: Vec<usize> = (0..net.bases.len()).filter(|&i| net.bases[i].init).collect();
@@ -128,9 +136,17 @@ fn the_invariant_check_catches_a_false_group() {
         groups: vec![analysis::Group {
             bases: vec![net.bases.iter().position(|x| x.name == "(cell 1 1 x)").unwrap()],
             exactly_one: true,
-            pair: false,
+            ..Default::default()
         }],
         ..Default::default()
     };
     assert_eq!(broken(&net, &none, &|x| initial.contains(&x)).len(), 1);
+    // And an implication whose first holds without its second: a blank cell implies a mark.
+    let x = net.bases.iter().position(|x| x.name == "(cell 1 1 x)").unwrap();
+    let implies = |bases| analysis::Exclusive {
+        groups: vec![analysis::Group { bases, implies: true, ..Default::default() }],
+        ..Default::default()
+    };
+    assert_eq!(broken(&net, &implies(vec![a.unwrap(), x]), &|x| initial.contains(&x)).len(), 1);
+    assert!(broken(&net, &implies(vec![x, a.unwrap()]), &|x| initial.contains(&x)).is_empty());
 }

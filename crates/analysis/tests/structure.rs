@@ -70,7 +70,7 @@ fn the_check_catches_what_a_false_invariant_would_let_the_analysis_claim() {
     let base = |name: &str| net.bases.iter().position(|b| b.name == name).expect("a base");
     let mut wrong = vec![base("(control oplayer)"), base("(cell 1 1 b)")];
     wrong.sort_unstable();
-    let groups = [analysis::Group { bases: wrong, exactly_one: false, pair: false }];
+    let groups = [analysis::Group { bases: wrong, exactly_one: false, ..Default::default() }];
     let claimed = Analysis { inhibitors: analysis::structural_inhibitors(&net, &groups, None).0, ..a.clone() };
     let control = base("(control xplayer)");
     assert!(claimed.inhibitors.iter().any(|i| (i.inhibitor, i.target) == (control, base("(cell 1 1 b)"))));

@@ -323,11 +323,28 @@ mod tests {
         let positive =
             |facts: &Facts| prove_latches(&desc, facts, Verdicts::unknown(3), None).unwrap().verdicts.positive[2];
         assert_eq!(positive(&facts), Verdict::NotLatch);
-        facts.groups.push((vec![0, 1], true));
+        facts.groups.push((vec![(0, true), (1, true)], true));
         assert_eq!(positive(&facts), Verdict::Latch);
         // At most one is enough: d needs only that a and b are never both true.
         facts.groups[0].1 = false;
         assert_eq!(positive(&facts), Verdict::Latch);
+    }
+
+    #[test]
+    fn states_at_time_one_satisfy_the_implications() {
+        // d stays while a never holds without b.
+        let rules = "(role r) (legal r go) (<= (next b) (true a)) (<= (next a) (true b))
+            (<= broken (true a) (not (true b))) (<= (next d) (true d) (not broken))";
+        let desc = gdl::parse("t", rules).unwrap();
+        let mut facts = facts(&desc, &["a", "b", "d"], &[("r", "go")]);
+        let positive =
+            |facts: &Facts| prove_latches(&desc, facts, Verdicts::unknown(3), None).unwrap().verdicts.positive[2];
+        assert_eq!(positive(&facts), Verdict::NotLatch);
+        facts.groups.push((vec![(0, true), (1, false)], false));
+        assert_eq!(positive(&facts), Verdict::Latch);
+        // The other way round says nothing about a without b.
+        facts.groups[0].0 = vec![(1, true), (0, false)];
+        assert_eq!(positive(&facts), Verdict::NotLatch);
     }
 
     #[test]

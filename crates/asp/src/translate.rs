@@ -36,9 +36,11 @@ pub struct Facts {
     pub inputs: Vec<(Sym, Term)>,
     /// Bases known to have this value in every reachable state (they are fixed at time 1).
     pub fixed: Vec<(usize, bool)>,
-    /// Groups of bases of which at most one holds in every reachable state, and whether exactly
-    /// one does (the state at time 1 satisfies them).
-    pub groups: Vec<(Vec<usize>, bool)>,
+    /// Groups of bases of which at most one counts in every reachable state, and whether exactly
+    /// one does (the state at time 1 satisfies them). Each member comes with the value at which
+    /// it counts: true for most, false for the second of an implication (`[(p, true), (q,
+    /// false)]`: never `p` without `q`).
+    pub groups: Vec<(Vec<(usize, bool)>, bool)>,
 }
 
 /// Reads one ground GDL term written in KIF, such as `(cell 1 1 x)` or `noop`.
@@ -112,17 +114,21 @@ pub fn translate(desc: &Description, facts: &Facts) -> Result<String, Error> {
     if !facts.groups.is_empty() {
         out.push_str(concat!(
             "% the state at time 1 satisfies the proved invariants\n",
-            ":- p_member(K,_), #count { I : p_member(K,I), p_base(I,F), true(F,1) } > 1.\n",
-            "p_held(K) :- p_member(K,I), p_base(I,F), true(F,1).\n",
+            "p_counts(K,I) :- p_member(K,I), p_base(I,F), true(F,1).\n",
+            "p_counts(K,I) :- p_negated(K,I), p_base(I,F), not true(F,1).\n",
+            ":- p_group(K), #count { I : p_counts(K,I) } > 1.\n",
+            "p_held(K) :- p_counts(K,_).\n",
             ":- p_exactly(K), not p_held(K).\n",
         ));
     }
     for (k, (members, exactly)) in facts.groups.iter().enumerate() {
-        for &i in members {
+        out.push_str(&format!("p_group({k}).\n"));
+        for &(i, counts) in members {
             if i >= facts.bases.len() {
                 return Err(Error::Translate { rule: format!("group {k}"), reason: format!("no base {i}") });
             }
-            out.push_str(&format!("p_member({k},{i}).\n"));
+            let kind = if counts { "p_member" } else { "p_negated" };
+            out.push_str(&format!("{kind}({k},{i}).\n"));
         }
         if *exactly {
             out.push_str(&format!("p_exactly({k}).\n"));

@@ -70,6 +70,6 @@ fn facts(net: &Net, fixed: Vec<(usize, bool)>, groups: &[Group]) -> Result<asp::
     for m in net.moves.iter().filter(|m| net.kinds[m.legal as usize] != Kind::Const(false)) {
         inputs.push((roles[m.role], asp::parse_term(&m.name)?));
     }
-    let groups = groups.iter().map(|g| (g.bases.clone(), g.exactly_one)).collect();
+    let groups = groups.iter().map(|g| (g.literals().collect(), g.exactly_one)).collect();
     Ok(asp::Facts { roles, bases, inputs, fixed, groups })
 }

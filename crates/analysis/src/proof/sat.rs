@@ -521,18 +521,18 @@ impl<'a> Encoding<'a> {
     }
 
     /// The state (the bases now) satisfies `groups`: at most one member of each group in the
-    /// encoding holds, and one does where the group holds exactly one and all of it is encoded.
-    /// Members outside the encoding are read by nothing asked, so they are left out.
+    /// encoding counts (see [`Group::literals`]), and one does where the group holds exactly one
+    /// and all of it is encoded. Members outside the encoding are read by nothing asked, so they
+    /// are left out.
     fn within(&mut self, groups: &[Group]) {
         let always = self.fresh();
         self.clause(&[always]);
         for g in groups {
             let encoded: Vec<Lit> = g
-                .bases
-                .iter()
-                .map(|&b| self.net.bases[b].node)
-                .filter(|&n| self.var[n as usize] != u32::MAX)
-                .map(|n| self.lit(n))
+                .literals()
+                .map(|(b, counts)| (self.net.bases[b].node, counts))
+                .filter(|&(n, _)| self.var[n as usize] != u32::MAX)
+                .map(|(n, counts)| if counts { self.lit(n) } else { !self.lit(n) })
                 .collect();
             if encoded.len() >= 2 {
                 self.at_most_one(&encoded, always);

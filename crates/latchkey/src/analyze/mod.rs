@@ -121,7 +121,8 @@ struct InvariantsEntry {
 
 #[derive(Serialize)]
 struct GroupEntry {
-    /// `exactly_one`, `at_most_one`, or `never_together` for a pair of any relations.
+    /// `exactly_one`, `at_most_one`, `never_together` for a pair of any relations, or
+    /// `implies` where the first proposition never holds without the second.
     kind: &'static str,
     /// The propositions in one line: `(cell 1 1 x|o|b)`.
     pattern: String,
@@ -136,12 +137,17 @@ fn invariants_entry(net: &Net, found: &analysis::Exclusive) -> InvariantsEntry {
         .map(|g| {
             let propositions: Vec<String> = g.bases.iter().map(|&b| net.bases[b].name.clone()).collect();
             GroupEntry {
-                kind: match (g.pair, g.exactly_one) {
-                    (true, _) => "never_together",
-                    (false, true) => "exactly_one",
-                    (false, false) => "at_most_one",
+                kind: match (g.implies, g.pair, g.exactly_one) {
+                    (true, _, _) => "implies",
+                    (_, true, _) => "never_together",
+                    (_, false, true) => "exactly_one",
+                    (_, false, false) => "at_most_one",
                 },
-                pattern: if g.pair { propositions.join(" ") } else { pattern(&propositions) },
+                pattern: match (g.implies, g.pair) {
+                    (true, _) => propositions.join(" implies "),
+                    (_, true) => propositions.join(" "),
+                    _ => pattern(&propositions),
+                },
                 propositions,
             }
         })
@@ -597,16 +603,21 @@ fn print(r: &Report) {
                 if i.open > 0 { format!(", {} open at the deadline", i.open) } else { String::new() },
                 i.groups.len()
             );
-            let (pairs, groups): (Vec<&GroupEntry>, Vec<&GroupEntry>) =
-                i.groups.iter().partition(|g| g.kind == "never_together");
-            for g in groups {
-                let kind = if g.kind == "exactly_one" { "exactly one of" } else { "at most one of" };
-                println!("  {kind} {}", g.pattern);
+            let of = |kind: &'static str| i.groups.iter().filter(move |g| g.kind == kind);
+            for g in of("exactly_one") {
+                println!("  exactly one of {}", g.pattern);
             }
-            for g in pairs.iter().take(LISTED) {
+            for g in of("at_most_one") {
+                println!("  at most one of {}", g.pattern);
+            }
+            for g in of("never_together").take(LISTED) {
                 println!("  never together: {}", g.pattern);
             }
-            more(pairs.len(), "pairs never together");
+            more(of("never_together").count(), "pairs never together");
+            for g in of("implies").take(LISTED) {
+                println!("  {}", g.pattern);
+            }
+            more(of("implies").count(), "implications");
         }
         None => println!("\ninvariants: not looked for in time"),
     }
