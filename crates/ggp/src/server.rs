@@ -1,6 +1,13 @@
 //! An HTTP server for one player: each POST carries a message, each answer is the player's reply
-//! (`Content-Type: text/acl`). One match at a time; messages about another match get `busy`.
-//! Every request runs on a thread of its own, so `INFO` is answered while a move is computed.
+//! (`Content-Type: text/acl`). One match at a time; messages about another match get `busy`, a
+//! `START` of another match included (as GGP-Base's players answer). Every request runs on a
+//! thread of its own, so `INFO` is answered while a move is computed.
+//!
+//! A match that goes silent (a server that crashed, a network cut: no `STOP` or `ABORT` will
+//! come) is given up once no message about it has arrived for twice the clock of its last one
+//! plus [`ServerOptions::silence`]: the next message comes within one clock of the last, when
+//! every player has answered or the clock has run out. The player is told to abort, the log says
+//! so, and `INFO` answers `available` again.
 
 use crate::message::{Message, Start};
 use std::io::{self, Read};
@@ -39,20 +46,52 @@ pub struct ServerOptions {
     pub max_body: usize,
     /// Print each message and reply on standard error.
     pub log: bool,
+    /// How long past twice its last message's clock a match may go without a message before
+    /// it is given up as abandoned.
+    pub silence: Duration,
 }
 
 impl Default for ServerOptions {
     fn default() -> ServerOptions {
-        ServerOptions { name: "latchkey".into(), margin: Duration::from_secs(1), max_body: 16 << 20, log: false }
+        ServerOptions {
+            name: "latchkey".into(),
+            margin: Duration::from_secs(1),
+            max_body: 16 << 20,
+            log: false,
+            silence: Duration::from_secs(20),
+        }
     }
 }
 
 struct Shared {
     handler: Mutex<Box<dyn Handler>>,
-    /// The match being played, if any, and its play clock.
-    current: Mutex<Option<(String, u64)>>,
+    /// The match being played, if any.
+    current: Mutex<Option<Live>>,
     options: ServerOptions,
 }
+
+/// The match being played.
+#[derive(Debug, Clone)]
+struct Live {
+    id: String,
+    play_clock: u64,
+    /// When its last message arrived, and that message's clock in seconds.
+    heard: Instant,
+    clock: u64,
+    /// Given up as abandoned; the player is being told to abort, and until it has, the server
+    /// stays busy.
+    expired: bool,
+}
+
+impl Live {
+    /// Whether no message about the match has come for longer than its clocks allow.
+    fn silent(&self, options: &ServerOptions, now: Instant) -> bool {
+        now.saturating_duration_since(self.heard) > Duration::from_secs(2 * self.clock) + options.silence
+    }
+}
+
+/// How often the server looks for abandoned matches.
+const WATCH: Duration = Duration::from_millis(500);
 
 /// A bound GGP player server.
 pub struct Server {
@@ -75,6 +114,14 @@ impl Server {
 
     /// Answers requests until the listener fails.
     pub fn run(&self) -> io::Result<()> {
+        let watched = Arc::downgrade(&self.shared);
+        std::thread::spawn(move || {
+            while let Some(shared) = watched.upgrade() {
+                expire(&shared, Instant::now());
+                drop(shared);
+                std::thread::sleep(WATCH);
+            }
+        });
         loop {
             let request = self.http.recv()?;
             let shared = self.shared.clone();
@@ -149,6 +196,32 @@ fn summary(message: &Message) -> String {
     }
 }
 
+/// Gives the match up if it has gone silent: marks it expired (the server stays busy), tells
+/// the player to abort, then frees the slot. The handler is not asked while the slot is held,
+/// so a message waiting for either cannot deadlock, and no new match starts before the abort.
+fn expire(shared: &Shared, now: Instant) {
+    let live = {
+        let mut current = lock(&shared.current);
+        match current.as_mut() {
+            Some(live) if !live.expired && live.silent(&shared.options, now) => {
+                live.expired = true;
+                live.clone()
+            }
+            _ => return,
+        }
+    };
+    if shared.options.log {
+        eprintln!(
+            "match {} expired: no message for {:.0} s (its last clock {} s); aborting it, available again",
+            live.id,
+            now.saturating_duration_since(live.heard).as_secs_f64(),
+            live.clock
+        );
+    }
+    lock(&shared.handler).abort();
+    *lock(&shared.current) = None;
+}
+
 /// When an answer to a message received at `received` with `clock` seconds is due, for the player.
 fn deadline(options: &ServerOptions, received: Instant, clock: u64) -> Instant {
     let clock = Duration::from_secs(clock);
@@ -158,7 +231,19 @@ fn deadline(options: &ServerOptions, received: Instant, clock: u64) -> Instant {
 
 fn dispatch(shared: &Shared, message: &Message, received: Instant) -> Result<String, String> {
     let options = &shared.options;
-    let busy = |id: &str| lock(&shared.current).as_ref().is_some_and(|(current, _)| current != id);
+    expire(shared, received);
+    // Another match's message, or this one's after it expired; this match's is heard.
+    let busy = |id: &str| {
+        let mut current = lock(&shared.current);
+        match current.as_mut() {
+            Some(live) if live.id == id && !live.expired => {
+                (live.heard, live.clock) = (received, live.play_clock);
+                false
+            }
+            Some(_) => true,
+            None => false,
+        }
+    };
     match message {
         Message::Info => {
             let status = if lock(&shared.current).is_some() { "busy" } else { "available" };
@@ -175,9 +260,17 @@ fn dispatch(shared: &Shared, message: &Message, received: Instant) -> Result<Str
             {
                 let mut current = lock(&shared.current);
                 match current.as_ref() {
-                    Some((id, _)) if *id == start.id => return Ok("ready".into()),
+                    Some(live) if live.id == start.id && !live.expired => return Ok("ready".into()),
                     Some(_) => return Ok("busy".into()),
-                    None => *current = Some((start.id.clone(), start.play_clock)),
+                    None => {
+                        *current = Some(Live {
+                            id: start.id.clone(),
+                            play_clock: start.play_clock,
+                            heard: received,
+                            clock: start.start_clock,
+                            expired: false,
+                        })
+                    }
                 }
             }
             let result = lock(&shared.handler).start(start, deadline(options, received, start.start_clock));
@@ -193,7 +286,7 @@ fn dispatch(shared: &Shared, message: &Message, received: Instant) -> Result<Str
             if busy(id) {
                 return Ok("busy".into());
             }
-            let Some((_, clock)) = lock(&shared.current).clone() else {
+            let Some(clock) = lock(&shared.current).as_ref().map(|live| live.play_clock) else {
                 return Err(format!("no match {id} is being played"));
             };
             lock(&shared.handler)

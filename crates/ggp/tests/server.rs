@@ -40,8 +40,12 @@ impl Handler for Slow {
 }
 
 fn server() -> (SocketAddr, mpsc::Receiver<String>) {
+    server_with(ServerOptions::default())
+}
+
+fn server_with(options: ServerOptions) -> (SocketAddr, mpsc::Receiver<String>) {
     let (tx, rx) = mpsc::channel();
-    let server = Server::bind("127.0.0.1:0", Box::new(Slow(tx)), ServerOptions::default()).unwrap();
+    let server = Server::bind("127.0.0.1:0", Box::new(Slow(tx)), options).unwrap();
     let addr = server.local_addr().unwrap();
     std::thread::spawn(move || server.run());
     (addr, rx)
@@ -96,6 +100,34 @@ fn a_whole_match_with_busy_and_info_on_the_side() {
     assert_eq!(rx.recv().unwrap(), "start m3 r");
     assert_eq!(post(addr, "1.1", "(ABORT m3)"), (200, "aborted".into()));
     assert_eq!(rx.recv().unwrap(), "abort");
+}
+
+#[test]
+fn a_match_that_goes_silent_is_given_up_and_the_next_one_starts() {
+    // Clocks of 1 s and no grace past twice the clock: 2 s without a message abandon a match.
+    // (No margin, so the 1 s play clock leaves the player what `Slow` expects.)
+    let options = ServerOptions { silence: Duration::ZERO, margin: Duration::ZERO, ..ServerOptions::default() };
+    let (addr, rx) = server_with(options);
+    let started = Instant::now();
+    assert_eq!(post(addr, "1.1", "(START m1 r ((role r)) 1 1)"), (200, "ready".into()));
+    assert_eq!(rx.recv().unwrap(), "start m1 r");
+    assert_eq!(post(addr, "1.1", "(START m2 r ((role r)) 1 1)"), (200, "busy".into()));
+    // Unasked, the player is told to abort once the match has been silent too long.
+    assert_eq!(rx.recv_timeout(Duration::from_secs(10)), Ok("abort".into()));
+    assert!(started.elapsed() >= Duration::from_secs(2), "{:?}", started.elapsed());
+    assert_eq!(post(addr, "1.1", "(INFO)"), (200, "((name latchkey) (status available))".into()));
+    assert_eq!(post(addr, "1.1", "(PLAY m1 nil)"), (500, "no match m1 is being played".into()));
+    assert_eq!(post(addr, "1.1", "(START m2 r ((role r)) 1 1)"), (200, "ready".into()));
+    assert_eq!(rx.recv().unwrap(), "start m2 r");
+    // A match that hears from its server within its clocks goes on.
+    for _ in 0..3 {
+        std::thread::sleep(Duration::from_millis(1200));
+        let (status, _) = post(addr, "1.1", "(PLAY m2 nil)");
+        assert_eq!(status, 200);
+        assert_eq!(rx.recv().unwrap(), "play None");
+    }
+    assert_eq!(post(addr, "1.1", "(STOP m2 nil)"), (200, "done".into()));
+    assert_eq!(rx.recv().unwrap(), "stop None");
 }
 
 #[test]

@@ -7,7 +7,7 @@ use anyhow::{bail, Context, Result};
 use ggp::{Handler, HandlerError, Server, ServerOptions, Start};
 use player::{Game, MatchInfo, Player};
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// `latchkey serve`'s arguments.
 #[derive(clap::Args)]
@@ -24,6 +24,11 @@ pub struct Args {
     /// Seconds kept back from every clock for the network.
     #[arg(long, default_value_t = 1.0, value_parser = crate::output::seconds)]
     margin: f64,
+    /// Seconds past twice its last message's clock that a match may go without a message
+    /// before it is given up as abandoned (a server that crashed sends no STOP), and the
+    /// player is available again.
+    #[arg(long, default_value_t = 20.0, value_parser = crate::output::seconds)]
+    silence: f64,
     /// Seed of the player's randomness.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -36,10 +41,10 @@ pub struct Args {
 pub fn run(args: Args) -> Result<ExitCode> {
     // Fail now, not at the first START, if the player does not exist.
     player::create(&args.player, args.seed)?;
-    let margin = Duration::try_from_secs_f64(args.margin)
-        .with_context(|| format!("the margin must be a number of seconds, not {}", args.margin))?;
+    let margin = crate::output::clock(args.margin, "margin")?;
     let handler = Served { spec: args.player.clone(), seed: args.seed, matches: 0, player: None };
-    let options = ServerOptions { margin, log: !args.quiet, ..ServerOptions::default() };
+    let silence = crate::output::clock(args.silence, "silence")?;
+    let options = ServerOptions { margin, silence, log: !args.quiet, ..ServerOptions::default() };
     let addr = format!("{}:{}", args.host, args.port);
     let server = Server::bind(&addr, Box::new(handler), options).with_context(|| format!("cannot listen on {addr}"))?;
     let Some(local) = server.local_addr() else { bail!("{addr} is not an IP address") };
