@@ -97,6 +97,8 @@ impl fmt::Display for SExpr {
 
 /// Reads every s-expression in `text`; `file` names it in error messages.
 pub fn read_sexprs(file: &str, text: &str) -> Result<Vec<SExpr>, ParseError> {
+    // A byte-order mark, which some editors write at the start of a UTF-8 file, is not text.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut reader = Reader { chars: text.chars().peekable(), pos: Pos { line: 1, col: 1 }, file: Arc::from(file) };
     let mut out = Vec::new();
     while let Some(sexpr) = reader.read()? {
@@ -320,6 +322,14 @@ mod tests {
         let d = parse("t.kif", text).expect("parses");
         assert_eq!(d.rules.len(), 1);
         d.rules.into_iter().next().unwrap()
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_not_part_of_the_first_rule() {
+        let d = parse("t.kif", "\u{feff}(role white)\n(init (p))").expect("parses");
+        assert_eq!(d.rules[0].to_string(), "(role white)");
+        assert_eq!(d.rules[0].pos, Pos { line: 1, col: 1 });
+        assert_eq!(d.rules[1].pos, Pos { line: 2, col: 1 });
     }
 
     #[test]

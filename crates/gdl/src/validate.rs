@@ -55,6 +55,7 @@ pub fn validate(desc: &Description) -> Vec<Problem> {
     let mut v = Validator { desc, problems: Vec::new() };
     v.check_roles();
     v.check_outputs();
+    v.check_imperfect_information();
     for rule in &desc.rules {
         v.check_keywords(rule);
         v.check_safety(rule);
@@ -117,8 +118,7 @@ impl Validator<'_> {
     }
 
     /// A game is played by its `legal` moves until `terminal`, for its `goal` values: rules that
-    /// never define one of them leave the game unplayable, unending or unscored, though every
-    /// rule there is may be valid.
+    /// never define one of them leave the game unplayable, unending or unscored.
     fn check_outputs(&mut self) {
         let defined = |rel: Sym| self.desc.rules.iter().any(|r| r.head.rel == rel);
         let missing: Vec<(Sym, &str)> = [
@@ -131,7 +131,39 @@ impl Validator<'_> {
         .collect();
         for (rel, effect) in missing {
             let msg = format!("no rule defines '{rel}': {effect}");
-            self.report(Severity::Warning, Pos { line: 1, col: 1 }, None, msg);
+            self.report(Severity::Error, Pos { line: 1, col: 1 }, None, msg);
+        }
+    }
+
+    /// GDL-II describes games of imperfect information and chance: `sees` rules say what each
+    /// role perceives, and a role `random` is nature, whose moves are drawn at random. The GDL
+    /// protocol sends every role every move and has no nature. Without a `random` role the
+    /// game can still be played as GDL, its `sees` rules unused and every move seen by every
+    /// role (a warning); with one, nature would be played as a role choosing its moves (an
+    /// error). A role named `random` in a game without `sees` rules is an ordinary role, as
+    /// GDL games of the public repository use it.
+    fn check_imperfect_information(&mut self) {
+        let sees: Vec<&Rule> = self.desc.rules.iter().filter(|r| r.head.rel == Sym::SEES).collect();
+        let Some(&first) = sees.first() else { return };
+        let lines: Vec<String> = sees.iter().map(|r| r.pos.line.to_string()).collect();
+        let lines = format!("line{} {}", if lines.len() == 1 { "" } else { "s" }, lines.join(", "));
+        let nature =
+            self.desc.rules.iter().find(|r| r.head.rel == Sym::ROLE && r.head.args == [Term::Const(Sym::RANDOM)]);
+        match nature {
+            Some(role) => {
+                let msg = format!(
+                    "GDL-II: role 'random' is nature, whose moves are chance, and 'sees' rules ({lines}) say \
+                     what each role perceives; GDL has neither, so the game cannot be played as GDL"
+                );
+                self.error(role.pos, role, msg);
+            }
+            None => {
+                let msg = format!(
+                    "GDL-II: 'sees' rules ({lines}) say what each role perceives; played as GDL they are \
+                     unused and every role sees every move"
+                );
+                self.report(Severity::Warning, first.pos, Some(first), msg);
+            }
         }
     }
 
@@ -592,20 +624,40 @@ mod tests {
     }
 
     #[test]
-    fn a_game_without_legal_terminal_or_goal_rules_is_warned_of() {
-        let warnings = |text: &str| -> Vec<String> {
+    fn a_game_without_legal_terminal_or_goal_rules_is_an_error() {
+        let errors = |text: &str| -> Vec<String> {
             let problems = validate(&parse("g.kif", text).expect("parses"));
-            problems.into_iter().filter(|p| p.severity == Severity::Warning).map(|p| p.message).collect()
+            problems.into_iter().filter(|p| p.severity == Severity::Error).map(|p| p.message).collect()
         };
-        assert_eq!(warnings(HEADER), Vec::<String>::new());
+        assert_eq!(errors(HEADER), Vec::<String>::new());
         assert_eq!(
-            warnings("(role r) (init (p)) (legal r a)"),
+            errors("(role r) (init (p)) (legal r a)"),
             ["no rule defines 'terminal': no game ever ends", "no rule defines 'goal': no role is ever scored"]
         );
         assert_eq!(
-            warnings("(role r) (<= terminal (true (p))) (goal r 100)"),
+            errors("(role r) (<= terminal (true (p))) (goal r 100)"),
             ["no rule defines 'legal': no role ever has a legal move"]
         );
+    }
+
+    #[test]
+    fn gdl_ii_is_named_and_refused_only_with_nature() {
+        let hidden = "(role a) (role b) (<= (sees a (saw ?m)) (does b ?m))";
+        let problems = |extra: &str| validate(&parse("g.kif", &format!("{HEADER} {hidden} {extra}")).unwrap());
+        let without_nature = problems("");
+        let [p] = &without_nature[..] else { panic!("{without_nature:?}") };
+        assert_eq!(p.severity, Severity::Warning);
+        assert!(p.message.starts_with("GDL-II: 'sees' rules (line 7)"), "{}", p.message);
+        let with_nature = problems("(role random)");
+        assert!(
+            with_nature
+                .iter()
+                .any(|p| p.severity == Severity::Error && p.message.starts_with("GDL-II: role 'random' is nature")),
+            "{with_nature:?}"
+        );
+        // A role named random is nature only in GDL-II.
+        let plain = validate(&parse("g.kif", &format!("{HEADER} (role a) (role random)")).unwrap());
+        assert!(plain.is_empty(), "{plain:?}");
     }
 
     #[test]

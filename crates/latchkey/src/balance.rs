@@ -58,10 +58,10 @@ pub struct Searching {
     #[arg(long, default_value = "mcts")]
     pub player: String,
     /// Seconds the searching player has to prepare.
-    #[arg(long = "startclock", value_name = "SECONDS", default_value_t = 5.0, value_parser = crate::output::seconds)]
+    #[arg(long = "startclock", value_name = "SECONDS", default_value_t = 5.0, value_parser = crate::output::clock_seconds)]
     pub start_clock: f64,
     /// Seconds the searching player has per move.
-    #[arg(long = "playclock", value_name = "SECONDS", default_value_t = 1.0, value_parser = crate::output::seconds)]
+    #[arg(long = "playclock", value_name = "SECONDS", default_value_t = 1.0, value_parser = crate::output::clock_seconds)]
     pub play_clock: f64,
 }
 

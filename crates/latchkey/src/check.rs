@@ -102,6 +102,21 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let (name, label, text) = game::read(&args.game)?;
     let desc = match gdl::parse(&label, &text) {
         Ok(d) => d,
+        // Rules that do not parse are a report too, with the syntax error as its problem.
+        Err(e) if args.json => {
+            let report = CheckReport {
+                game: name,
+                roles: Vec::new(),
+                counts: Counts::default(),
+                declared_base: None,
+                declared_input: None,
+                problems: vec![e.to_string()],
+                valid: false,
+                play: None,
+            };
+            print_json(SCHEMA, &report)?;
+            return Ok(ExitCode::FAILURE);
+        }
         Err(e) => bail!("{e}"),
     };
     let problems = gdl::validate(&desc);

@@ -24,13 +24,13 @@ pub struct Args {
     #[arg(long, value_delimiter = ',', required = true)]
     players: Vec<String>,
     /// How many matches.
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 10, value_parser = crate::output::count)]
     games: usize,
     /// Seconds each player has to prepare.
-    #[arg(long = "startclock", value_name = "SECONDS", default_value_t = 5.0)]
+    #[arg(long = "startclock", value_name = "SECONDS", default_value_t = 5.0, value_parser = crate::output::clock_seconds)]
     start_clock: f64,
     /// Seconds each player has per move.
-    #[arg(long = "playclock", value_name = "SECONDS", default_value_t = 1.0)]
+    #[arg(long = "playclock", value_name = "SECONDS", default_value_t = 1.0, value_parser = crate::output::clock_seconds)]
     play_clock: f64,
     /// Seed of the random players and of the moves that replace faulty ones.
     #[arg(long, default_value_t = 1)]

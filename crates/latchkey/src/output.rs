@@ -29,6 +29,23 @@ pub fn seconds(text: &str) -> Result<f64, String> {
     }
 }
 
+/// A game clock's seconds: above 0, since a clock of 0 leaves no time to answer at all.
+pub fn clock_seconds(text: &str) -> Result<f64, String> {
+    match seconds(text)? {
+        s if s > 0.0 => Ok(s),
+        _ => Err("must be a number of seconds above 0".into()),
+    }
+}
+
+/// A number of games or matches: at least one.
+pub fn count(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(0) => Err("must be at least 1".into()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 /// A clock given in seconds as a duration; `what` names it in the error.
 pub fn clock(secs: f64, what: &str) -> Result<Duration> {
     Duration::try_from_secs_f64(secs).with_context(|| format!("the {what} must be a number of seconds, not {secs}"))

@@ -24,14 +24,14 @@ pub struct Args {
     #[arg(long, value_delimiter = ',', default_value = "mcts")]
     against: Vec<String>,
     /// Seconds the other players have to prepare.
-    #[arg(long = "startclock", value_name = "SECONDS", default_value_t = 10.0)]
+    #[arg(long = "startclock", value_name = "SECONDS", default_value_t = 10.0, value_parser = crate::output::clock_seconds)]
     start_clock: f64,
     /// Seconds you have for each move; a move not made in time is late, and the referee plays a
     /// random legal move for you.
-    #[arg(long = "playclock", value_name = "SECONDS", default_value_t = 60.0)]
+    #[arg(long = "playclock", value_name = "SECONDS", default_value_t = 60.0, value_parser = crate::output::clock_seconds)]
     play_clock: f64,
     /// Seconds the other players have for each move (at most the play clock).
-    #[arg(long, value_name = "SECONDS", default_value_t = 5.0)]
+    #[arg(long, value_name = "SECONDS", default_value_t = 5.0, value_parser = crate::output::clock_seconds)]
     think: f64,
     /// Seed of the random players and of the moves that replace late ones.
     #[arg(long, default_value_t = 1)]

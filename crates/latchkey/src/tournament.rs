@@ -30,13 +30,13 @@ pub struct Args {
     format: FormatArg,
     /// Rounds: in each, every pairing plays every game in every seating (default 10, or 1,000
     /// with --sprt, which stops a pairing sooner).
-    #[arg(long)]
+    #[arg(long, value_parser = crate::output::count)]
     rounds: Option<usize>,
     /// Seconds each player has to prepare.
-    #[arg(long = "startclock", value_name = "SECONDS", default_value_t = 5.0, value_parser = crate::output::seconds)]
+    #[arg(long = "startclock", value_name = "SECONDS", default_value_t = 5.0, value_parser = crate::output::clock_seconds)]
     start_clock: f64,
     /// Seconds each player has per move.
-    #[arg(long = "playclock", value_name = "SECONDS", default_value_t = 1.0, value_parser = crate::output::seconds)]
+    #[arg(long = "playclock", value_name = "SECONDS", default_value_t = 1.0, value_parser = crate::output::clock_seconds)]
     play_clock: f64,
     /// Seed of round 0; round r is played with seed + r in both seatings.
     #[arg(long, default_value_t = 1)]

@@ -77,6 +77,72 @@ fn syntax_errors_are_located() {
     let o = latchkey(&["check", path.to_str().unwrap()]);
     assert!(!o.status.success());
     assert!(stderr(&o).contains("unclosed.kif:3:3: syntax error: unclosed '('"), "{}", stderr(&o));
+    // As JSON too: a report whose problem is the syntax error.
+    let o = latchkey(&["check", path.to_str().unwrap(), "--json"]);
+    assert!(!o.status.success());
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    assert_eq!(report["valid"], false, "{report}");
+    assert!(report["problems"][0].as_str().unwrap().contains("unclosed.kif:3:3: syntax error: unclosed '('"));
+}
+
+/// A whole game: one role, one move, over at once.
+const TINY: &str = "(role a)\n(init (p))\n(<= (legal a go) (true (p)))\n(<= (next (q)) (does a go))\n\
+                    (<= terminal (true (q)))\n(<= (goal a 100) (true (q)))\n(<= (goal a 0) (true (p)))\n";
+
+#[test]
+fn bad_games_are_said_clearly() {
+    // GDL-II: with nature (a random role) refused by every command, naming the rules.
+    let gdl_ii = format!("{TINY}(role random)\n(<= (legal random noop))\n(<= (sees a (saw ?m)) (does random ?m))\n");
+    let path = temp_file("nature.kif", &gdl_ii);
+    let o = latchkey(&["check", path.to_str().unwrap()]);
+    assert!(!o.status.success());
+    assert!(stdout(&o).contains("nature.kif:8:1: error: GDL-II: role 'random' is nature"), "{}", stdout(&o));
+    assert!(stdout(&o).contains("'sees' rules (line 10)"), "{}", stdout(&o));
+    let o = latchkey(&["match", path.to_str().unwrap(), "--players", "random,random", "--games", "1"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("GDL-II: role 'random' is nature"), "{}", stderr(&o));
+    // Without nature it is played as GDL, and check says so.
+    let path = temp_file("hidden.kif", &format!("{TINY}(<= (sees a (saw ?m)) (does a ?m))\n"));
+    let o = latchkey(&["check", path.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stdout(&o));
+    assert!(stdout(&o).contains("every role sees every move"), "{}", stdout(&o));
+    let o = latchkey(&["match", path.to_str().unwrap(), "--players", "random", "--games", "1", "-q"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+
+    // No terminal or goal rules: not a game.
+    let path = temp_file("endless.kif", "(role a)\n(init (p))\n(<= (legal a go) (true (p)))\n");
+    let o = latchkey(&["check", path.to_str().unwrap()]);
+    assert!(!o.status.success());
+    assert!(stdout(&o).contains("error: no rule defines 'terminal'"), "{}", stdout(&o));
+    assert!(stdout(&o).contains("error: no rule defines 'goal'"), "{}", stdout(&o));
+
+    // A byte-order mark is skipped, not read as part of the first relation's name.
+    let with_mark = latchkey(&["check", temp_file("mark.kif", &format!("\u{feff}{TINY}")).to_str().unwrap(), "--json"]);
+    let without = latchkey(&["check", temp_file("plain.kif", TINY).to_str().unwrap(), "--json"]);
+    let counts = |o: &std::process::Output| {
+        let report: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+        (report["relations"].clone(), report["roles"].clone(), report["valid"].clone())
+    };
+    assert_eq!(counts(&with_mark), counts(&without));
+    assert_eq!(counts(&without).2, true);
+
+    // Clocks and counts of zero.
+    for (flag, value, message) in [
+        ("--games", "0", "must be at least 1"),
+        ("--playclock", "0", "must be a number of seconds above 0"),
+        ("--startclock", "0", "must be a number of seconds above 0"),
+    ] {
+        let o = latchkey(&["match", "tictactoe", "--players", "random,random", flag, value]);
+        assert!(!o.status.success(), "{flag} {value}");
+        assert!(stderr(&o).contains(message), "{flag} {value}: {}", stderr(&o));
+    }
+
+    // A remote player nobody answers for.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
+    let url = format!("http://{closed}");
+    let o = latchkey(&["match", "tictactoe", "--players", &format!("{url},random"), "--games", "1"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains(&format!("cannot reach the player at {url}")), "{}", stderr(&o));
 }
 
 #[test]
@@ -272,7 +338,11 @@ fn match_refuses_unknown_players_and_the_wrong_number_of_them() {
     assert!(stderr(&o).contains("1 players for 2 roles"), "{}", stderr(&o));
     let o = latchkey(&["match", "tictactoe", "--players", "random,random", "--playclock=-1"]);
     assert!(!o.status.success());
-    assert!(stderr(&o).contains("the play clock must be a number of seconds"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("invalid value '-1' for '--playclock <SECONDS>': must be a number of seconds"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]

@@ -371,6 +371,12 @@ pub trait Player: Send {
         false
     }
 
+    /// Whether the player is there to play: one over the GGP protocol answers `INFO` within
+    /// `wait` (and a grace); one in this process always is.
+    fn reachable(&self, _wait: Duration) -> Result<(), PlayerError> {
+        Ok(())
+    }
+
     /// What the player expected to score (0..=100) after the move [`play`](Self::play) last
     /// returned, as its search valued it; `None` where it does not say.
     fn expected(&self) -> Option<f64> {

@@ -65,6 +65,10 @@ impl Player for Remote {
         true
     }
 
+    fn reachable(&self, wait: Duration) -> Result<(), PlayerError> {
+        self.info(wait).map(|_| ())
+    }
+
     fn start(&mut self, info: &MatchInfo, deadline: Instant) -> Result<(), PlayerError> {
         let rules = ggp::canonical_rules(&info.game.name, &info.game.rules)?;
         // A clock is refused rather than rounded: the player is judged by the clock it is told.

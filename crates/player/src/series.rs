@@ -8,6 +8,7 @@ use rand::SeedableRng;
 use serde::Serialize;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
+use std::time::Duration;
 
 /// How a series is played.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -60,8 +61,12 @@ pub struct Series {
     pub standings: Vec<Standing>,
 }
 
+/// How long a player over the protocol has to answer `INFO` before a series.
+const REACH: Duration = Duration::from_secs(5);
+
 /// Plays `options.games` matches of `game` between `players`, one per role. In match k, role r
-/// is played by player (r + k) mod n, so every player takes every seat in turn.
+/// is played by player (r + k) mod n, so every player takes every seat in turn. Fails at once
+/// where a player over the protocol does not answer `INFO`.
 pub fn run_series(
     game: &Arc<Game>,
     players: &mut [Box<dyn Player>],
@@ -71,6 +76,10 @@ pub fn run_series(
     let roles = game.roles();
     if players.len() != roles.len() {
         return Err(PlayerError::Seats { players: players.len(), roles: roles.len() });
+    }
+    // A player that is not there would lose every match by its errors: say so instead.
+    for p in players.iter() {
+        p.reachable(REACH)?;
     }
     let mut rng = SmallRng::seed_from_u64(options.seed);
     let n = players.len();
