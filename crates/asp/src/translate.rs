@@ -633,7 +633,7 @@ mod tests {
             bases: vec![parse_term("(cell 1 1 x)").unwrap(), parse_term("p").unwrap()],
             inputs: vec![(Sym::new("white"), parse_term("(mark 1 1)").unwrap())],
             fixed: vec![(1, true)],
-            groups: vec![(vec![0, 1], true)],
+            groups: vec![(vec![(0, true), (1, false)], true)],
         };
         let l: Vec<String> = program("", &facts).lines().map(str::to_owned).collect();
         has(&l, "p_base(0,cell(1,1,x)).");
@@ -644,10 +644,12 @@ mod tests {
         has(&l, "1 { does(R,M,1) : p_input(R,M) } 1 :- p_role(R).");
         has(&l, ":- does(R,M,1), not legal(R,M,1).");
         has(&l, ":- not true(p,1).");
+        has(&l, "p_group(0).");
         has(&l, "p_member(0,0).");
-        has(&l, "p_member(0,1).");
+        has(&l, "p_negated(0,1).");
         has(&l, "p_exactly(0).");
-        has(&l, ":- p_member(K,_), #count { I : p_member(K,I), p_base(I,F), true(F,1) } > 1.");
+        has(&l, "p_counts(K,I) :- p_negated(K,I), p_base(I,F), not true(F,1).");
+        has(&l, ":- p_group(K), #count { I : p_counts(K,I) } > 1.");
         has(&l, ":- p_exactly(K), not p_held(K).");
         has(&l, "pos_cex(I) :- p_base(I,F), true(F,1), not p_next(F,1).");
         has(&l, "neg_cex(I) :- p_base(I,F), not true(F,1), p_next(F,1).");
