@@ -33,20 +33,33 @@ pub enum GdlError {
 }
 
 fn render(problems: &[Problem]) -> String {
-    let errors = problems.iter().filter(|p| p.severity == Severity::Error).count();
-    let mut out = format!("the rules are not valid GDL ({errors} error{}):", if errors == 1 { "" } else { "s" });
-    for p in problems.iter().filter(|p| p.severity == Severity::Error) {
+    let fatal = |p: &&Problem| p.severity >= Severity::Incomplete;
+    let errors = problems.iter().filter(fatal).count();
+    let what = if problems.iter().any(|p| p.severity == Severity::Error) { "valid GDL" } else { "a whole game" };
+    let mut out = format!("the rules are not {what} ({errors} error{}):", if errors == 1 { "" } else { "s" });
+    for p in problems.iter().filter(fatal) {
         out.push('\n');
         out.push_str(&p.to_string());
     }
     out
 }
 
-/// Parses and validates `text`; fails if it has any error (warnings are returned alongside).
+/// Parses and validates `text` as a set of rules; fails if it has any error (warnings, and
+/// what keeps it from being a whole game, are returned alongside).
 pub fn load(file: &str, text: &str) -> Result<(Description, Vec<Problem>), GdlError> {
+    load_at_least(file, text, Severity::Error)
+}
+
+/// Parses and validates `text` as a game: fails if it has any error or is not a whole game (no
+/// `legal`, `terminal` or `goal` rules); warnings are returned alongside.
+pub fn load_game(file: &str, text: &str) -> Result<(Description, Vec<Problem>), GdlError> {
+    load_at_least(file, text, Severity::Incomplete)
+}
+
+fn load_at_least(file: &str, text: &str, fatal: Severity) -> Result<(Description, Vec<Problem>), GdlError> {
     let desc = parse(file, text)?;
     let problems = validate(&desc);
-    if problems.iter().any(|p| p.severity == Severity::Error) {
+    if problems.iter().any(|p| p.severity >= fatal) {
         return Err(GdlError::Invalid(problems));
     }
     Ok((desc, problems))

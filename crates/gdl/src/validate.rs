@@ -17,6 +17,10 @@ use structures::Components;
 pub enum Severity {
     /// Likely a mistake, but the game can still be played.
     Warning,
+    /// The rules are valid GDL but not a whole game: nothing defines `legal`, `terminal` or
+    /// `goal`. An error for a game ([`crate::load_game`]), not for a set of rules read for
+    /// their relations ([`crate::load`]).
+    Incomplete,
     /// The rules are not valid GDL.
     Error,
 }
@@ -39,7 +43,7 @@ pub struct Problem {
 impl fmt::Display for Problem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let kind = match self.severity {
-            Severity::Error => "error",
+            Severity::Error | Severity::Incomplete => "error",
             Severity::Warning => "warning",
         };
         write!(f, "{}:{}: {kind}: {}", self.file, self.pos, self.message)?;
@@ -131,7 +135,7 @@ impl Validator<'_> {
         .collect();
         for (rel, effect) in missing {
             let msg = format!("no rule defines '{rel}': {effect}");
-            self.report(Severity::Error, Pos { line: 1, col: 1 }, None, msg);
+            self.report(Severity::Incomplete, Pos { line: 1, col: 1 }, None, msg);
         }
     }
 
@@ -624,10 +628,10 @@ mod tests {
     }
 
     #[test]
-    fn a_game_without_legal_terminal_or_goal_rules_is_an_error() {
+    fn a_game_without_legal_terminal_or_goal_rules_is_incomplete() {
         let errors = |text: &str| -> Vec<String> {
             let problems = validate(&parse("g.kif", text).expect("parses"));
-            problems.into_iter().filter(|p| p.severity == Severity::Error).map(|p| p.message).collect()
+            problems.into_iter().filter(|p| p.severity == Severity::Incomplete).map(|p| p.message).collect()
         };
         assert_eq!(errors(HEADER), Vec::<String>::new());
         assert_eq!(

@@ -120,7 +120,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         Err(e) => bail!("{e}"),
     };
     let problems = gdl::validate(&desc);
-    let valid = !problems.iter().any(|p| p.severity == gdl::Severity::Error);
+    let valid = !problems.iter().any(|p| p.severity >= gdl::Severity::Incomplete);
     let declared = if valid { declared(&desc) } else { Declared::default() };
     let declared_base = declared.base.as_ref().map(BTreeSet::len);
     let declared_input = declared.input.as_ref().map(|roles| roles.iter().map(BTreeSet::len).sum());

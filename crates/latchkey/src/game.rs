@@ -35,7 +35,7 @@ pub fn read(spec: &str) -> Result<(String, String, String)> {
 /// warnings on standard error.
 pub fn load(spec: &str) -> Result<LoadedGame> {
     let (name, label, text) = read(spec)?;
-    let (desc, warnings) = gdl::load(&label, &text)?;
+    let (desc, warnings) = gdl::load_game(&label, &text)?;
     warn(&warnings);
     Ok(LoadedGame { name, desc })
 }

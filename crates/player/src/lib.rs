@@ -94,7 +94,7 @@ impl Game {
         deadline: Instant,
     ) -> Result<(Game, Vec<gdl::Problem>), gdl::GdlError> {
         let begun = Instant::now();
-        let (desc, warnings) = gdl::load(label, rules)?;
+        let (desc, warnings) = gdl::load_game(label, rules)?;
         let now = Instant::now();
         let window = deadline.saturating_duration_since(now).mul_f64(BUILD_SHARE);
         let limits = propnet::Limits { deadline: Some(now + window), ..propnet::Limits::default() };

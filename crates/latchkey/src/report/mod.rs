@@ -239,7 +239,7 @@ fn problem(p: &gdl::Problem) -> Problem {
         line: p.pos.line,
         col: p.pos.col,
         severity: match p.severity {
-            gdl::Severity::Error => "error",
+            gdl::Severity::Error | gdl::Severity::Incomplete => "error",
             gdl::Severity::Warning => "warning",
         },
         message: p.message.clone(),
