@@ -4,7 +4,8 @@
 
 use crate::ast::Term;
 use crate::symbol::Sym;
-use rustc_hash::FxHashMap;
+use hashbrown::HashTable;
+use std::hash::Hasher;
 
 /// A ground term in a [`TermPool`].
 #[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
@@ -28,8 +29,24 @@ struct Node {
 pub struct TermPool {
     nodes: Vec<Node>,
     args: Vec<TermId>,
-    ids: FxHashMap<Box<[u32]>, TermId>,
-    key: Vec<u32>,
+    /// Every term by the hash of its functor and arguments ([`key_hash`]): no allocation per
+    /// term, so that a pool of hundreds of thousands of terms is built and dropped quickly (a
+    /// grounding abandoned at its deadline drops one).
+    ids: HashTable<TermId>,
+}
+
+/// The hash of a term's functor and arguments (`None` for a constant).
+fn key_hash(functor: Sym, args: Option<&[TermId]>) -> u64 {
+    let mut h = rustc_hash::FxHasher::default();
+    h.write_u32(functor.index());
+    match args {
+        None => h.write_u32(CONST_MARK),
+        Some(args) => {
+            h.write_u32(args.len() as u32);
+            args.iter().for_each(|a| h.write_u32(a.0));
+        }
+    }
+    h.finish()
 }
 
 const CONST_MARK: u32 = u32::MAX;
@@ -43,21 +60,29 @@ impl std::fmt::Debug for TermPool {
 impl TermPool {
     /// The id of the constant `sym`.
     pub fn constant(&mut self, sym: Sym) -> TermId {
-        self.key.clear();
-        self.key.extend([sym.index(), CONST_MARK]);
         self.intern(sym, None)
     }
 
     /// The id of the function term `functor(args...)`.
     pub fn function(&mut self, functor: Sym, args: &[TermId]) -> TermId {
-        self.key.clear();
-        self.key.extend([functor.index(), args.len() as u32]);
-        self.key.extend(args.iter().map(|a| a.0));
         self.intern(functor, Some(args))
     }
 
+    /// The term `functor(args…)` (a constant where `args` is `None`), if the pool holds it.
+    fn find(&self, functor: Sym, args: Option<&[TermId]>, hash: u64) -> Option<TermId> {
+        let same = |&id: &TermId| {
+            self.functor(id) == functor
+                && match args {
+                    None => self.is_constant(id),
+                    Some(args) => !self.is_constant(id) && self.args(id) == args,
+                }
+        };
+        self.ids.find(hash, same).copied()
+    }
+
     fn intern(&mut self, functor: Sym, args: Option<&[TermId]>) -> TermId {
-        if let Some(&id) = self.ids.get(self.key.as_slice()) {
+        let hash = key_hash(functor, args);
+        if let Some(id) = self.find(functor, args, hash) {
             return id;
         }
         let id = TermId(self.nodes.len() as u32);
@@ -70,7 +95,13 @@ impl TermPool {
             }
         };
         self.nodes.push(node);
-        self.ids.insert(self.key.as_slice().into(), id);
+        let (nodes, stored) = (&self.nodes, &self.args);
+        let rehash = |&id: &TermId| {
+            let n = nodes[id.0 as usize];
+            let args = (n.start != u32::MAX).then(|| &stored[n.start as usize..(n.start + n.arity) as usize]);
+            key_hash(n.functor, args)
+        };
+        self.ids.insert_unique(hash, id, rehash);
         id
     }
 
@@ -118,15 +149,12 @@ impl TermPool {
 
     /// The id of the constant `sym` if it was interned, without interning it.
     pub fn find_constant(&self, sym: Sym) -> Option<TermId> {
-        self.ids.get([sym.index(), CONST_MARK].as_slice()).copied()
+        self.find(sym, None, key_hash(sym, None))
     }
 
     /// The id of `functor(args...)` if it was interned, without interning it.
     pub fn find_function(&self, functor: Sym, args: &[TermId]) -> Option<TermId> {
-        let mut key = Vec::with_capacity(args.len() + 2);
-        key.extend([functor.index(), args.len() as u32]);
-        key.extend(args.iter().map(|a| a.0));
-        self.ids.get(key.as_slice()).copied()
+        self.find(functor, Some(args), key_hash(functor, Some(args)))
     }
 
     /// How many distinct terms the pool holds.

@@ -98,6 +98,8 @@ impl Grounder {
         for s in steps.iter() {
             if s.lit != usize::MAX && Some(s.lit) != delta.map(|d| d.0) {
                 Rc::make_mut(&mut self.relations[rule.pos[s.lit].rel as usize]).prepare(&s.pattern, &self.pool);
+                // An index over a large relation is built at once, between two checks.
+                check_deadline(&self.limits)?;
             }
         }
         let mut b = Bindings::default();
@@ -126,6 +128,8 @@ impl Grounder {
             return;
         }
         let Some(step) = steps.get(k) else {
+            // What a match makes (a ground rule, an atom) costs more than trying a candidate.
+            self.work += 16;
             emit(self, r, b, matched);
             return;
         };

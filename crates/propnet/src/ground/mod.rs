@@ -373,6 +373,7 @@ impl Grounder {
             let steps = self.plan(&rule, None, true);
             for s in steps.iter().filter(|s| s.lit != usize::MAX) {
                 Rc::make_mut(&mut self.relations[rule.pos[s.lit].rel as usize]).prepare(&s.pattern, &self.pool);
+                check_deadline(&self.limits)?;
             }
             if rule.emit {
                 by_head[rule.head_rel as usize].push(r);

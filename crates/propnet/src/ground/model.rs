@@ -130,6 +130,10 @@ impl Grounder {
                 let relation = Rc::make_mut(&mut self.relations[rel]);
                 for idx in 0..new.len() as u32 {
                     relation.insert(new.get(idx), &self.pool);
+                    // A round can bring millions of atoms, each filed in every index.
+                    if idx % (1 << 16) == 0 {
+                        check_deadline(&self.limits)?;
+                    }
                 }
                 new.clear();
             }

@@ -5,7 +5,6 @@
 
 use gdl::{Bindings, Lookup, Pat, Sym, TermId, TermPool};
 use hashbrown::HashTable;
-use rustc_hash::FxHashMap;
 
 /// The tuples of one relation in the relaxed model.
 #[derive(Debug, Clone)]
@@ -79,13 +78,100 @@ impl TupleSet {
     }
 }
 
-/// An index of a relation's tuples by what `probes` read of them.
+/// An index of a relation's tuples by what `probes` read of them. Its keys are stored flat and
+/// a key with one tuple holds it in place, so that an index over a million tuples is built
+/// without an allocation per key and dropped at once (a grounding abandoned at its deadline
+/// drops its indexes; with a map of boxed keys to vectors that took most of a second).
 #[derive(Debug, Clone)]
 pub(super) struct Index {
     /// [`spec_hash`] of `probes`, so that finding the index hashes nothing.
     hash: u64,
     probes: Box<[Probe]>,
-    map: FxHashMap<Box<[u64]>, Vec<u32>>,
+    /// The keys, `probes.len()` values each, in the order of `buckets`.
+    keys: Vec<u64>,
+    /// Bucket numbers, hashed by [`key_hash`] of their keys.
+    table: HashTable<u32>,
+    buckets: Vec<Bucket>,
+    /// A key while it is read off a tuple.
+    scratch: Vec<u64>,
+}
+
+/// The tuples of one key: most keys of a selective index have one.
+#[derive(Debug, Clone)]
+enum Bucket {
+    One(u32),
+    Many(Vec<u32>),
+}
+
+impl Bucket {
+    fn push(&mut self, idx: u32) {
+        match self {
+            Bucket::One(first) => *self = Bucket::Many(vec![*first, idx]),
+            Bucket::Many(all) => all.push(idx),
+        }
+    }
+
+    fn as_slice(&self) -> &[u32] {
+        match self {
+            Bucket::One(idx) => std::slice::from_ref(idx),
+            Bucket::Many(all) => all,
+        }
+    }
+}
+
+/// The hash of an index key.
+fn key_hash(key: &[u64]) -> u64 {
+    use std::hash::Hasher;
+    let mut h = rustc_hash::FxHasher::default();
+    key.iter().for_each(|&v| h.write_u64(v));
+    h.finish()
+}
+
+impl Index {
+    fn new(hash: u64, probes: Box<[Probe]>) -> Index {
+        Index { hash, probes, keys: Vec::new(), table: HashTable::new(), buckets: Vec::new(), scratch: Vec::new() }
+    }
+
+    fn key(&self, bucket: u32) -> &[u64] {
+        let n = self.probes.len();
+        &self.keys[bucket as usize * n..(bucket as usize + 1) * n]
+    }
+
+    /// Files tuple `idx` under `key`.
+    fn add(&mut self, key: &[u64], idx: u32) {
+        let hash = key_hash(key);
+        if let Some(&b) = self.table.find(hash, |&b| self.key(b) == key) {
+            self.buckets[b as usize].push(idx);
+            return;
+        }
+        let b = self.buckets.len() as u32;
+        self.keys.extend_from_slice(key);
+        self.buckets.push(Bucket::One(idx));
+        let (keys, n) = (&self.keys, self.probes.len());
+        self.table.insert_unique(hash, b, |&b| key_hash(&keys[b as usize * n..(b as usize + 1) * n]));
+    }
+
+    /// The tuples filed under `key`.
+    fn get(&self, key: &[u64]) -> &[u32] {
+        self.table.find(key_hash(key), |&b| self.key(b) == key).map_or(&[], |&b| self.buckets[b as usize].as_slice())
+    }
+
+    /// Files tuple `idx` of arguments `args` under what the probes read of it, if they all
+    /// find a term of their shape.
+    fn file(&mut self, args: &[TermId], idx: u32, pool: &TermPool) {
+        let mut key = std::mem::take(&mut self.scratch);
+        key.clear();
+        for p in self.probes.iter() {
+            match p.value(args, pool) {
+                Some(v) => key.push(v),
+                None => break,
+            }
+        }
+        if key.len() == self.probes.len() {
+            self.add(&key, idx);
+        }
+        self.scratch = key;
+    }
 }
 
 /// A hash of a list of probes, computed once per join step rather than per lookup.
@@ -132,11 +218,6 @@ pub(super) fn functor_code(functor: Sym, arity: usize) -> u64 {
     1 << 63 | u64::from(functor.index()) << 16 | arity as u64
 }
 
-/// The values `probes` read of `args`, or `None` if some probe finds no term of its shape.
-pub(super) fn key_of(probes: &[Probe], args: &[TermId], pool: &TermPool) -> Option<Box<[u64]>> {
-    probes.iter().map(|p| p.value(args, pool)).collect()
-}
-
 impl Relation {
     pub(super) fn new(name: Sym, arity: usize) -> Relation {
         Relation { name, arity, count: 0, tuples: TupleSet::new(arity), indexes: Vec::new() }
@@ -173,9 +254,7 @@ impl Relation {
         let idx = self.count;
         self.count += 1;
         for index in &mut self.indexes {
-            if let Some(key) = key_of(&index.probes, args, pool) {
-                index.map.entry(key).or_default().push(idx);
-            }
+            index.file(args, idx, pool);
         }
         true
     }
@@ -194,13 +273,11 @@ impl Relation {
         if self.is_prepared(pattern) {
             return;
         }
-        let mut map: FxHashMap<Box<[u64]>, Vec<u32>> = FxHashMap::default();
+        let mut index = Index::new(pattern.hash, pattern.probes.clone());
         for idx in 0..self.count {
-            if let Some(key) = key_of(&pattern.probes, self.tuple(idx), pool) {
-                map.entry(key).or_default().push(idx);
-            }
+            index.file(self.tuples.get(idx), idx, pool);
         }
-        self.indexes.push(Index { hash: pattern.hash, probes: pattern.probes.clone(), map });
+        self.indexes.push(index);
     }
 
     /// The tuples a literal with arguments `args` can match under `b`, by the index of `pattern`
@@ -220,7 +297,7 @@ impl Relation {
             }
         }
         let key: &[u64] = if n <= 8 { &buf[..n] } else { &long };
-        Some(Candidates::Some(index.map.get(key).map_or(&[], Vec::as_slice)))
+        Some(Candidates::Some(index.get(key)))
     }
 }
 
