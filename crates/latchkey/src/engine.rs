@@ -35,10 +35,11 @@ pub trait OnMachine {
     fn run<M: StateMachine>(self, m: &mut M) -> Result<Self::Output>;
 }
 
-/// Grounds and builds the game's propnet, unoptimised, within [`PROPNET_BUILD_LIMIT`], with the
-/// sizes of the grounding: atoms of the model and ground rules.
-pub fn build_raw_propnet(game: &LoadedGame) -> Result<(Net, usize, usize), propnet::Error> {
-    let grounded = propnet::ground::ground(&game.desc, &limits())?;
+/// Grounds and builds the game's propnet, unoptimised, by `deadline` (or within
+/// [`PROPNET_BUILD_LIMIT`]), with the sizes of the grounding: atoms of the model and ground rules.
+pub fn build_raw_propnet(game: &LoadedGame, deadline: Option<Instant>) -> Result<(Net, usize, usize), propnet::Error> {
+    let limits = propnet::Limits { deadline: deadline.or(limits().deadline), ..propnet::Limits::default() };
+    let grounded = propnet::ground::ground(&game.desc, &limits)?;
     let net = propnet::build::build(&grounded)?;
     Ok((net, grounded.atom_count(), grounded.rules.len()))
 }

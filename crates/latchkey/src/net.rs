@@ -19,6 +19,10 @@ pub struct Args {
     /// Write the net in Graphviz DOT to this file (`-` for standard output).
     #[arg(long)]
     dot: Option<String>,
+    /// Seconds the grounding may take (20 by default): past them it gives up, and the report
+    /// says how long after its deadline the build stopped.
+    #[arg(long, value_name = "SECONDS", value_parser = crate::output::clock_seconds)]
+    time: Option<f64>,
     /// Print JSON instead of text.
     #[arg(long)]
     json: bool,
@@ -38,6 +42,10 @@ struct PropnetReport {
     before: propnet::net::Counts,
     /// The optimised net and what each pass did.
     optimize: propnet::optimize::OptimizeStats,
+    /// With `--time`: seconds from the deadline to the end of the optimisation (0 when it ended
+    /// in time).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    late_secs: Option<f64>,
 }
 
 /// Builds, optimises and reports (or draws) the net.
@@ -45,12 +53,25 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let spec = &args.game;
     let game = game::load(spec)?;
     let start = std::time::Instant::now();
-    let (net, atoms, ground_rules) =
-        engine::build_raw_propnet(&game).with_context(|| format!("cannot build a propnet for {spec}"))?;
+    let deadline = args.time.map(|t| start + std::time::Duration::from_secs_f64(t));
+    let late = || deadline.map(|d| d.elapsed().as_secs_f64());
+    let (net, atoms, ground_rules) = engine::build_raw_propnet(&game, deadline).with_context(|| match late() {
+        Some(late) if late > 0.0 => {
+            format!("cannot build a propnet for {spec} (it stopped {late:.3} s past its deadline)")
+        }
+        _ => format!("cannot build a propnet for {spec}"),
+    })?;
     let build_secs = start.elapsed().as_secs_f64();
     let (optimized, stats) = propnet::optimize::optimize(&net);
-    let report =
-        PropnetReport { game: spec.to_owned(), atoms, ground_rules, build_secs, before: net.counts(), optimize: stats };
+    let report = PropnetReport {
+        game: spec.to_owned(),
+        atoms,
+        ground_rules,
+        build_secs,
+        before: net.counts(),
+        optimize: stats,
+        late_secs: late().map(|l| l.max(0.0)),
+    };
     if let Some(path) = &args.dot {
         let text = propnet::dot::to_dot(&optimized);
         if path == "-" {
@@ -67,6 +88,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
         println!("built       {:.3} s: {}", report.build_secs, report.before);
         println!("optimised   {:.3} s: {}", report.optimize.micros as f64 / 1e6, report.optimize.after);
         println!("total       {:.3} s", report.build_secs + report.optimize.micros as f64 / 1e6);
+        if let Some(late) = report.late_secs {
+            println!("late        {late:.3} s past the deadline");
+        }
     }
     Ok(ExitCode::SUCCESS)
 }
