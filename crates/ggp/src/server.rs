@@ -86,7 +86,8 @@ struct Live {
 impl Live {
     /// Whether no message about the match has come for longer than its clocks allow.
     fn silent(&self, options: &ServerOptions, now: Instant) -> bool {
-        now.saturating_duration_since(self.heard) > Duration::from_secs(2 * self.clock) + options.silence
+        let allowed = Duration::from_secs(self.clock.saturating_mul(2)).saturating_add(options.silence);
+        now.saturating_duration_since(self.heard) > allowed
     }
 }
 
@@ -226,7 +227,9 @@ fn expire(shared: &Shared, now: Instant) {
 fn deadline(options: &ServerOptions, received: Instant, clock: u64) -> Instant {
     let clock = Duration::from_secs(clock);
     // A margin as long as the clock would leave no time at all: keep a quarter of it instead.
-    received + clock.saturating_sub(options.margin).max(clock / 4)
+    let left = clock.saturating_sub(options.margin).max(clock / 4);
+    // A clock too long for the machine's clock to count to is as good as no clock: a year.
+    received.checked_add(left).unwrap_or_else(|| received + Duration::from_secs(365 * 24 * 3600))
 }
 
 fn dispatch(shared: &Shared, message: &Message, received: Instant) -> Result<String, String> {

@@ -146,4 +146,9 @@ fn garbage_gets_http_errors_and_the_server_goes_on() {
     assert_eq!(raw(addr, &bytes).0, 400);
     // Still there, and no match was left half started.
     assert_eq!(post(addr, "1.0", "(INFO)"), (200, "((name latchkey) (status available))".into()));
+    // Clocks longer than the machine's clock can count to are taken, and the match ends as any.
+    let forever = "(START big r ((role r)) 18446744073709551615 18446744073709551615)";
+    assert_eq!(post(addr, "1.1", forever), (200, "ready".into()));
+    assert_eq!(post(addr, "1.1", "(ABORT big)"), (200, "aborted".into()));
+    assert_eq!(post(addr, "1.0", "(INFO)"), (200, "((name latchkey) (status available))".into()));
 }
