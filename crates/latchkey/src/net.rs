@@ -19,8 +19,9 @@ pub struct Args {
     /// Write the net in Graphviz DOT to this file (`-` for standard output).
     #[arg(long)]
     dot: Option<String>,
-    /// Seconds the grounding may take (20 by default): past them it gives up, and the report
-    /// says how long after its deadline the build stopped.
+    /// Seconds the build may take (the grounding 20 by default): past them the grounding gives
+    /// up and no optimisation pass begins, and the report says how long past the deadline the
+    /// build stopped.
     #[arg(long, value_name = "SECONDS", value_parser = crate::output::clock_seconds)]
     time: Option<f64>,
     /// Print JSON instead of text.
@@ -62,7 +63,8 @@ pub fn run(args: Args) -> Result<ExitCode> {
         _ => format!("cannot build a propnet for {spec}"),
     })?;
     let build_secs = start.elapsed().as_secs_f64();
-    let (optimized, stats) = propnet::optimize::optimize(&net);
+    let passes = propnet::optimize::Passes { deadline, ..propnet::optimize::Passes::default() };
+    let (optimized, stats) = propnet::optimize::optimize_with(&net, &passes);
     let report = PropnetReport {
         game: spec.to_owned(),
         atoms,
@@ -86,7 +88,8 @@ pub fn run(args: Args) -> Result<ExitCode> {
         println!("game        {}", report.game);
         println!("grounded    {} atoms, {} ground rules", report.atoms, report.ground_rules);
         println!("built       {:.3} s: {}", report.build_secs, report.before);
-        println!("optimised   {:.3} s: {}", report.optimize.micros as f64 / 1e6, report.optimize.after);
+        let cut = if report.optimize.cut_short { " (the deadline left passes out)" } else { "" };
+        println!("optimised   {:.3} s: {}{cut}", report.optimize.micros as f64 / 1e6, report.optimize.after);
         println!("total       {:.3} s", report.build_secs + report.optimize.micros as f64 / 1e6);
         if let Some(late) = report.late_secs {
             println!("late        {late:.3} s past the deadline");

@@ -37,7 +37,9 @@ pub fn build(desc: &gdl::Description, limits: &Limits) -> Result<Net, Error> {
 }
 
 /// Grounds, builds and optimises the propnet of a validated description within `limits`: the
-/// net that players, analyses and benchmarks run on.
+/// net that players, analyses and benchmarks run on. Past the deadline no optimisation pass
+/// begins: the net is returned as far as it was optimised.
 pub fn compile(desc: &gdl::Description, limits: &Limits) -> Result<Net, Error> {
-    Ok(optimize::optimize(&build(desc, limits)?).0)
+    let passes = optimize::Passes { deadline: limits.deadline, ..optimize::Passes::default() };
+    Ok(optimize::optimize_with(&build(desc, limits)?, &passes).0)
 }

@@ -63,11 +63,15 @@ pub struct Passes {
     pub flatten_labelled: bool,
     /// The most rounds of flatten and reach, even if the last one still changed something.
     pub max_rounds: usize,
+    /// No pass begins past this: the net optimised so far is as correct, only larger (a build
+    /// that ran out of time must stop, and may still be used).
+    #[serde(skip)]
+    pub deadline: Option<Instant>,
 }
 
 impl Default for Passes {
     fn default() -> Self {
-        Passes { reachability: true, flatten: true, flatten_labelled: true, max_rounds: 20 }
+        Passes { reachability: true, flatten: true, flatten_labelled: true, max_rounds: 20, deadline: None }
     }
 }
 
@@ -134,6 +138,8 @@ pub struct OptimizeStats {
     pub reachability: bool,
     /// Total time, in microseconds.
     pub micros: u64,
+    /// Whether the deadline left passes out.
+    pub cut_short: bool,
 }
 
 impl fmt::Display for OptimizeStats {
@@ -181,7 +187,13 @@ pub fn optimize_with(net: &Net, options: &Passes) -> (Net, OptimizeStats) {
     // What the outputs cannot reach is left behind by the copy: that is pass prune's work.
     passes[1].nodes_removed = (before.nodes + 2) as i64 - w.live_nodes as i64;
     passes[1].edges_removed = before.edges as i64 - w.live_edges as i64;
+    let over = || options.deadline.is_some_and(|d| Instant::now() >= d);
+    let mut cut_short = false;
     let mut run = |w: &mut Work, pass: Pass| -> bool {
+        if over() {
+            cut_short = true;
+            return false;
+        }
         let t = Instant::now();
         let (n0, e0) = (w.live_nodes, w.live_edges);
         let changed = match pass {
@@ -243,6 +255,7 @@ pub fn optimize_with(net: &Net, options: &Passes) -> (Net, OptimizeStats) {
         rounds,
         reachability: options.reachability,
         micros: start.elapsed().as_micros() as u64,
+        cut_short,
     };
     (out, stats)
 }

@@ -2,6 +2,7 @@ use super::*;
 use crate::net::{BaseProp, Kind, MoveProp, Net, NodeId};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
+use std::time::Duration;
 
 /// A net with `bases` base propositions (nodes 0..bases, `next` unset) and one input per entry
 /// of `moves` (the role playing it), two roles, no goals.
@@ -340,6 +341,23 @@ fn random_nets_exact() {
         let (again, _) = optimize_with(&opt, &exact());
         assert_eq!(again.kinds.len(), opt.kinds.len());
     }
+}
+
+#[test]
+fn a_deadline_stops_the_passes_between_two_and_the_net_is_still_exact() {
+    let mut rng = SmallRng::seed_from_u64(3);
+    let mut cut = 0;
+    for k in 0..600u64 {
+        let net = random_net(&mut rng);
+        // Deadlines from already past to a few microseconds on: every pass begun runs to its end.
+        let deadline = Some(Instant::now() + Duration::from_nanos(k % 30 * 500));
+        let (opt, stats) = optimize_with(&net, &Passes { deadline, ..exact() });
+        check_exact(&net, &opt);
+        cut += usize::from(stats.cut_short);
+    }
+    assert!(cut > 0, "no deadline cut a pass short");
+    let (_, stats) = optimize_with(&random_net(&mut rng), &exact());
+    assert!(!stats.cut_short);
 }
 
 #[test]
