@@ -168,14 +168,16 @@ fn states_and_moves_the_declarations_leave_out_are_found() {
 }
 
 #[test]
-fn rules_without_terminal_or_goal_are_warned_of_and_never_end() {
+fn rules_without_terminal_are_not_a_game_and_are_not_played() {
     let path = variant("unending", "(<= terminal done)", "");
     let o = latchkey(&["check", path.to_str().expect("path")]);
-    assert!(o.status.success(), "a warning, not an error: {}", stderr(&o));
-    assert!(stdout(&o).contains("warning: no rule defines 'terminal': no game ever ends"), "{}", stdout(&o));
+    assert!(!o.status.success(), "an error: {}", stdout(&o));
+    assert!(stdout(&o).contains("error: no rule defines 'terminal': no game ever ends"), "{}", stdout(&o));
+    // Not a whole game, so no random game is played on it.
     let (ok, report) = check(&path, &["--steps", "30"]);
     assert!(!ok);
-    assert!(faults(&report).contains(&"no_end".to_owned()), "{report}");
+    assert_eq!(report["valid"], false, "{report}");
+    assert!(report.get("play").is_none(), "{report}");
 }
 
 #[test]
