@@ -20,27 +20,49 @@ pub struct Relation {
     indexes: Vec<Index>,
 }
 
-/// A set of argument tuples of one arity, numbered in insertion order and stored flat, so that
-/// a model of millions of atoms holds no allocation per atom (dropping one took longer than
-/// computing it).
+/// A set of tuples of one arity, numbered in insertion order and stored flat, so that a model
+/// of millions of atoms holds no allocation per atom (dropping one took longer than computing
+/// it): atoms' arguments, or an index's keys.
 #[derive(Debug, Clone)]
-pub(super) struct TupleSet {
+pub(super) struct TupleSet<T: Cell = TermId> {
     arity: usize,
-    flat: Vec<TermId>,
+    flat: Vec<T>,
     /// Tuple numbers, hashed by [`tuple_hash`] of their tuples.
     ids: HashTable<u32>,
 }
 
-/// The hash of an argument tuple in a [`TupleSet`].
-pub(super) fn tuple_hash(args: &[TermId]) -> u64 {
-    use std::hash::Hasher;
-    let mut h = rustc_hash::FxHasher::default();
-    args.iter().for_each(|t| h.write_u32(t.0));
-    h.finish()
+/// What a [`TupleSet`] holds: term ids, or the values an index reads of a tuple.
+pub(super) trait Cell: Copy + Eq {
+    /// Feeds the value to a tuple's hash.
+    fn feed(self, h: &mut rustc_hash::FxHasher);
 }
 
-impl TupleSet {
-    pub(super) fn new(arity: usize) -> TupleSet {
+impl Cell for TermId {
+    fn feed(self, h: &mut rustc_hash::FxHasher) {
+        std::hash::Hasher::write_u32(h, self.0);
+    }
+}
+
+impl Cell for u64 {
+    fn feed(self, h: &mut rustc_hash::FxHasher) {
+        std::hash::Hasher::write_u64(h, self);
+    }
+}
+
+/// The hash of a tuple in a [`TupleSet`].
+fn tuple_hash<T: Cell>(tuple: &[T]) -> u64 {
+    let mut h = rustc_hash::FxHasher::default();
+    tuple.iter().for_each(|&t| t.feed(&mut h));
+    std::hash::Hasher::finish(&h)
+}
+
+/// Tuple `idx` of arity `a` in `flat`.
+fn slot<T>(flat: &[T], a: usize, idx: u32) -> &[T] {
+    &flat[idx as usize * a..(idx as usize + 1) * a]
+}
+
+impl<T: Cell> TupleSet<T> {
+    pub(super) fn new(arity: usize) -> TupleSet<T> {
         TupleSet { arity, flat: Vec::new(), ids: HashTable::new() }
     }
 
@@ -48,28 +70,31 @@ impl TupleSet {
         self.ids.len()
     }
 
-    pub(super) fn get(&self, idx: u32) -> &[TermId] {
-        let a = self.arity;
-        &self.flat[idx as usize * a..(idx as usize + 1) * a]
+    pub(super) fn get(&self, idx: u32) -> &[T] {
+        slot(&self.flat, self.arity, idx)
     }
 
-    pub(super) fn find(&self, args: &[TermId]) -> Option<u32> {
-        self.ids.find(tuple_hash(args), |&i| self.get(i) == args).copied()
+    pub(super) fn find(&self, tuple: &[T]) -> Option<u32> {
+        self.ids.find(tuple_hash(tuple), |&i| self.get(i) == tuple).copied()
     }
 
-    /// Adds `args` if absent; whether it was.
-    pub(super) fn insert(&mut self, args: &[TermId]) -> bool {
-        let hash = tuple_hash(args);
-        let a = self.arity;
-        let flat = &self.flat;
-        if self.ids.find(hash, |&i| &flat[i as usize * a..(i as usize + 1) * a] == args).is_some() {
-            return false;
+    /// Adds `tuple` if absent; whether it was.
+    pub(super) fn insert(&mut self, tuple: &[T]) -> bool {
+        self.number(tuple).1
+    }
+
+    /// The number of `tuple`, added if absent, and whether it was.
+    fn number(&mut self, tuple: &[T]) -> (u32, bool) {
+        let hash = tuple_hash(tuple);
+        let (flat, a) = (&self.flat, self.arity);
+        if let Some(&idx) = self.ids.find(hash, |&i| slot(flat, a, i) == tuple) {
+            return (idx, false);
         }
         let idx = self.len() as u32;
-        self.flat.extend_from_slice(args);
+        self.flat.extend_from_slice(tuple);
         let flat = &self.flat;
-        self.ids.insert_unique(hash, idx, |&i| tuple_hash(&flat[i as usize * a..(i as usize + 1) * a]));
-        true
+        self.ids.insert_unique(hash, idx, |&i| tuple_hash(slot(flat, a, i)));
+        (idx, true)
     }
 
     pub(super) fn clear(&mut self) {
@@ -87,10 +112,8 @@ pub(super) struct Index {
     /// [`spec_hash`] of `probes`, so that finding the index hashes nothing.
     hash: u64,
     probes: Box<[Probe]>,
-    /// The keys, `probes.len()` values each, in the order of `buckets`.
-    keys: Vec<u64>,
-    /// Bucket numbers, hashed by [`key_hash`] of their keys.
-    table: HashTable<u32>,
+    /// The keys, `probes.len()` values each, numbered as `buckets`.
+    keys: TupleSet<u64>,
     buckets: Vec<Bucket>,
     /// A key while it is read off a tuple.
     scratch: Vec<u64>,
@@ -119,41 +142,23 @@ impl Bucket {
     }
 }
 
-/// The hash of an index key.
-fn key_hash(key: &[u64]) -> u64 {
-    use std::hash::Hasher;
-    let mut h = rustc_hash::FxHasher::default();
-    key.iter().for_each(|&v| h.write_u64(v));
-    h.finish()
-}
-
 impl Index {
     fn new(hash: u64, probes: Box<[Probe]>) -> Index {
-        Index { hash, probes, keys: Vec::new(), table: HashTable::new(), buckets: Vec::new(), scratch: Vec::new() }
-    }
-
-    fn key(&self, bucket: u32) -> &[u64] {
-        let n = self.probes.len();
-        &self.keys[bucket as usize * n..(bucket as usize + 1) * n]
+        let keys = TupleSet::new(probes.len());
+        Index { hash, probes, keys, buckets: Vec::new(), scratch: Vec::new() }
     }
 
     /// Files tuple `idx` under `key`.
     fn add(&mut self, key: &[u64], idx: u32) {
-        let hash = key_hash(key);
-        if let Some(&b) = self.table.find(hash, |&b| self.key(b) == key) {
-            self.buckets[b as usize].push(idx);
-            return;
+        match self.keys.number(key) {
+            (_, true) => self.buckets.push(Bucket::One(idx)),
+            (b, false) => self.buckets[b as usize].push(idx),
         }
-        let b = self.buckets.len() as u32;
-        self.keys.extend_from_slice(key);
-        self.buckets.push(Bucket::One(idx));
-        let (keys, n) = (&self.keys, self.probes.len());
-        self.table.insert_unique(hash, b, |&b| key_hash(&keys[b as usize * n..(b as usize + 1) * n]));
     }
 
     /// The tuples filed under `key`.
     fn get(&self, key: &[u64]) -> &[u32] {
-        self.table.find(key_hash(key), |&b| self.key(b) == key).map_or(&[], |&b| self.buckets[b as usize].as_slice())
+        self.keys.find(key).map_or(&[], |b| self.buckets[b as usize].as_slice())
     }
 
     /// Files tuple `idx` of arguments `args` under what the probes read of it, if they all
