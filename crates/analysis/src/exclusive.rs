@@ -324,11 +324,16 @@ fn candidates(net: &Net, samples: &[Vec<bool>]) -> Vec<Group> {
 }
 
 /// The sampled states screened for pairs and implications: an even spread of at most
-/// [`PAIR_SAMPLES`], as a bitset per base, and how many hold each.
+/// [`PAIR_SAMPLES`], as a bitset per base, how many hold each, and the propositions true often
+/// enough to be tried.
 struct Screen {
     states: usize,
     columns: Vec<Vec<u64>>,
     count: Vec<usize>,
+    /// The propositions true in at least as many screened states as evidence needs (no pair
+    /// with a rarer one could give enough) and not in every one: at most [`MOST_OFTEN`], the
+    /// most often true first.
+    often: Vec<usize>,
 }
 
 impl Screen {
@@ -346,19 +351,11 @@ impl Screen {
                 }
             }
         }
-        Screen { states: screen.len(), columns, count }
-    }
-
-    /// The propositions true in at least as many screened states as evidence needs (no pair
-    /// with a rarer one could give enough) and not in every one: at most [`MOST_OFTEN`], the
-    /// most often true first.
-    fn often(&self) -> Vec<usize> {
         let least = LEAST_EXPECTED.ceil() as usize;
-        let mut often: Vec<usize> =
-            (0..self.count.len()).filter(|&b| self.count[b] >= least && self.count[b] < self.states).collect();
-        often.sort_by_key(|&b| std::cmp::Reverse(self.count[b]));
+        let mut often: Vec<usize> = (0..bases).filter(|&b| count[b] >= least && count[b] < screen.len()).collect();
+        often.sort_by_key(|&b| std::cmp::Reverse(count[b]));
         often.truncate(MOST_OFTEN);
-        often
+        Screen { states: screen.len(), columns, count, often }
     }
 
     /// Whether no screened state holds `a` with `b` at `value`.
@@ -373,8 +370,7 @@ impl Screen {
 /// [`LEAST_EXPECTED`] states or more would: at most [`MOST_PAIRS`], the strongest evidence
 /// first (the most states expected).
 fn pairs(screen: &Screen, samples: &[Vec<bool>], groups: &[Group]) -> Vec<Group> {
-    let often = screen.often();
-    let count = &screen.count;
+    let (often, count) = (&screen.often, &screen.count);
     let partners = Consequences::new(count.len(), groups);
     let grouped = |a: usize, b: usize| partners.partners(a).any(|p| p == b);
     let expected = |a: usize, b: usize| (count[a] * count[b]) as f64 / screen.states as f64;
@@ -402,8 +398,7 @@ fn pairs(screen: &Screen, samples: &[Vec<bool>], groups: &[Group]) -> Vec<Group>
 /// `proved` (there `p → q` is the pairs of `p` with `q`'s partners). Two propositions always
 /// equal in play are tried both ways. At most [`MOST_PAIRS`], the strongest evidence first.
 fn implications(screen: &Screen, samples: &[Vec<bool>], proved: &[Group]) -> Vec<Group> {
-    let often = screen.often();
-    let count = &screen.count;
+    let (often, count) = (&screen.often, &screen.count);
     let mut exclusive = vec![false; count.len()];
     for g in proved.iter().filter(|g| g.exactly_one) {
         g.bases.iter().for_each(|&b| exclusive[b] = true);
@@ -411,7 +406,7 @@ fn implications(screen: &Screen, samples: &[Vec<bool>], proved: &[Group]) -> Vec
     let n = screen.states as f64;
     let expected = |p: usize, q: usize| count[p] as f64 * (screen.states - count[q]) as f64 / n;
     let mut found: Vec<(usize, usize, usize)> = Vec::new();
-    for &p in &often {
+    for &p in often {
         // `q` holds wherever `p` does, so at least as often.
         for &q in often.iter().take_while(|&&q| count[q] >= count[p]) {
             if q != p && !exclusive[q] && expected(p, q) >= LEAST_EXPECTED && screen.never(p, q, false) {
