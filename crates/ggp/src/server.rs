@@ -1,7 +1,9 @@
 //! An HTTP server for one player: each POST carries a message, each answer is the player's reply
 //! (`Content-Type: text/acl`). One match at a time; messages about another match get `busy`, a
 //! `START` of another match included (as GGP-Base's players answer). Every request runs on a
-//! thread of its own, so `INFO` is answered while a move is computed.
+//! thread of its own, so `INFO` is answered while a move is computed. `STOP` and `ABORT` are
+//! answered at once and the player winds down after (GGP-Base's server gives a `STOP` only a
+//! play clock); a new match's `START` waits for it.
 //!
 //! A match that goes silent (a server that crashed, a network cut: no `STOP` or `ABORT` will
 //! come) is given up once no message about it has arrived for twice the clock of its last one
@@ -139,12 +141,17 @@ fn lock<T: ?Sized>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 fn answer(shared: &Shared, mut request: Request) {
     let received = Instant::now();
+    let mut ending = None;
     let (status, body) = match request.method() {
         Method::Options => (200, String::new()),
         Method::Post => match read_body(&mut request, shared.options.max_body) {
             Ok(text) => match Message::parse(&text) {
                 Ok(message) => {
                     let reply = panic::catch_unwind(AssertUnwindSafe(|| dispatch(shared, &message, received)))
+                        .map(|(reply, end)| {
+                            ending = end;
+                            reply
+                        })
                         .unwrap_or_else(|_| Err("the player failed on this message".to_owned()));
                     if shared.options.log {
                         eprintln!("{} -> {}", summary(&message), reply.as_deref().unwrap_or_else(|e| e));
@@ -176,6 +183,10 @@ fn answer(shared: &Shared, mut request: Request) {
     }
     // The server may have hung up; there is no one left to tell.
     let _ = request.respond(response);
+    if let Some(ending) = ending {
+        // A player that fails to wind down has still ended its match.
+        let _ = panic::catch_unwind(AssertUnwindSafe(|| ending.run()));
+    }
 }
 
 fn read_body(request: &mut Request, max: usize) -> Result<String, (u16, String)> {
@@ -232,9 +243,50 @@ fn deadline(options: &ServerOptions, received: Instant, clock: u64) -> Instant {
     received.checked_add(left).unwrap_or_else(|| received + Duration::from_secs(365 * 24 * 3600))
 }
 
-fn dispatch(shared: &Shared, message: &Message, received: Instant) -> Result<String, String> {
-    let options = &shared.options;
+/// The end of a match, tidied up once its reply is sent (GGP-Base's server allows a `STOP` only
+/// a play clock, and a player may take longer to wind down), with the player held so that no new
+/// match starts before it is done.
+enum Ending<'a> {
+    Stop(MutexGuard<'a, Box<dyn Handler>>, Option<Vec<String>>),
+    Abort(MutexGuard<'a, Box<dyn Handler>>),
+}
+
+impl Ending<'_> {
+    fn run(self) {
+        match self {
+            Ending::Stop(mut player, moves) => player.stop(moves.as_deref()),
+            Ending::Abort(mut player) => player.abort(),
+        }
+    }
+}
+
+/// The reply to `message`, and the end of a match it leaves to tidy up after the reply.
+fn dispatch<'a>(
+    shared: &'a Shared,
+    message: &Message,
+    received: Instant,
+) -> (Result<String, String>, Option<Ending<'a>>) {
+    // Before the player is held below: giving a match up takes it too.
     expire(shared, received);
+    match message {
+        Message::Stop { moves, .. } => {
+            let player = lock(&shared.handler);
+            let reply = reply(shared, message, received);
+            let ended = reply.as_deref() == Ok("done") && lock(&shared.current).take().is_some();
+            (reply, ended.then(|| Ending::Stop(player, moves.clone())))
+        }
+        Message::Abort { .. } => {
+            let player = lock(&shared.handler);
+            let reply = reply(shared, message, received);
+            let ended = reply.as_deref() == Ok("aborted") && lock(&shared.current).take().is_some();
+            (reply, ended.then_some(Ending::Abort(player)))
+        }
+        _ => (reply(shared, message, received), None),
+    }
+}
+
+fn reply(shared: &Shared, message: &Message, received: Instant) -> Result<String, String> {
+    let options = &shared.options;
     // Another match's message, or this one's after it expired; this match's is heard.
     let busy = |id: &str| {
         let mut current = lock(&shared.current);
@@ -296,23 +348,8 @@ fn dispatch(shared: &Shared, message: &Message, received: Instant) -> Result<Str
                 .play(moves.as_deref(), deadline(options, received, clock))
                 .map_err(|e| crate::error_chain(e.as_ref()))
         }
-        Message::Stop { id, moves } => {
-            if busy(id) {
-                return Ok("busy".into());
-            }
-            if lock(&shared.current).take().is_some() {
-                lock(&shared.handler).stop(moves.as_deref());
-            }
-            Ok("done".into())
-        }
-        Message::Abort { id } => {
-            if busy(id) {
-                return Ok("busy".into());
-            }
-            if lock(&shared.current).take().is_some() {
-                lock(&shared.handler).abort();
-            }
-            Ok("aborted".into())
-        }
+        // The match ends in `dispatch`, after the reply.
+        Message::Stop { id, .. } => Ok(if busy(id) { "busy" } else { "done" }.into()),
+        Message::Abort { id } => Ok(if busy(id) { "busy" } else { "aborted" }.into()),
     }
 }

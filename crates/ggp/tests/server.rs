@@ -29,6 +29,10 @@ impl Handler for Slow {
         Ok("noop".into())
     }
     fn stop(&mut self, moves: Option<&[String]>) {
+        // A player that takes its time winding down.
+        if moves.is_some_and(|m| m.iter().any(|m| m == "slow")) {
+            std::thread::sleep(Duration::from_millis(1500));
+        }
         self.0.send(format!("stop {moves:?}")).unwrap();
     }
     fn abort(&mut self) {
@@ -100,6 +104,22 @@ fn a_whole_match_with_busy_and_info_on_the_side() {
     assert_eq!(rx.recv().unwrap(), "start m3 r");
     assert_eq!(post(addr, "1.1", "(ABORT m3)"), (200, "aborted".into()));
     assert_eq!(rx.recv().unwrap(), "abort");
+}
+
+#[test]
+fn stop_is_answered_before_the_player_winds_down_and_the_next_match_waits_for_it() {
+    let (addr, rx) = server();
+    assert_eq!(post(addr, "1.1", "(START m1 r ((role r)) 10 2)"), (200, "ready".into()));
+    assert_eq!(rx.recv().unwrap(), "start m1 r");
+    let asked = Instant::now();
+    assert_eq!(post(addr, "1.1", "(STOP m1 (slow))"), (200, "done".into()));
+    assert!(asked.elapsed() < Duration::from_millis(500), "STOP waited {:?}", asked.elapsed());
+    assert_eq!(post(addr, "1.1", "(INFO)"), (200, "((name latchkey) (status available))".into()));
+    // The next match starts once the last one's player is done, not under it.
+    assert_eq!(post(addr, "1.1", "(START m2 r ((role r)) 10 2)"), (200, "ready".into()));
+    assert!(asked.elapsed() >= Duration::from_millis(1500), "{:?}", asked.elapsed());
+    assert_eq!(rx.recv().unwrap(), "stop Some([\"slow\"])");
+    assert_eq!(rx.recv().unwrap(), "start m2 r");
 }
 
 #[test]
