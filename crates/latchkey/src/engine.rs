@@ -40,7 +40,7 @@ pub trait OnMachine {
 pub fn build_raw_propnet(game: &LoadedGame, deadline: Option<Instant>) -> Result<(Net, usize, usize), propnet::Error> {
     let limits = propnet::Limits { deadline: deadline.or(limits().deadline), ..propnet::Limits::default() };
     let grounded = propnet::ground::ground(&game.desc, &limits)?;
-    let net = propnet::build::build(&grounded)?;
+    let net = propnet::build::build(&grounded, limits.deadline)?;
     Ok((net, grounded.atom_count(), grounded.rules.len()))
 }
 

@@ -19,9 +19,9 @@ pub struct Args {
     /// Write the net in Graphviz DOT to this file (`-` for standard output).
     #[arg(long)]
     dot: Option<String>,
-    /// Seconds the build may take (the grounding 20 by default): past them the grounding gives
-    /// up and no optimisation pass begins, and the report says how long past the deadline the
-    /// build stopped.
+    /// Seconds the build may take (the grounding 20 by default): past them the grounding, the
+    /// building or the layout gives up, the optimisation stops where it stands, and the report
+    /// says how long past the deadline the build stopped.
     #[arg(long, value_name = "SECONDS", value_parser = crate::output::clock_seconds)]
     time: Option<f64>,
     /// Print JSON instead of text.
@@ -43,8 +43,10 @@ struct PropnetReport {
     before: propnet::net::Counts,
     /// The optimised net and what each pass did.
     optimize: propnet::optimize::OptimizeStats,
-    /// With `--time`: seconds from the deadline to the end of the optimisation (0 when it ended
-    /// in time).
+    /// Compiling the optimised net for the runtime (its gates' layout), in seconds.
+    layout_secs: f64,
+    /// With `--time`: seconds from the deadline to the end of the layout (0 when it ended in
+    /// time).
     #[serde(skip_serializing_if = "Option::is_none")]
     late_secs: Option<f64>,
 }
@@ -65,6 +67,13 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let build_secs = start.elapsed().as_secs_f64();
     let passes = propnet::optimize::Passes { deadline, ..propnet::optimize::Passes::default() };
     let (optimized, stats) = propnet::optimize::optimize_with(&net, &passes);
+    let laid = std::time::Instant::now();
+    let program = propnet::Program::within(&optimized, deadline);
+    let layout_secs = laid.elapsed().as_secs_f64();
+    if program.is_none() {
+        let late = late().unwrap_or(0.0);
+        anyhow::bail!("cannot lay out the propnet of {spec} in time (it stopped {late:.3} s past its deadline)");
+    }
     let report = PropnetReport {
         game: spec.to_owned(),
         atoms,
@@ -72,6 +81,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         build_secs,
         before: net.counts(),
         optimize: stats,
+        layout_secs,
         late_secs: late().map(|l| l.max(0.0)),
     };
     if let Some(path) = &args.dot {
@@ -88,9 +98,10 @@ pub fn run(args: Args) -> Result<ExitCode> {
         println!("game        {}", report.game);
         println!("grounded    {} atoms, {} ground rules", report.atoms, report.ground_rules);
         println!("built       {:.3} s: {}", report.build_secs, report.before);
-        let cut = if report.optimize.cut_short { " (the deadline left passes out)" } else { "" };
+        let cut = if report.optimize.cut_short { " (cut short by the deadline)" } else { "" };
         println!("optimised   {:.3} s: {}{cut}", report.optimize.micros as f64 / 1e6, report.optimize.after);
-        println!("total       {:.3} s", report.build_secs + report.optimize.micros as f64 / 1e6);
+        println!("laid out    {:.3} s", report.layout_secs);
+        println!("total       {:.3} s", report.build_secs + report.optimize.micros as f64 / 1e6 + report.layout_secs);
         if let Some(late) = report.late_secs {
             println!("late        {late:.3} s past the deadline");
         }

@@ -98,20 +98,23 @@ impl Game {
         let now = Instant::now();
         let window = deadline.saturating_duration_since(now).mul_f64(BUILD_SHARE);
         let limits = propnet::Limits { deadline: Some(now + window), ..propnet::Limits::default() };
-        let build = move |desc: &gdl::Description| propnet::compile(desc, &limits).map(Propnet::new);
+        let build = move |desc: &gdl::Description| {
+            let net = propnet::compile(desc, &limits).map_err(NoPropnet::Build)?;
+            Propnet::within(net, limits.deadline).ok_or(NoPropnet::OutOfTime { seconds: window.as_secs_f64() })
+        };
         // The build runs on a thread of its own so that waiting for it stops on time: a grounding
         // that gives up at its deadline still has to free what it built (a second for a
         // gigabyte), which the abandoned thread does while the match goes on.
         let (done, result) = std::sync::mpsc::channel();
         let copy = desc.clone();
         let spawned = std::thread::Builder::new().name("propnet build".to_owned()).spawn(move || {
-            let _ = done.send(build(&copy).map_err(NoPropnet::Build));
+            let _ = done.send(build(&copy));
         });
         let propnet = match spawned {
             Ok(_) => result
                 .recv_timeout(window + BUILD_GRACE)
                 .unwrap_or(Err(NoPropnet::OutOfTime { seconds: window.as_secs_f64() })),
-            Err(_) => build(&desc).map_err(NoPropnet::Build),
+            Err(_) => build(&desc),
         };
         let prepared = begun.elapsed();
         Ok((Game { name: name.to_owned(), rules: rules.to_owned(), desc, propnet, prepared }, warnings))
@@ -169,6 +172,12 @@ impl Propnet {
     pub fn new(net: Net) -> Propnet {
         let program = Arc::new(Program::new(&net));
         Propnet { net: Arc::new(net), program }
+    }
+
+    /// The net `net` and its program, if compiled by `deadline`.
+    pub fn within(net: Net, deadline: Option<Instant>) -> Option<Propnet> {
+        let program = Arc::new(Program::within(&net, deadline)?);
+        Some(Propnet { net: Arc::new(net), program })
     }
 }
 

@@ -6,6 +6,7 @@ use crate::ground::{AtomRef, Grounded};
 use crate::net::{BaseProp, Kind, MoveProp, Net, NodeId};
 use gdl::{Sym, TermId};
 use rustc_hash::FxHashMap;
+use std::time::Instant;
 use thiserror::Error;
 
 /// Why a ground game cannot become a propnet.
@@ -19,10 +20,16 @@ pub enum BuildError {
         /// The value as written.
         value: String,
     },
+    /// The deadline passed.
+    #[error("building the net ran out of time")]
+    Timeout,
 }
 
-/// Builds the (unoptimised) propnet of a ground game.
-pub fn build(g: &Grounded) -> Result<Net, BuildError> {
+/// Builds the (unoptimised) propnet of a ground game, or gives up within a few milliseconds of
+/// `deadline`.
+pub fn build(g: &Grounded, deadline: Option<Instant>) -> Result<Net, BuildError> {
+    // The clock is read every 16,384 atoms or rules: a few milliseconds of work at most.
+    let late = |k: usize| crate::past(deadline, k, 16_384);
     let mut net = Net {
         kinds: Vec::new(),
         inputs: Vec::new(),
@@ -45,6 +52,9 @@ pub fn build(g: &Grounded) -> Result<Net, BuildError> {
         g.roles.iter().enumerate().filter_map(|(i, &r)| g.pool.find_constant(r).map(|t| (t, i))).collect();
     for (r, relation) in g.relations.iter().enumerate() {
         for idx in 0..relation.count {
+            if late(idx as usize) {
+                return Err(BuildError::Timeout);
+            }
             let atom = AtomRef { rel: r as u32, idx };
             let args = g.args(atom);
             atom_node[r][idx as usize] = match relation.name {
@@ -78,7 +88,10 @@ pub fn build(g: &Grounded) -> Result<Net, BuildError> {
 
     // The rules.
     let mut negation: FxHashMap<NodeId, NodeId> = FxHashMap::default();
-    for rule in &g.rules {
+    for (k, rule) in g.rules.iter().enumerate() {
+        if late(k) {
+            return Err(BuildError::Timeout);
+        }
         let mut body: Vec<NodeId> = rule.pos.iter().map(|&a| node_of(a)).collect();
         for &a in &rule.neg {
             let n = node_of(a);
@@ -127,12 +140,24 @@ pub fn build(g: &Grounded) -> Result<Net, BuildError> {
     }
     net.terminal = find(Sym::TERMINAL, &[]).map_or(falsity, |(r, idx)| node_of(AtomRef { rel: r, idx }));
 
-    // The initial state: `init` depends on nothing that changes, so any marking evaluates it.
-    let values = net.evaluate(&vec![false; net.bases.len()], &vec![false; net.moves.len()]);
-    for i in 0..net.bases.len() {
-        let term = g.args(AtomRef { rel: rel(Sym::TRUE).unwrap_or(0), idx: i as u32 })[0];
-        net.bases[i].init =
-            find(Sym::INIT, &[term]).is_some_and(|(r, idx)| values[node_of(AtomRef { rel: r, idx }) as usize]);
+    // The initial state: `init` depends on nothing that changes, so any marking evaluates it;
+    // only what the `init` atoms read is evaluated.
+    if late(0) {
+        return Err(BuildError::Timeout);
+    }
+    let init_nodes: Vec<Option<NodeId>> = (0..net.bases.len())
+        .map(|i| {
+            let term = g.args(AtomRef { rel: rel(Sym::TRUE).unwrap_or(0), idx: i as u32 })[0];
+            find(Sym::INIT, &[term]).map(|(r, idx)| node_of(AtomRef { rel: r, idx }))
+        })
+        .collect();
+    let n = net.kinds.len();
+    let cone = structures::Components::of(&net.inputs, n, init_nodes.iter().flatten().copied());
+    let order: Vec<&[NodeId]> = (0..cone.len()).map(|c| cone.members(c)).collect();
+    let mut values = vec![0u64; n];
+    net.evaluate_words(&order, &vec![0; net.bases.len()], &vec![0; net.moves.len()], &mut values);
+    for (base, node) in net.bases.iter_mut().zip(init_nodes) {
+        base.init = node.is_some_and(|v| values[v as usize] & 1 != 0);
     }
     Ok(net)
 }

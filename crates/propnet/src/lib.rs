@@ -17,6 +17,7 @@ pub use ground::{GroundError, Limits};
 pub use net::{Kind, Net, NodeId};
 pub use runtime::{GoalOracle, LaneEnd, MovePolicy, Program, PropnetMachine, PropnetState, Step, Watch};
 
+use std::time::Instant;
 use thiserror::Error;
 
 /// Why a propnet could not be built.
@@ -33,13 +34,23 @@ pub enum Error {
 /// Grounds a validated description and builds its (unoptimised) propnet within `limits`.
 pub fn build(desc: &gdl::Description, limits: &Limits) -> Result<Net, Error> {
     let grounded = ground::ground(desc, limits)?;
-    Ok(build::build(&grounded)?)
+    Ok(build::build(&grounded, limits.deadline)?)
 }
 
 /// Grounds, builds and optimises the propnet of a validated description within `limits`: the
-/// net that players, analyses and benchmarks run on. Past the deadline no optimisation pass
-/// begins: the net is returned as far as it was optimised.
+/// net that players, analyses and benchmarks run on. Each phase gives up within milliseconds of
+/// the deadline.
 pub fn compile(desc: &gdl::Description, limits: &Limits) -> Result<Net, Error> {
     let passes = optimize::Passes { deadline: limits.deadline, ..optimize::Passes::default() };
-    Ok(optimize::optimize_with(&build(desc, limits)?, &passes).0)
+    match optimize::optimize_by(build(desc, limits)?, &passes) {
+        Some((net, _)) => Ok(net),
+        None => Err(BuildError::Timeout.into()),
+    }
+}
+
+/// Whether `deadline` has passed, the clock read at step `k` of a loop only when `k` is a multiple
+/// of `every` (reading it costs more than a step of most loops): how each phase of a build stops
+/// within milliseconds of its deadline.
+pub(crate) fn past(deadline: Option<Instant>, k: usize, every: usize) -> bool {
+    k.is_multiple_of(every) && deadline.is_some_and(|d| Instant::now() >= d)
 }

@@ -1,5 +1,5 @@
-//! A grounding given a deadline it cannot meet stops soon after it, its memory freed: the
-//! player that abandoned it must not share a core with it for long. Timed generously (the target
+//! A build given a deadline it cannot meet stops soon after it, its memory freed: the player that
+//! abandoned it must not share a core with it for long. Timed generously (the target
 //! is 100 ms, measured in BENCHMARKS.md); these games took 0.6–0.9 s past a 2 s deadline when
 //! dropping the grounder's indexes and terms cost an allocation each.
 
@@ -23,4 +23,41 @@ fn groundings_that_run_out_of_time_stop_soon_after_their_deadline() {
         );
         assert!(late < Duration::from_millis(300), "{game}, {window} s: stopped {late:?} past its deadline");
     }
+}
+
+/// A whole build (grounding, building, optimisation, layout) given deadlines that fall in each
+/// phase in turn either is done by its deadline or gives up soon after it.
+#[test]
+fn every_phase_of_a_build_stops_soon_after_its_deadline() {
+    let Some(shared) = testkit::shared::locate(env!("CARGO_MANIFEST_DIR"), "build deadlines") else { return };
+    let path = shared.join("more/games/crossers3.kif");
+    let desc = testkit::load("crossers3", &testkit::shared::read_text(&path).expect("readable"));
+    // The whole build, by a deadline, the way a player builds (`propnet::compile`, then the
+    // program), with the time each phase took.
+    let build = |deadline: Option<Instant>| -> (Option<propnet::Program>, [Duration; 3]) {
+        let limits = propnet::Limits { deadline, ..propnet::Limits::default() };
+        let passes = propnet::optimize::Passes { deadline, ..Default::default() };
+        let t = Instant::now();
+        let Ok(net) = propnet::build(&desc, &limits) else { return (None, [t.elapsed(); 3]) };
+        let built = t.elapsed();
+        let Some((net, _)) = propnet::optimize::optimize_by(net, &passes) else {
+            return (None, [built, t.elapsed(), t.elapsed()]);
+        };
+        let optimised = t.elapsed();
+        let program = propnet::Program::within(&net, deadline);
+        (program, [built, optimised, t.elapsed()])
+    };
+    let (program, [built, optimised, laid_out]) = build(None);
+    assert!(program.is_some());
+    // Deadlines in the middle of the building (the grounding's are tested above), of the
+    // optimisation and of the layout.
+    let mut gave_up = 0;
+    for at in [built.mul_f64(0.9), (built + optimised) / 2, (optimised + laid_out) / 2] {
+        let deadline = Instant::now() + at;
+        let (program, _) = build(Some(deadline));
+        let late = deadline.elapsed();
+        gave_up += usize::from(program.is_none());
+        assert!(late < Duration::from_millis(300), "{at:?}: stopped {late:?} past its deadline");
+    }
+    assert!(gave_up > 0, "no deadline was missed: phases {built:?}, {optimised:?}, {laid_out:?}");
 }

@@ -63,8 +63,9 @@ pub struct Passes {
     pub flatten_labelled: bool,
     /// The most rounds of flatten and reach, even if the last one still changed something.
     pub max_rounds: usize,
-    /// No pass begins past this: the net optimised so far is as correct, only larger (a build
-    /// that ran out of time must stop, and may still be used).
+    /// Passes stop at this, each where it stands, and no pass begins past it: the net optimised
+    /// so far is as correct, only larger (a build that ran out of time must stop, and may still
+    /// be used).
     #[serde(skip)]
     pub deadline: Option<Instant>,
 }
@@ -138,7 +139,7 @@ pub struct OptimizeStats {
     pub reachability: bool,
     /// Total time, in microseconds.
     pub micros: u64,
-    /// Whether the deadline left passes out.
+    /// Whether the deadline cut a pass short or left passes out.
     pub cut_short: bool,
 }
 
@@ -175,24 +176,61 @@ impl fmt::Display for OptimizeStats {
 pub fn optimize(net: &Net) -> (Net, OptimizeStats) {
     optimize_with(net, &Passes::default())
 }
-/// Optimises `net` with the passes `options` selects.
+/// Optimises `net` with the passes `options` selects. A pass the deadline catches stops where it
+/// stands, and no pass begins after it: the net is returned as far as it was optimised.
 pub fn optimize_with(net: &Net, options: &Passes) -> (Net, OptimizeStats) {
+    match run(Cow::Borrowed(net), options, true) {
+        Some(done) => done,
+        None => unreachable!("a net as far as it was optimised is always returned"),
+    }
+}
+
+/// Optimises `net`, taking it over, unless the deadline of `options` cuts the passes short
+/// (`None`, within milliseconds of it): for builds that must be done by their deadline, which
+/// need not spend it on what they then throw away.
+pub fn optimize_by(net: Net, options: &Passes) -> Option<(Net, OptimizeStats)> {
+    run(Cow::Owned(net), options, false)
+}
+
+/// The passes, over `net` (borrowed or taken over); past the deadline, the net as far as it was
+/// optimised if `partial`, else nothing.
+fn run(net: Cow<'_, Net>, options: &Passes, partial: bool) -> Option<(Net, OptimizeStats)> {
     let start = Instant::now();
     let before = net.counts();
-    let mut w = Work::new(Cow::Borrowed(net), None, &net.labels);
+    let over = || crate::past(options.deadline, 0, 1);
     let mut passes: Vec<PassStats> = Pass::ALL
         .iter()
         .map(|&pass| PassStats { pass, runs: 0, nodes_removed: 0, edges_removed: 0, micros: 0 })
         .collect();
+    let stats = |after: Counts, passes: Vec<PassStats>, rounds: usize, cut_short: bool| OptimizeStats {
+        before,
+        after,
+        passes: passes.into_iter().filter(|p| p.runs > 0).collect(),
+        rounds,
+        reachability: options.reachability,
+        micros: start.elapsed().as_micros() as u64,
+        cut_short,
+    };
+    if over() {
+        return partial.then(|| (net.into_owned(), stats(before, passes, 0, true)));
+    }
+    // The labels stay where they are: the work refers to them by index.
+    let (net, src_labels): (Cow<'_, Net>, Cow<'_, [Option<String>]>) = match net {
+        Cow::Borrowed(net) => (Cow::Borrowed(net), Cow::Borrowed(&net.labels)),
+        Cow::Owned(mut net) => {
+            let labels = std::mem::take(&mut net.labels);
+            (Cow::Owned(net), Cow::Owned(labels))
+        }
+    };
+    let mut w = Work::new(net, None, &src_labels);
+    w.deadline = options.deadline;
     // What the outputs cannot reach is left behind by the copy: that is pass prune's work.
     passes[1].nodes_removed = (before.nodes + 2) as i64 - w.live_nodes as i64;
     passes[1].edges_removed = before.edges as i64 - w.live_edges as i64;
-    let over = || options.deadline.is_some_and(|d| Instant::now() >= d);
-    let mut cut_short = false;
-    let mut run = |w: &mut Work, pass: Pass| -> bool {
+    // Runs a pass, or says (`None`) that the deadline has come: then none runs after it.
+    let mut run = |w: &mut Work, pass: Pass| -> Option<bool> {
         if over() {
-            cut_short = true;
-            return false;
+            return None;
         }
         let t = Instant::now();
         let (n0, e0) = (w.live_nodes, w.live_edges);
@@ -210,52 +248,53 @@ pub fn optimize_with(net: &Net, options: &Passes) -> (Net, OptimizeStats) {
         s.nodes_removed += n0 as i64 - n1 as i64;
         s.edges_removed += e0 as i64 - e1 as i64;
         s.micros += t.elapsed().as_micros() as u64;
-        changed
+        Some(changed)
     };
     // Fold, prune, collapse and merge each finish their job in one run (merge repeats itself
     // while merges inside cycles expose more). Then rounds of flatten and reach, the two that can
     // open new opportunities, each followed by what it may have enabled, until neither finds any.
-    run(&mut w, Pass::Fold);
-    run(&mut w, Pass::Prune);
-    if w.live_nodes < w.net.kinds.len() / 2 {
+    let mut done = run(&mut w, Pass::Fold).and_then(|_| run(&mut w, Pass::Prune)).is_some();
+    if done && w.live_nodes < w.net.kinds.len() / 2 {
         // Mostly garbage (typical of a fresh net): renumber so that later passes scan less.
         let (compact, labels) = w.compact();
-        w = Work::new(Cow::Owned(compact), Some(&labels), &net.labels);
+        w = Work::new(Cow::Owned(compact), Some(&labels), &src_labels);
+        w.deadline = options.deadline;
     }
-    run(&mut w, Pass::Collapse);
-    run(&mut w, Pass::Merge);
     let mut rounds = 0;
-    let mut reach = options.reachability;
-    while rounds < options.max_rounds.max(1) {
-        rounds += 1;
-        let mut changed = false;
-        if options.flatten && run(&mut w, Pass::Flatten) {
-            run(&mut w, Pass::Merge);
-            changed = true;
-        }
-        if reach {
-            // Reach folds its constants itself; what they cut loose goes, then new duplicates.
-            reach = run(&mut w, Pass::Reach);
-            if reach {
-                run(&mut w, Pass::Prune);
-                run(&mut w, Pass::Merge);
+    let mut rest = || -> Option<()> {
+        run(&mut w, Pass::Collapse)?;
+        run(&mut w, Pass::Merge)?;
+        let mut reach = options.reachability;
+        while rounds < options.max_rounds.max(1) {
+            rounds += 1;
+            let mut changed = false;
+            if options.flatten && run(&mut w, Pass::Flatten)? {
+                run(&mut w, Pass::Merge)?;
                 changed = true;
             }
+            if reach {
+                // Reach folds its constants itself; what they cut loose goes, then new duplicates.
+                reach = run(&mut w, Pass::Reach)?;
+                if reach {
+                    run(&mut w, Pass::Prune)?;
+                    run(&mut w, Pass::Merge)?;
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
         }
-        if !changed {
-            break;
-        }
+        Some(())
+    };
+    done = done && rest().is_some();
+    // A pass the deadline caught stopped where it stood.
+    let cut_short = !done || over();
+    if cut_short && !partial {
+        return None;
     }
     let (mut out, labels) = w.compact();
-    out.labels = labels.into_iter().map(|l| net.labels.get(l as usize).cloned().flatten()).collect();
-    let stats = OptimizeStats {
-        before,
-        after: out.counts(),
-        passes: passes.into_iter().filter(|p| p.runs > 0).collect(),
-        rounds,
-        reachability: options.reachability,
-        micros: start.elapsed().as_micros() as u64,
-        cut_short,
-    };
-    (out, stats)
+    out.labels = labels.into_iter().map(|l| src_labels.get(l as usize).cloned().flatten()).collect();
+    let after = out.counts();
+    Some((out, stats(after, passes, rounds, cut_short)))
 }

@@ -21,9 +21,12 @@ impl Work {
     /// its constant, then strips constant inputs.
     pub(super) fn fold(&mut self, reach: bool) -> bool {
         self.relink();
-        let val = self.analyse(reach);
+        let Some(val) = self.analyse(reach) else { return false };
         let mut changed = false;
         for n in 0..self.net.kinds.len() as NodeId {
+            if self.late(n as usize) {
+                break;
+            }
             if n == self.ff || n == self.tt || self.fwd[n as usize] != n || self.dead[n as usize] {
                 continue;
             }
@@ -46,8 +49,10 @@ impl Work {
 
     /// Three-valued values of every node. Without `reach`, bases and inputs are unknown. With it,
     /// the abstract reachable states: bases start at their initial value and inputs false, and
-    /// both become unknown when their `next` / `legal` node may take another value.
-    fn analyse(&mut self, reach: bool) -> Vec<Tri> {
+    /// both become unknown when their `next` / `legal` node may take another value. Past the
+    /// deadline the nodes not yet evaluated stay unknown without `reach`; with it, values known
+    /// too early would be wrong (they only ever become unknown), so there are none.
+    fn analyse(&mut self, reach: bool) -> Option<Vec<Tri>> {
         let n_nodes = self.net.kinds.len();
         let mut base_state: Vec<Tri> =
             self.net.bases.iter().map(|b| if reach { Tri::of(b.init) } else { Tri::X }).collect();
@@ -58,11 +63,17 @@ impl Work {
         let mut scratch = GroupScratch { local: vec![u32::MAX; n_nodes], ..GroupScratch::default() };
         let mut changed_nodes = Vec::new();
         for g in 0..groups {
+            if self.late(g) {
+                if reach {
+                    return None;
+                }
+                break;
+            }
             self.eval_group(g, &mut val, &base_state, &input_state, &mut scratch, &mut changed_nodes);
         }
         changed_nodes.clear();
         if !reach {
-            return val;
+            return Some(val);
         }
 
         // Readers (live gates) of every node, and which bases and inputs each node decides.
@@ -125,8 +136,13 @@ impl Work {
         }
         let mut heap: BinaryHeap<Reverse<u32>> = BinaryHeap::new();
         let mut queued = vec![false; groups];
+        let mut steps = 0;
         loop {
             while let Some((u, old)) = pending.pop() {
+                steps += 1;
+                if self.late(steps) {
+                    return None;
+                }
                 debug_assert!(old != Tri::X && val[u as usize] == Tri::X);
                 for &r in &readers[offsets[u as usize] as usize..offsets[u as usize + 1] as usize] {
                     let g = self.comps.group_of[r as usize];
@@ -161,7 +177,7 @@ impl Work {
             queued[g as usize] = false;
             self.eval_group(g as usize, &mut val, states.base, states.input, &mut scratch, &mut pending);
         }
-        val
+        Some(val)
     }
 
     /// Whether some `legal` node depends on an input node, in which case inputs cannot be assumed

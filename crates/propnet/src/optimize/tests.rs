@@ -1,3 +1,4 @@
+use super::work::STEPS_LEFT;
 use super::*;
 use crate::net::{BaseProp, Kind, MoveProp, Net, NodeId};
 use rand::rngs::SmallRng;
@@ -344,12 +345,12 @@ fn random_nets_exact() {
 }
 
 #[test]
-fn a_deadline_stops_the_passes_between_two_and_the_net_is_still_exact() {
+fn a_deadline_stops_the_passes_where_they_stand_and_the_net_is_still_right() {
+    // Between passes, by the clock.
     let mut rng = SmallRng::seed_from_u64(3);
     let mut cut = 0;
     for k in 0..600u64 {
         let net = random_net(&mut rng);
-        // Deadlines from already past to a few microseconds on: every pass begun runs to its end.
         let deadline = Some(Instant::now() + Duration::from_nanos(k % 30 * 500));
         let (opt, stats) = optimize_with(&net, &Passes { deadline, ..exact() });
         check_exact(&net, &opt);
@@ -358,6 +359,31 @@ fn a_deadline_stops_the_passes_between_two_and_the_net_is_still_exact() {
     assert!(cut > 0, "no deadline cut a pass short");
     let (_, stats) = optimize_with(&random_net(&mut rng), &exact());
     assert!(!stats.cut_short);
+
+    // Inside a pass, at every step in turn: a sweep stops between two gates, the analysis of pass
+    // reach before its end.
+    let mut stopped = 0;
+    for _ in 0..60 {
+        let net = random_net(&mut rng);
+        for steps in 0..150 {
+            let mut late = false;
+            for reach in [false, true] {
+                STEPS_LEFT.set(Some(steps));
+                let (opt, _) = optimize_with(&net, &Passes { reachability: reach, ..Passes::default() });
+                if reach {
+                    check_reachable(&net, &opt);
+                } else {
+                    check_exact(&net, &opt);
+                }
+                late |= STEPS_LEFT.replace(None) == Some(0);
+            }
+            if !late {
+                break;
+            }
+            stopped += 1;
+        }
+    }
+    assert!(stopped > 1000, "{stopped}");
 }
 
 #[test]

@@ -6,6 +6,7 @@ use crate::net::{Kind, Net, NodeId};
 use rustc_hash::{FxHashMap, FxHasher};
 use std::borrow::Cow;
 use std::hash::{Hash, Hasher};
+use std::time::Instant;
 use structures::Components;
 
 /// The net being optimised: the original nodes plus two canonical constants, where a node is
@@ -29,10 +30,19 @@ pub(super) struct Work {
     pub(super) live_nodes: usize,
     /// Inputs of live gates.
     pub(super) live_edges: usize,
+    /// When the passes stop, each where it stands (see [`Work::late`]).
+    pub(super) deadline: Option<Instant>,
 }
 
 /// No label.
 pub(super) const NO_LABEL: u32 = u32::MAX;
+
+#[cfg(test)]
+thread_local! {
+    /// In the unit tests, when set: the deadline passes at this step of the passes (every step
+    /// asks), whatever the clock says, so that a test can stop them at every point in turn.
+    pub(super) static STEPS_LEFT: std::cell::Cell<Option<usize>> = const { std::cell::Cell::new(None) };
+}
 
 impl Work {
     /// Takes the part of `src` the outputs depend on (the rest starts dead) and adds the two
@@ -75,7 +85,8 @@ impl Work {
             }
         }
         let net = Net { kinds, inputs, labels: Vec::new(), roles, bases, moves, goals, terminal };
-        let mut w = Work { net, label, fwd: (0..n as NodeId).collect(), dead, ff, tt, comps, live_nodes, live_edges };
+        let fwd = (0..n as NodeId).collect();
+        let mut w = Work { net, label, fwd, dead, ff, tt, comps, live_nodes, live_edges, deadline: None };
         for x in 0..n as NodeId {
             if let Kind::Const(c) = w.net.kinds[x as usize] {
                 if x != ff && x != tt && !w.dead[x as usize] {
@@ -84,6 +95,18 @@ impl Work {
             }
         }
         w
+    }
+
+    /// Whether the deadline has passed, looked at when `k` is a multiple of 1024 only (reading
+    /// the clock costs more than most steps of a pass). A pass that is late stops where it stands:
+    /// every rewrite it made keeps the net exact, and what it did not reach stays as it was.
+    pub(super) fn late(&self, k: usize) -> bool {
+        #[cfg(test)]
+        if let Some(left) = STEPS_LEFT.get() {
+            STEPS_LEFT.set(Some(left.saturating_sub(1)));
+            return left == 0;
+        }
+        crate::past(self.deadline, k, 1024)
     }
 
     pub(super) fn is_gate(&self, n: NodeId) -> bool {
@@ -238,6 +261,9 @@ impl Work {
     pub(super) fn normalize_all(&mut self) -> bool {
         let mut changed = false;
         for k in 0..self.comps.order.len() {
+            if self.late(k) {
+                break;
+            }
             let n = self.comps.order[k];
             if self.live_gate(n) {
                 let before = self.net.inputs[n as usize].len();
@@ -256,7 +282,13 @@ impl Work {
     pub(super) fn prune(&mut self) -> bool {
         let mut needed = vec![false; self.net.kinds.len()];
         let mut stack = self.outputs();
+        let mut k = 0;
         while let Some(n) = stack.pop() {
+            k += 1;
+            if self.late(k) {
+                // What is needed is not known until the search ends: kill nothing.
+                return false;
+            }
             if !std::mem::replace(&mut needed[n as usize], true) {
                 for k in 0..self.net.inputs[n as usize].len() {
                     let i = self.net.inputs[n as usize][k];
@@ -288,6 +320,9 @@ impl Work {
             let mut in_cycle = false;
             table.clear();
             for k in 0..self.comps.order.len() {
+                if self.late(k) {
+                    return any;
+                }
                 let n = self.comps.order[k];
                 if !self.live_gate(n) {
                     continue;
@@ -334,6 +369,9 @@ impl Work {
         }
         let mut changed = false;
         for k in 0..self.comps.order.len() {
+            if self.late(k) {
+                break;
+            }
             let n = self.comps.order[k];
             if !self.live_gate(n) {
                 continue;

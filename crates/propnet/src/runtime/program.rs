@@ -30,6 +30,7 @@
 use crate::net::{Kind, Net, NodeId};
 use rustc_hash::FxHashMap;
 use std::ops::Range;
+use std::time::Instant;
 
 /// A literal: `slot << 1 | negated`.
 pub(crate) type Lit = u32;
@@ -135,10 +136,26 @@ struct TempGate {
 impl Program {
     /// Compiles a net.
     pub fn new(net: &Net) -> Program {
+        match Self::within(net, None) {
+            Some(program) => program,
+            None => unreachable!("no deadline to miss"),
+        }
+    }
+
+    /// Compiles a net, or gives up (`None`) within a few milliseconds of `deadline`.
+    pub fn within(net: &Net, deadline: Option<Instant>) -> Option<Program> {
+        // The clock is read every 4,096 components, and between the steps of the layout.
+        let late = |k: usize| crate::past(deadline, k, 4096);
         let nb = net.bases.len();
         let ni = net.moves.len();
         let first_gate = 1 + nb + ni;
+        if late(0) {
+            return None;
+        }
         let schedule = net.schedule();
+        if late(0) {
+            return None;
+        }
 
         // Nodes that read no base or input are constants: evaluate them once.
         let n = net.kinds.len();
@@ -158,7 +175,10 @@ impl Program {
                 is_static[v as usize] = ok;
             }
         }
-        let static_values = net.evaluate(&vec![false; nb], &vec![false; ni]);
+        let static_values = net.evaluate_with(&schedule, &vec![false; nb], &vec![false; ni]);
+        if late(0) {
+            return None;
+        }
 
         // Only `next` may read a move in valid GDL. When that holds, the move phase is only ever
         // evaluated with exactly one move per role, which the translation exploits.
@@ -193,7 +213,10 @@ impl Program {
         };
         let mut lit_of = vec![FALSE; n];
         let mut blocks = 0u32;
-        for comp in &schedule {
+        for (k, comp) in schedule.iter().enumerate() {
+            if late(k) {
+                return None;
+            }
             let first = comp[0] as usize;
             let cyclic = comp.len() > 1 || net.inputs[first].contains(&comp[0]);
             if comp.iter().all(|&v| is_static[v as usize]) {
@@ -239,17 +262,26 @@ impl Program {
         }
 
         let outputs = Outputs::new(net, &lit_of);
-        let mut program = Self::layout(net, b.gates, outputs, first_gate);
+        let mut program = Self::layout(net, b.gates, outputs, first_gate, &late)?;
         program.exclusive = exclusive;
-        program
+        Some(program)
     }
 
-    /// Drops unneeded gates, assigns phases and renumbers slots.
-    fn layout(net: &Net, gates: Vec<TempGate>, out: Outputs, first_gate: usize) -> Program {
+    /// Drops unneeded gates, assigns phases and renumbers slots; gives up when `late(0)` says so.
+    fn layout(
+        net: &Net,
+        gates: Vec<TempGate>,
+        out: Outputs,
+        first_gate: usize,
+        late: &dyn Fn(usize) -> bool,
+    ) -> Option<Program> {
         let ng = gates.len();
         let gate_of = |l: Lit| ((l >> 1) as usize).checked_sub(first_gate);
 
         let (phase, outputs_read_inputs) = phases(&gates, &out, 1 + net.bases.len()..first_gate, first_gate);
+        if late(0) {
+            return None;
+        }
 
         // Legal outputs that no other core gate reads go last in the core phase, in move order:
         // choosing moves reads every legal output at every step, and then reads them in one
@@ -325,6 +357,9 @@ impl Program {
         let slots = first_gate + order.len();
         // The evaluator reads gate inputs without bounds checks on the strength of this.
         assert!(fanin.iter().all(|&l| ((l >> 1) as usize) < slots), "a gate input names no slot");
+        if late(0) {
+            return None;
+        }
         let propagated: Vec<usize> = (0..order.len()).filter(|g| !ranges[1].contains(g)).collect();
         let (fanout_start, fanout) = fanout(&fanin_start, &fanin, slots, &propagated);
 
@@ -343,7 +378,7 @@ impl Program {
         let base_names: Vec<String> = net.bases.iter().map(|b| b.name.clone()).collect();
         let mut base_order: Vec<u32> = (0..base_names.len() as u32).collect();
         base_order.sort_by(|&a, &b| base_names[a as usize].as_bytes().cmp(base_names[b as usize].as_bytes()));
-        Program {
+        Some(Program {
             roles,
             base_names,
             base_order,
@@ -370,7 +405,7 @@ impl Program {
             outputs_read_inputs,
             exclusive: false,
             stats,
-        }
+        })
     }
 
     /// Sizes, for reports.
