@@ -110,6 +110,8 @@ impl Handler for Served {
             if let Err(e) = p.stop(moves) {
                 eprintln!("note: the player failed to stop cleanly: {}", ggp::error_chain(&e));
             }
+            drop(p);
+            release_freed_memory();
         }
     }
 
@@ -118,4 +120,15 @@ impl Handler for Served {
     }
 
     fn preview(&mut self, _rules: &str, _deadline: Instant) {}
+}
+
+/// Gives the memory a finished match freed back to the system. glibc keeps what its threads'
+/// arenas freed for reuse, and across hundreds of matches a server's resident size crept from
+/// 100 MB to 300 MB while under 1 MB was in use between matches.
+fn release_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only returns free pages to the system; it takes no pointers.
+    unsafe {
+        libc::malloc_trim(0);
+    }
 }
