@@ -85,6 +85,19 @@ fn syntax_errors_are_located() {
     assert!(report["problems"][0].as_str().unwrap().contains("unclosed.kif:3:3: syntax error: unclosed '('"));
 }
 
+#[test]
+fn a_propnet_build_keeps_its_deadline_or_says_how_far_past_it_stopped() {
+    let o = latchkey(&["propnet", "tictactoe", "--time", "10", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    assert_eq!(report["late_secs"], 0.0, "{report}");
+    assert!(report["layout_secs"].as_f64().is_some(), "{report}");
+    // A millisecond is not enough for breakthrough.
+    let o = latchkey(&["propnet", "breakthrough", "--time", "0.001"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("s past its deadline"), "{}", stderr(&o));
+}
+
 /// A whole game: one role, one move, over at once.
 const TINY: &str = "(role a)\n(init (p))\n(<= (legal a go) (true (p)))\n(<= (next (q)) (does a go))\n\
                     (<= terminal (true (q)))\n(<= (goal a 100) (true (q)))\n(<= (goal a 0) (true (p)))\n";
