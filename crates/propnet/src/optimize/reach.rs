@@ -21,6 +21,10 @@ impl Work {
     /// its constant, then strips constant inputs.
     pub(super) fn fold(&mut self, reach: bool) -> bool {
         self.relink();
+        // The sweeps that set a pass up are read no clock inside: one look after each.
+        if self.late(0) {
+            return false;
+        }
         let Some(val) = self.analyse(reach) else { return false };
         let mut changed = false;
         for n in 0..self.net.kinds.len() as NodeId {
@@ -98,6 +102,9 @@ impl Work {
                 }
             }
         }
+        if self.late(0) {
+            return None;
+        }
         let mut watch = Watchers { head: vec![u32::MAX; n_nodes], next: Vec::new(), what: Vec::new() };
         for b in 0..self.net.bases.len() {
             let next = self.find(self.net.bases[b].next);
@@ -133,6 +140,9 @@ impl Work {
         let mut pending: Vec<(NodeId, Tri)> = Vec::new();
         for u in 0..n_nodes as NodeId {
             states.check(&watch, u, &mut val, &mut pending);
+        }
+        if self.late(0) {
+            return None;
         }
         let mut heap: BinaryHeap<Reverse<u32>> = BinaryHeap::new();
         let mut queued = vec![false; groups];
