@@ -122,9 +122,10 @@ impl Handler for Served {
     fn preview(&mut self, _rules: &str, _deadline: Instant) {}
 }
 
-/// Gives the memory a finished match freed back to the system. glibc keeps what its threads'
-/// arenas freed for reuse, and across hundreds of matches a server's resident size crept from
-/// 100 MB to 300 MB while under 1 MB was in use between matches.
+/// Gives the free pages of the allocator's heaps back to the system after a match. Across
+/// hundreds of matches a server's resident size crept from 100 MB to 300 MB while under 1 MB was
+/// in use between matches; this returns only part of it: most is the unused tops of the threads'
+/// heaps, which glibc shrinks only past a threshold that rises with the largest block freed.
 fn release_freed_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: malloc_trim only returns free pages to the system; it takes no pointers.
