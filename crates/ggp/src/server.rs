@@ -269,16 +269,24 @@ fn dispatch<'a>(
     // Before the player is held below: giving a match up takes it too.
     expire(shared, received);
     match message {
+        // Another match's STOP or ABORT gets `busy` without waiting for the player; this one's
+        // holds the player before it frees the match, so no START comes in between.
         Message::Stop { moves, .. } => {
-            let player = lock(&shared.handler);
             let reply = reply(shared, message, received);
-            let ended = reply.as_deref() == Ok("done") && lock(&shared.current).take().is_some();
+            if reply.as_deref() != Ok("done") {
+                return (reply, None);
+            }
+            let player = lock(&shared.handler);
+            let ended = lock(&shared.current).take().is_some();
             (reply, ended.then(|| Ending::Stop(player, moves.clone())))
         }
         Message::Abort { .. } => {
-            let player = lock(&shared.handler);
             let reply = reply(shared, message, received);
-            let ended = reply.as_deref() == Ok("aborted") && lock(&shared.current).take().is_some();
+            if reply.as_deref() != Ok("aborted") {
+                return (reply, None);
+            }
+            let player = lock(&shared.handler);
+            let ended = lock(&shared.current).take().is_some();
             (reply, ended.then_some(Ending::Abort(player)))
         }
         _ => (reply(shared, message, received), None),
