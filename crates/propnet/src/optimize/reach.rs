@@ -21,10 +21,6 @@ impl Work {
     /// its constant, then strips constant inputs.
     pub(super) fn fold(&mut self, reach: bool) -> bool {
         self.relink();
-        // The sweeps that set a pass up are read no clock inside: one look after each.
-        if self.late(0) {
-            return false;
-        }
         let Some(val) = self.analyse(reach) else { return false };
         let mut changed = false;
         for n in 0..self.net.kinds.len() as NodeId {
@@ -102,6 +98,7 @@ impl Work {
                 }
             }
         }
+        // The tables below are built without a look at the clock: one after each.
         if self.late(0) {
             return None;
         }

@@ -368,9 +368,6 @@ impl Work {
             readers[o as usize] = u32::MAX;
         }
         let mut changed = false;
-        if self.late(0) {
-            return false;
-        }
         for k in 0..self.comps.order.len() {
             if self.late(k) {
                 break;
