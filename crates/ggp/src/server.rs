@@ -271,23 +271,18 @@ fn dispatch<'a>(
     match message {
         // Another match's STOP or ABORT gets `busy` without waiting for the player; this one's
         // holds the player before it frees the match, so no START comes in between.
-        Message::Stop { moves, .. } => {
+        Message::Stop { .. } | Message::Abort { .. } => {
             let reply = reply(shared, message, received);
-            if reply.as_deref() != Ok("done") {
+            if !matches!(reply.as_deref(), Ok("done" | "aborted")) {
                 return (reply, None);
             }
             let player = lock(&shared.handler);
             let ended = lock(&shared.current).take().is_some();
-            (reply, ended.then(|| Ending::Stop(player, moves.clone())))
-        }
-        Message::Abort { .. } => {
-            let reply = reply(shared, message, received);
-            if reply.as_deref() != Ok("aborted") {
-                return (reply, None);
-            }
-            let player = lock(&shared.handler);
-            let ended = lock(&shared.current).take().is_some();
-            (reply, ended.then_some(Ending::Abort(player)))
+            let ending = match message {
+                Message::Stop { moves, .. } => Ending::Stop(player, moves.clone()),
+                _ => Ending::Abort(player),
+            };
+            (reply, ended.then_some(ending))
         }
         _ => (reply(shared, message, received), None),
     }
