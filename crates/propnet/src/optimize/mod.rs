@@ -254,7 +254,8 @@ fn run(net: Cow<'_, Net>, options: &Passes, partial: bool) -> Option<(Net, Optim
     // while merges inside cycles expose more). Then rounds of flatten and reach, the two that can
     // open new opportunities, each followed by what it may have enabled, until neither finds any.
     let mut done = run(&mut w, Pass::Fold).and_then(|_| run(&mut w, Pass::Prune)).is_some();
-    if done && w.live_nodes < w.net.kinds.len() / 2 {
+    // Neither the copy nor the renumbering reads the clock: none begins past the deadline.
+    if done && !over() && w.live_nodes < w.net.kinds.len() / 2 {
         // Mostly garbage (typical of a fresh net): renumber so that later passes scan less.
         let (compact, labels) = w.compact();
         w = Work::new(Cow::Owned(compact), Some(&labels), &src_labels);
