@@ -487,9 +487,17 @@ mod tests {
         assert!(!f.prunable());
         let control: Vec<&str> = f.control.iter().map(|&b| net.bases[b as usize].name.as_str()).collect();
         assert_eq!(control, ["(control xplayer)", "(control oplayer)"]);
-        // `noop` changes no cell (a blank cell stays blank under it as under any move marking
-        // another), so it is a pass.
-        let passes: Vec<&str> = f.passes.iter().map(|&j| net.moves[j as usize].name.as_str()).collect();
-        assert_eq!(passes, ["noop", "noop"]);
+        // A mark changes its own cell only: a blank cell elsewhere stays blank under it as under
+        // any mark but its own, however the ways of keeping it are written.
+        let l = locality::effects(&net, None).expect("no deadline");
+        for (j, mv) in net.moves.iter().enumerate().filter(|(_, m)| m.name.starts_with("(mark")) {
+            let cell = &mv.name["(mark ".len()..mv.name.len() - 1];
+            let writes: Vec<&str> = l.fp.writes[j].iter().map(|&b| net.bases[b as usize].name.as_str()).collect();
+            let mark = if net.roles[mv.role] == "xplayer" { "x" } else { "o" };
+            assert_eq!(writes, [format!("(cell {cell} b)"), format!("(cell {cell} {mark})")], "{}", mv.name);
+        }
+        // `noop` is no pass: with the other role's move left open, a blank cell stays blank under
+        // it only if that move marks another, which the net does not say is always so.
+        assert!(f.passes.is_empty());
     }
 }

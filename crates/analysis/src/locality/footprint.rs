@@ -47,13 +47,15 @@ struct Residuals<'a> {
     gates: FxHashMap<(u8, Vec<Res>), Res>,
     /// The children of each new gate, by `id - first_new`.
     children: Vec<Vec<Res>>,
+    /// The kind of each new gate (0 not, 1 and, 2 or), likewise.
+    tags: Vec<u8>,
     first_new: Res,
 }
 
 impl<'a> Residuals<'a> {
     fn new(net: &'a Net) -> Residuals<'a> {
         let first_new = ORIG + net.kinds.len() as Res;
-        Residuals { net, gates: FxHashMap::default(), children: Vec::new(), first_new }
+        Residuals { net, gates: FxHashMap::default(), children: Vec::new(), tags: Vec::new(), first_new }
     }
 
     /// The residual of gate `node` given its inputs' residuals.
@@ -78,6 +80,21 @@ impl<'a> Residuals<'a> {
                 let mut kept: Vec<Res> = ins.iter().copied().filter(|&r| r != neutral).collect();
                 kept.sort_unstable();
                 kept.dedup();
+                // Absorption: x or (x and y) is x, x and (x or y) is x. A move that settles one
+                // way of keeping a base leaves the others beside it, which would otherwise make
+                // its residual differ from a move that settles them all.
+                let dual = if kind == Kind::And { Kind::Or } else { Kind::And };
+                let absorbed: Vec<bool> = kept
+                    .iter()
+                    .map(|&r| {
+                        self.children_if(r, dual).is_some_and(|ch| ch.iter().any(|c| kept.binary_search(c).is_ok()))
+                    })
+                    .collect();
+                let mut i = 0;
+                kept.retain(|_| {
+                    i += 1;
+                    !absorbed[i - 1]
+                });
                 match kept.len() {
                     0 => neutral,
                     1 => kept[0],
@@ -88,6 +105,24 @@ impl<'a> Residuals<'a> {
         }
     }
 
+    /// The children of residual `r` if it is a gate of kind `kind` (an original gate's are its
+    /// inputs, unchanged).
+    fn children_if(&self, r: Res, kind: Kind) -> Option<Vec<Res>> {
+        let tag = match kind {
+            Kind::And => 1,
+            Kind::Or => 2,
+            _ => return None,
+        };
+        if r >= self.first_new {
+            let i = (r - self.first_new) as usize;
+            return (self.tags[i] == tag).then(|| self.children[i].clone());
+        }
+        if r >= ORIG && self.net.kinds[(r - ORIG) as usize] == kind {
+            return Some(self.net.inputs[(r - ORIG) as usize].iter().map(|&i| ORIG + i).collect());
+        }
+        None
+    }
+
     fn intern(&mut self, tag: u8, children: Vec<Res>) -> Res {
         let next = self.first_new + self.children.len() as Res;
         let key = (tag, children);
@@ -95,6 +130,7 @@ impl<'a> Residuals<'a> {
             return id;
         }
         self.children.push(key.1.clone());
+        self.tags.push(tag);
         self.gates.insert(key, next);
         next
     }

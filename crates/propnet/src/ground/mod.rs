@@ -19,8 +19,8 @@
 //! are inlined where the state is read, helpers read only at named constants are computed only
 //! there, bodies are decomposed so that existential variables become small auxiliary relations
 //! instead of multiplying the instances of a rule, and helpers that depend on the state and are
-//! always read with some arguments bound are computed only for the bindings their readers ask
-//! for (magic sets).
+//! always read with some arguments bound (negated readers bind them all) are computed only for
+//! the bindings their readers ask for (magic sets).
 //!
 //! Every rule is then instantiated once more over the final model. Negative literals whose atom
 //! is outside the model always hold and are dropped; the rest are kept for the propnet's NOT
@@ -243,6 +243,9 @@ struct Grounder {
     /// Per relation (where set), whether it only restricts the model: its atoms are left out of
     /// the ground rules (see [`Grounder::restrict_to_demand`]).
     model_only: Vec<bool>,
+    /// Demand relations projected onto some of their positions, by demand and positions (see
+    /// [`Grounder::guarded`]).
+    projections: FxHashMap<(RelId, Vec<usize>), RelId>,
 }
 
 impl Grounder {
@@ -264,6 +267,7 @@ impl Grounder {
             scratch: Vec::new(),
             strata: Vec::new(),
             model_only: Vec::new(),
+            projections: FxHashMap::default(),
             plans: FxHashMap::default(),
         };
         for rule in &desc.rules {
