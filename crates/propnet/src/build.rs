@@ -53,6 +53,7 @@ pub fn build(g: &Grounded, deadline: Option<Instant>) -> Result<Net, BuildError>
     for (r, relation) in g.relations.iter().enumerate() {
         for idx in 0..relation.count {
             if late(idx as usize) {
+                crate::drop_aside((net, atom_node));
                 return Err(BuildError::Timeout);
             }
             let atom = AtomRef { rel: r as u32, idx };
@@ -77,7 +78,11 @@ pub fn build(g: &Grounded, deadline: Option<Instant>) -> Result<Net, BuildError>
             };
         }
     }
-    for rule in &g.rules {
+    for (k, rule) in g.rules.iter().enumerate() {
+        if late(k) {
+            crate::drop_aside((net, atom_node));
+            return Err(BuildError::Timeout);
+        }
         let head = rule.head;
         if atom_node[head.rel as usize][head.idx as usize] == falsity {
             let node = net.add(Kind::Or, Vec::new(), Some(g.atom_text(head)));
@@ -90,6 +95,7 @@ pub fn build(g: &Grounded, deadline: Option<Instant>) -> Result<Net, BuildError>
     let mut negation: FxHashMap<NodeId, NodeId> = FxHashMap::default();
     for (k, rule) in g.rules.iter().enumerate() {
         if late(k) {
+            crate::drop_aside((net, atom_node));
             return Err(BuildError::Timeout);
         }
         let mut body: Vec<NodeId> = rule.pos.iter().map(|&a| node_of(a)).collect();
@@ -143,6 +149,7 @@ pub fn build(g: &Grounded, deadline: Option<Instant>) -> Result<Net, BuildError>
     // The initial state: `init` depends on nothing that changes, so any marking evaluates it;
     // only what the `init` atoms read is evaluated.
     if late(0) {
+        crate::drop_aside(net);
         return Err(BuildError::Timeout);
     }
     let init_nodes: Vec<Option<NodeId>> = (0..net.bases.len())
@@ -152,7 +159,11 @@ pub fn build(g: &Grounded, deadline: Option<Instant>) -> Result<Net, BuildError>
         })
         .collect();
     let n = net.kinds.len();
-    let cone = structures::Components::of(&net.inputs, n, init_nodes.iter().flatten().copied());
+    let roots = init_nodes.iter().flatten().copied();
+    let Some(cone) = structures::Components::of_until(&net.inputs, n, roots, &mut |k| late(k)) else {
+        crate::drop_aside(net);
+        return Err(BuildError::Timeout);
+    };
     let order: Vec<&[NodeId]> = (0..cone.len()).map(|c| cone.members(c)).collect();
     let mut values = vec![0u64; n];
     net.evaluate_words(&order, &vec![0; net.bases.len()], &vec![0; net.moves.len()], &mut values);

@@ -34,7 +34,19 @@ pub enum Error {
 /// Grounds a validated description and builds its (unoptimised) propnet within `limits`.
 pub fn build(desc: &gdl::Description, limits: &Limits) -> Result<Net, Error> {
     let grounded = ground::ground(desc, limits)?;
-    Ok(build::build(&grounded, limits.deadline)?)
+    let net = build::build(&grounded, limits.deadline);
+    // A small game's rules are freed at once: a thread would cost more.
+    if grounded.rules.len() > 1 << 16 {
+        drop_aside(grounded);
+    }
+    Ok(net?)
+}
+
+/// Drops `x` on a thread of its own: a grounded game or a net of a million gates holds millions
+/// of allocations, whose freeing takes a tenth of a second or more, time a build that has run out
+/// of it does not have.
+pub(crate) fn drop_aside<T: Send + 'static>(x: T) {
+    let _ = std::thread::Builder::new().name("drop".into()).spawn(move || drop(x));
 }
 
 /// Grounds, builds and optimises the propnet of a validated description within `limits`: the

@@ -23,6 +23,18 @@ impl Components {
     /// The components of the `n`-node graph with these inputs (nodes past the end of `inputs`
     /// have none), restricted to what `roots` reach. Iterative Tarjan, linear in the edges.
     pub fn of(inputs: &[Vec<NodeId>], n: usize, roots: impl IntoIterator<Item = NodeId>) -> Components {
+        Components::of_until(inputs, n, roots, &mut |_| false).expect("never stopped")
+    }
+
+    /// [`Components::of`], asking `stop` with a step count as it goes (every node visited and
+    /// every input followed is a step): `None` as soon as it says to stop.
+    pub fn of_until(
+        inputs: &[Vec<NodeId>],
+        n: usize,
+        roots: impl IntoIterator<Item = NodeId>,
+        stop: &mut dyn FnMut(usize) -> bool,
+    ) -> Option<Components> {
+        let mut steps = 0;
         let none: &[NodeId] = &[];
         let ins_of = |v: NodeId| inputs.get(v as usize).map_or(none, Vec::as_slice);
         let mut t = Tarjan {
@@ -43,6 +55,10 @@ impl Components {
             }
             t.visit(root, ins_of(root).is_empty());
             while let Some(&mut (v, ref mut next, index)) = t.call.last_mut() {
+                steps += 1;
+                if stop(steps) {
+                    return None;
+                }
                 let ins = ins_of(v);
                 if (*next as usize) < ins.len() {
                     let w = ins[*next as usize];
@@ -76,7 +92,7 @@ impl Components {
             }
         }
         t.out.start.push(t.out.order.len() as u32);
-        t.out
+        Some(t.out)
     }
 
     /// How many components there are.
@@ -141,5 +157,22 @@ mod tests {
         let mut cycle = c.members(pos(1) as usize).to_vec();
         cycle.sort_unstable();
         assert_eq!(cycle, [1, 2]);
+    }
+
+    #[test]
+    fn a_search_told_to_stop_stops_and_one_never_told_agrees() {
+        // A chain 0 <- 1 <- ... <- 99 read from its end.
+        let inputs: Vec<Vec<NodeId>> = (0..100).map(|i| if i == 0 { vec![] } else { vec![i - 1] }).collect();
+        let whole = Components::of(&inputs, 100, [99]);
+        let mut asked = 0;
+        assert!(Components::of_until(&inputs, 100, [99], &mut |k| {
+            asked = k;
+            k == 50
+        })
+        .is_none());
+        assert_eq!(asked, 50);
+        let never = Components::of_until(&inputs, 100, [99], &mut |_| false).expect("not stopped");
+        assert_eq!(never.order, whole.order);
+        assert_eq!(never.group_of, whole.group_of);
     }
 }

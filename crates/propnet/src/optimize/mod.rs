@@ -222,7 +222,10 @@ fn run(net: Cow<'_, Net>, options: &Passes, partial: bool) -> Option<(Net, Optim
             (Cow::Owned(net), Cow::Owned(labels))
         }
     };
-    let mut w = Work::new(net, None, &src_labels);
+    // Taking the net in and giving it back read the clock too, but only where a build cut
+    // short gives up: a partial optimisation always has a net to return.
+    let abandon = if partial { None } else { options.deadline };
+    let mut w = Work::new(net, None, &src_labels, abandon)?;
     w.deadline = options.deadline;
     // What the outputs cannot reach is left behind by the copy: that is pass prune's work.
     passes[1].nodes_removed = (before.nodes + 2) as i64 - w.live_nodes as i64;
@@ -254,11 +257,11 @@ fn run(net: Cow<'_, Net>, options: &Passes, partial: bool) -> Option<(Net, Optim
     // while merges inside cycles expose more). Then rounds of flatten and reach, the two that can
     // open new opportunities, each followed by what it may have enabled, until neither finds any.
     let mut done = run(&mut w, Pass::Fold).and_then(|_| run(&mut w, Pass::Prune)).is_some();
-    // Neither the copy nor the renumbering reads the clock: none begins past the deadline.
+    // The renumbering does not begin past the deadline.
     if done && !over() && w.live_nodes < w.net.kinds.len() / 2 {
         // Mostly garbage (typical of a fresh net): renumber so that later passes scan less.
-        let (compact, labels) = w.compact();
-        w = Work::new(Cow::Owned(compact), Some(&labels), &src_labels);
+        let (compact, labels) = w.compact(abandon)?;
+        w = Work::new(Cow::Owned(compact), Some(&labels), &src_labels, abandon)?;
         w.deadline = options.deadline;
     }
     let mut rounds = 0;
@@ -292,9 +295,10 @@ fn run(net: Cow<'_, Net>, options: &Passes, partial: bool) -> Option<(Net, Optim
     // A pass the deadline caught stopped where it stood.
     let cut_short = !done || over();
     if cut_short && !partial {
+        crate::drop_aside(w);
         return None;
     }
-    let (mut out, labels) = w.compact();
+    let (mut out, labels) = w.compact(abandon)?;
     out.labels = labels.into_iter().map(|l| src_labels.get(l as usize).cloned().flatten()).collect();
     let after = out.counts();
     Some((out, stats(after, passes, rounds, cut_short)))
