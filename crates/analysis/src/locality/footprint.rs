@@ -84,12 +84,7 @@ impl<'a> Residuals<'a> {
                 // way of keeping a base leaves the others beside it, which would otherwise make
                 // its residual differ from a move that settles them all.
                 let dual = if kind == Kind::And { Kind::Or } else { Kind::And };
-                let absorbed: Vec<bool> = kept
-                    .iter()
-                    .map(|&r| {
-                        self.children_if(r, dual).is_some_and(|ch| ch.iter().any(|c| kept.binary_search(c).is_ok()))
-                    })
-                    .collect();
+                let absorbed: Vec<bool> = kept.iter().map(|&r| self.reads_any(r, dual, &kept)).collect();
                 let mut i = 0;
                 kept.retain(|_| {
                     i += 1;
@@ -105,22 +100,21 @@ impl<'a> Residuals<'a> {
         }
     }
 
-    /// The children of residual `r` if it is a gate of kind `kind` (an original gate's are its
-    /// inputs, unchanged).
-    fn children_if(&self, r: Res, kind: Kind) -> Option<Vec<Res>> {
+    /// Whether residual `r` is a gate of kind `kind` (an original gate unchanged, or a new one)
+    /// one of whose children is in `sorted`.
+    fn reads_any(&self, r: Res, kind: Kind, sorted: &[Res]) -> bool {
         let tag = match kind {
             Kind::And => 1,
             Kind::Or => 2,
-            _ => return None,
+            _ => return false,
         };
         if r >= self.first_new {
             let i = (r - self.first_new) as usize;
-            return (self.tags[i] == tag).then(|| self.children[i].clone());
+            return self.tags[i] == tag && self.children[i].iter().any(|c| sorted.binary_search(c).is_ok());
         }
-        if r >= ORIG && self.net.kinds[(r - ORIG) as usize] == kind {
-            return Some(self.net.inputs[(r - ORIG) as usize].iter().map(|&i| ORIG + i).collect());
-        }
-        None
+        r >= ORIG
+            && self.net.kinds[(r - ORIG) as usize] == kind
+            && self.net.inputs[(r - ORIG) as usize].iter().any(|&i| sorted.binary_search(&(ORIG + i)).is_ok())
     }
 
     fn intern(&mut self, tag: u8, children: Vec<Res>) -> Res {

@@ -353,6 +353,20 @@ impl Grounder {
         id
     }
 
+    /// A relation of the grounder's own that only restricts the model (a demand, a projection
+    /// of one, a guard): its atoms are left out of the ground rules.
+    fn fresh_model_only_rel(&mut self, arity: usize) -> RelId {
+        let id = self.fresh_rel(arity);
+        self.model_only.resize(self.relations.len(), false);
+        self.model_only[id as usize] = true;
+        id
+    }
+
+    /// Whether relation `rel` only restricts the model (see [`Grounder::fresh_model_only_rel`]).
+    fn is_model_only(&self, rel: RelId) -> bool {
+        self.model_only.get(rel as usize).copied().unwrap_or(false)
+    }
+
     fn rel(&mut self, name: Sym, arity: usize) -> RelId {
         if let Some(&id) = self.by_name.get(&name) {
             return id;
@@ -459,8 +473,7 @@ impl Grounder {
                 neg.push(AtomRef { rel: lit.rel, idx: i });
             }
         }
-        let model_only = |a: &&AtomRef| self.model_only.get(a.rel as usize).copied().unwrap_or(false);
-        let pos = matched.iter().filter(|a| !model_only(a)).copied().collect();
+        let pos = matched.iter().filter(|a| !self.is_model_only(a.rel)).copied().collect();
         Some(GroundRule { head: AtomRef { rel: r.head_rel, idx }, pos, neg })
     }
 }

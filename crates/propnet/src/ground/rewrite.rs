@@ -113,8 +113,7 @@ impl Grounder {
     /// the legal moves ask about. The projection is a demand relation of its own, left out of
     /// the ground rules like the demand.
     fn guarded(&mut self, rule: &JoinRule, interface: &[u16], mut items: Vec<Item>) -> Vec<Item> {
-        let model_only = |rel: RelId| self.model_only.get(rel as usize).copied().unwrap_or(false);
-        let Some(demand) = rule.pos.iter().find(|l| model_only(l.rel)).cloned() else { return items };
+        let Some(demand) = rule.pos.iter().find(|l| self.is_model_only(l.rel)).cloned() else { return items };
         if items.iter().any(|it| it.positive().is_some_and(|l| l.rel == demand.rel && l.args == demand.args)) {
             return items;
         }
@@ -137,14 +136,12 @@ impl Grounder {
         let rel = match self.projections.get(&key) {
             Some(&rel) => rel,
             None => {
-                let rel = self.fresh_rel(keep.len());
+                let rel = self.fresh_model_only_rel(keep.len());
                 let vars = demand.args.len();
                 let head: Box<[Pat]> = keep.iter().map(|&i| Pat::Var(i as u16)).collect();
                 let body = (0..vars as u16).map(Pat::Var).collect();
                 let source = Item::Pos(Literal { rel: demand.rel, args: body });
                 self.rules.push(Rc::new(JoinRule::from_items(rel, head, vec![source], vars).with_emit(false)));
-                self.model_only.resize(self.relations.len(), false);
-                self.model_only[rel as usize] = true;
                 self.projections.insert(key, rel);
                 rel
             }
@@ -156,8 +153,7 @@ impl Grounder {
     /// How many of `items` are not demand (a demand literal only restricts: a rule of one
     /// literal and its demand has nothing left to decompose).
     fn unguarded(&self, items: &[Item]) -> usize {
-        let model_only = |rel: RelId| self.model_only.get(rel as usize).copied().unwrap_or(false);
-        items.iter().filter(|it| !it.positive().is_some_and(|l| model_only(l.rel))).count()
+        items.iter().filter(|it| !it.positive().is_some_and(|l| self.is_model_only(l.rel))).count()
     }
 
     /// Splits rule `r` into groups of body items connected through non-head variables.
@@ -324,9 +320,7 @@ impl Grounder {
         let mut inner_items = self.guarded(&rule, &interface, inner_items);
         let mut new_rules = Vec::new();
         if !unbound.is_empty() {
-            let guard = self.fresh_rel(unbound.len());
-            self.model_only.resize(self.relations.len(), false);
-            self.model_only[guard as usize] = true;
+            let guard = self.fresh_model_only_rel(unbound.len());
             let guard_args: Box<[Pat]> = unbound.iter().map(|&v| Pat::Var(v)).collect();
             let rest = (0..items.len()).filter(|i| !members.contains(i)).filter_map(|i| items[i].positive());
             let body = rest.cloned().map(Item::Pos).collect();
@@ -687,7 +681,7 @@ impl Grounder {
             if positions.is_empty() || !dynamic[rel] || self.relations[rel].name.is_keyword() {
                 continue;
             }
-            demand[rel] = Some((self.fresh_rel(positions.len()), positions));
+            demand[rel] = Some((self.fresh_model_only_rel(positions.len()), positions));
         }
         if demand.iter().all(Option::is_none) {
             return;
@@ -717,10 +711,6 @@ impl Grounder {
             }
         }
         self.rules.extend(added.into_iter().map(Rc::new));
-        self.model_only.resize(self.relations.len(), false);
-        for (m, _) in demand.iter().flatten() {
-            self.model_only[*m as usize] = true;
-        }
     }
 }
 
