@@ -29,7 +29,7 @@ const CORPORA: [&str; 2] = [".", "more"];
 pub const WITHOUT_PROPNET: [(&str, &str); 2] = [
     (
         "sudoku",
-        "more than 5M atoms, and a net is the wrong tool as written: the goal's helper relation \
+        "more than 8M atoms, and a net is the wrong tool as written: the goal's helper relation \
          holds for 9 * 8^8 (1.5e8) digit tuples, and each of the 27 lines joins 9 cells of 9 \
          digits (9^9 ground rules per line); the reasoner, goal-directed, plays it",
     ),

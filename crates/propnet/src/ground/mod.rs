@@ -24,7 +24,9 @@
 //!
 //! Every rule is then instantiated once more over the final model. Negative literals whose atom
 //! is outside the model always hold and are dropped; the rest are kept for the propnet's NOT
-//! gates. `distinct` is decided during the join.
+//! gates. `distinct` is decided during the join. A rule that ORs over every choice but one
+//! ("attacked by a piece other than the captured one") shares its disjunctions through prefix
+//! and suffix chains (see `except`).
 
 use gdl::{normal_bodies, Bindings, Description, Lit, Lookup, Pat, Sym, TermId, TermPool, VarNumbering};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -32,6 +34,7 @@ use std::rc::Rc;
 use std::time::Instant;
 use thiserror::Error;
 
+mod except;
 mod join;
 mod model;
 mod relation;
@@ -65,8 +68,10 @@ pub struct GroundRule {
 
 /// Caps that make grounding give up on games too large to ground.
 ///
-/// The defaults keep a build well within 2 GB: at their caps the model of chess takes 330 MB,
-/// the rules of a stress test with 2^20-fold conjunctions (`ruleDepthExponential`) 1.3 GB.
+/// The defaults let chess build (5.1M atoms, 7.4M ground rules, 2.1 GB at the build's peak) and
+/// stop what is larger within a gigabyte: at the atom cap sudoku's model takes 420 MB, at the
+/// literal cap the rules of a stress test with 2^20-fold conjunctions (`ruleDepthExponential`)
+/// 980 MB.
 #[derive(Debug, Clone, Copy)]
 pub struct Limits {
     /// The most atoms in the relaxed model.
@@ -81,7 +86,7 @@ pub struct Limits {
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { max_atoms: 5_000_000, max_rules: 4_000_000, max_literals: 24_000_000, deadline: None }
+        Limits { max_atoms: 8_000_000, max_rules: 10_000_000, max_literals: 24_000_000, deadline: None }
     }
 }
 
@@ -384,63 +389,60 @@ impl Grounder {
     /// the goal reads three) are never instantiated, and atoms of relations computed exactly
     /// become facts.
     fn instantiate(&mut self) -> Result<Vec<GroundRule>, GroundError> {
+        let emitting = self.rules.len();
+        let mut excepts: Vec<Option<except::ExceptOne>> = (0..emitting).map(|r| self.except_one(r)).collect();
         let mut by_head: Vec<Vec<usize>> = vec![Vec::new(); self.relations.len()];
-        let mut plans: Vec<Vec<Step>> = Vec::with_capacity(self.rules.len());
-        for r in 0..self.rules.len() {
+        let mut plans: Vec<Vec<Step>> = Vec::with_capacity(emitting);
+        for (r, except) in excepts.iter().enumerate() {
             let rule = self.rules[r].clone();
+            if rule.emit {
+                by_head[rule.head_rel as usize].push(r);
+            }
+            if except.is_some() {
+                plans.push(Vec::new());
+                continue;
+            }
             let steps = self.plan(&rule, None, true);
             for s in steps.iter().filter(|s| s.lit != usize::MAX) {
                 Rc::make_mut(&mut self.relations[rule.pos[s.lit].rel as usize]).prepare(&s.pattern, &self.pool);
                 check_deadline(&self.limits)?;
             }
-            if rule.emit {
-                by_head[rule.head_rel as usize].push(r);
-            }
             plans.push(steps);
         }
-        let mut needed: Vec<Vec<bool>> = self.relations.iter().map(|r| vec![false; r.count as usize]).collect();
-        let mut work: Vec<AtomRef> = Vec::new();
+        let mut out = except::Instances::new();
         for name in [Sym::LEGAL, Sym::NEXT, Sym::GOAL, Sym::TERMINAL, Sym::INIT] {
             if let Some(&rel) = self.by_name.get(&name) {
                 for idx in 0..self.relations[rel as usize].count {
-                    needed[rel as usize][idx as usize] = true;
-                    work.push(AtomRef { rel, idx });
+                    out.need(AtomRef { rel, idx });
                 }
             }
         }
-        let mut out = Vec::new();
-        let mut literals = 0;
         let mut b = Bindings::default();
-        while let Some(atom) = work.pop() {
+        while let Some(atom) = out.work.pop() {
             check_deadline(&self.limits)?;
             // An exact relation's atom in the model holds in every state: a fact, whose
             // derivation (Gt Two Thirds' sums and differences, step by step) would only become
             // gates the optimiser folds back into the constant.
-            if self.strata[atom.rel as usize].is_some() {
-                out.push(GroundRule { head: atom, pos: Vec::new(), neg: Vec::new() });
+            if self.strata.get(atom.rel as usize).is_some_and(Option::is_some) {
+                out.rules.push(GroundRule { head: atom, pos: Vec::new(), neg: Vec::new() });
                 continue;
             }
-            for &r in &by_head[atom.rel as usize] {
+            for &r in by_head.get(atom.rel as usize).map_or(&[][..], |v| &v[..]) {
                 let rule = self.rules[r].clone();
                 b.reset(rule.vars);
                 let args = self.relations[atom.rel as usize].tuple(atom.idx).to_vec();
                 if !rule.head.iter().zip(&args).all(|(p, &t)| b.unify(&self.pool, p, t)) {
                     continue;
                 }
+                if let Some(ex) = excepts[r].as_mut() {
+                    self.ground_except(ex, &mut b, &mut out)?;
+                    continue;
+                }
                 let mut matched = vec![AtomRef { rel: 0, idx: 0 }; rule.pos.len()];
                 self.step(&rule, r, &plans[r], 0, None, &mut b, &mut matched, &mut |g, rule, b, matched| {
                     let Some(gr) = g.ground_rule(rule, b, matched) else { return };
-                    for &a in gr.pos.iter().chain(&gr.neg) {
-                        if !std::mem::replace(&mut needed[a.rel as usize][a.idx as usize], true) {
-                            work.push(a);
-                        }
-                    }
-                    literals += gr.pos.len() + gr.neg.len();
-                    out.push(gr);
-                    if out.len() > g.limits.max_rules {
-                        g.abort = Some(GroundError::TooManyRules(g.limits.max_rules));
-                    } else if literals > g.limits.max_literals {
-                        g.abort = Some(GroundError::TooManyLiterals(g.limits.max_literals));
+                    if let Err(e) = out.push(gr, &g.limits) {
+                        g.abort = Some(e);
                     }
                 });
                 if let Some(e) = self.abort.take() {
@@ -448,7 +450,7 @@ impl Grounder {
                 }
             }
         }
-        Ok(out)
+        Ok(out.rules)
     }
 
     fn ground_rule(&mut self, rule: usize, b: &Bindings, matched: &[AtomRef]) -> Option<GroundRule> {

@@ -38,7 +38,7 @@ impl Item {
 }
 
 /// The variables occurring in some patterns.
-fn vars_of<'a>(pats: impl IntoIterator<Item = &'a Pat>) -> FxHashSet<u16> {
+pub(super) fn vars_of<'a>(pats: impl IntoIterator<Item = &'a Pat>) -> FxHashSet<u16> {
     let mut vars = FxHashSet::default();
     for p in pats {
         p.for_each_var(&mut |v| {
