@@ -49,6 +49,40 @@ pub(crate) fn drop_aside<T: Send + 'static>(x: T) {
     let _ = std::thread::Builder::new().name("drop".into()).spawn(move || drop(x));
 }
 
+/// A value that, where `aside`, is freed by [`drop_aside`] when it goes out of scope: the
+/// tables of a large net that a phase drops on every way out, those past its deadline included.
+pub(crate) struct Aside<T: Send + 'static> {
+    value: Option<T>,
+    aside: bool,
+}
+
+impl<T: Send + 'static> Aside<T> {
+    pub(crate) fn new(value: T, aside: bool) -> Aside<T> {
+        Aside { value: Some(value), aside }
+    }
+}
+
+impl<T: Send + 'static> std::ops::Deref for Aside<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        self.value.as_ref().expect("held until dropped")
+    }
+}
+
+impl<T: Send + 'static> std::ops::DerefMut for Aside<T> {
+    fn deref_mut(&mut self) -> &mut T {
+        self.value.as_mut().expect("held until dropped")
+    }
+}
+
+impl<T: Send + 'static> Drop for Aside<T> {
+    fn drop(&mut self) {
+        if let (Some(value), true) = (self.value.take(), self.aside) {
+            drop_aside(value);
+        }
+    }
+}
+
 /// Grounds, builds and optimises the propnet of a validated description within `limits`: the
 /// net that players, analyses and benchmarks run on. Each phase gives up within milliseconds of
 /// the deadline.

@@ -250,10 +250,16 @@ impl Net {
     /// after every component it reads. A component with more than one node, or a node reading
     /// itself, is a cycle and must be iterated to its least fixpoint.
     pub fn schedule(&self) -> Vec<Vec<NodeId>> {
+        self.schedule_until(&mut |_| false).expect("never stopped")
+    }
+
+    /// [`schedule`](Self::schedule), asking `stop` with a step count as it goes: `None` as soon
+    /// as it says to stop.
+    pub fn schedule_until(&self, stop: &mut dyn FnMut(usize) -> bool) -> Option<Vec<Vec<NodeId>>> {
         let n = self.kinds.len();
-        let c = structures::Components::of(&self.inputs, n, 0..n as NodeId);
+        let c = structures::Components::of_until(&self.inputs, n, 0..n as NodeId, stop)?;
         // Within a component, nodes in the order the search first reached them.
-        (0..c.len()).map(|g| c.members(g).iter().rev().copied().collect()).collect()
+        Some((0..c.len()).map(|g| c.members(g).iter().rev().copied().collect()).collect())
     }
 
     /// Evaluates every node for a state (`base[i]` for base proposition i) and a joint move

@@ -152,7 +152,10 @@ impl Program {
         if late(0) {
             return None;
         }
-        let schedule = net.schedule();
+        // A large net's components and gates are an allocation each: freeing them takes a
+        // fifth of a second on a net of 400,000 gates, after the last reading of the clock.
+        let large = net.kinds.len() > 1 << 16;
+        let schedule = crate::Aside::new(net.schedule_until(&mut |k| crate::past(deadline, k, 1 << 16))?, large);
         if late(0) {
             return None;
         }
@@ -202,15 +205,18 @@ impl Program {
         for (j, m) in net.moves.iter().enumerate() {
             role_inputs[m.role].push(((1 + nb + j) as Lit) << 1);
         }
-        let mut b = Builder {
-            gates: Vec::new(),
-            shared: FxHashMap::default(),
-            first_gate,
-            inputs: 1 + nb..first_gate,
-            move_role: net.moves.iter().map(|m| m.role as u32).collect(),
-            role_inputs,
-            exclusive,
-        };
+        let mut b = crate::Aside::new(
+            Builder {
+                gates: Vec::new(),
+                shared: FxHashMap::default(),
+                first_gate,
+                inputs: 1 + nb..first_gate,
+                move_role: net.moves.iter().map(|m| m.role as u32).collect(),
+                role_inputs,
+                exclusive,
+            },
+            large,
+        );
         let mut lit_of = vec![FALSE; n];
         let mut blocks = 0u32;
         for (k, comp) in schedule.iter().enumerate() {
@@ -262,7 +268,7 @@ impl Program {
         }
 
         let outputs = Outputs::new(net, &lit_of);
-        let mut program = Self::layout(net, b.gates, outputs, first_gate, &late)?;
+        let mut program = Self::layout(net, &b.gates, outputs, first_gate, &late)?;
         program.exclusive = exclusive;
         Some(program)
     }
@@ -270,7 +276,7 @@ impl Program {
     /// Drops unneeded gates, assigns phases and renumbers slots; gives up when `late(0)` says so.
     fn layout(
         net: &Net,
-        gates: Vec<TempGate>,
+        gates: &[TempGate],
         out: Outputs,
         first_gate: usize,
         late: &dyn Fn(usize) -> bool,
@@ -278,7 +284,7 @@ impl Program {
         let ng = gates.len();
         let gate_of = |l: Lit| ((l >> 1) as usize).checked_sub(first_gate);
 
-        let (phase, outputs_read_inputs) = phases(&gates, &out, 1 + net.bases.len()..first_gate, first_gate);
+        let (phase, outputs_read_inputs) = phases(gates, &out, 1 + net.bases.len()..first_gate, first_gate);
         if late(0) {
             return None;
         }
