@@ -19,8 +19,9 @@ pub enum Engine {
 }
 
 /// How long building a propnet may take, for the commands that measure or inspect an engine
-/// rather than play under a clock, before the game falls back to the reasoner.
-const PROPNET_BUILD_LIMIT: Duration = Duration::from_secs(20);
+/// rather than play under a clock, before the game falls back to the reasoner: chess, the
+/// slowest public game that builds, takes 45–50 s on a 2-core machine.
+const PROPNET_BUILD_LIMIT: Duration = Duration::from_secs(90);
 
 /// The limits of a build for inspection: [`PROPNET_BUILD_LIMIT`] from now.
 fn limits() -> propnet::Limits {

@@ -19,7 +19,7 @@ pub struct Args {
     /// Write the net in Graphviz DOT to this file (`-` for standard output).
     #[arg(long)]
     dot: Option<String>,
-    /// Seconds the build may take (the grounding 20 by default): past them the build gives up,
+    /// Seconds the build may take (the grounding 90 by default): past them the build gives up,
     /// whichever phase it is in (grounding, building, optimising, laying out), as a player's
     /// does, and says how long past the deadline it stopped.
     #[arg(long, value_name = "SECONDS", value_parser = crate::output::clock_seconds)]
