@@ -115,6 +115,11 @@ impl Lit {
     }
 }
 
+/// The most gates (and instances of one rule) the goal formulas may have, below the grounder's
+/// rule cap where that is lower: a heuristic is worth less than the net's share of memory and
+/// start clock (gt_two_thirds_4p's formulas pass it after 20 s).
+const MAX_GATES: usize = 4_000_000;
+
 /// Instantiates the formulas, atom by atom from the goals down.
 pub(super) struct Builder<'a> {
     desc: &'a Description,
@@ -146,6 +151,11 @@ pub(super) struct Builder<'a> {
 }
 
 impl<'a> Builder<'a> {
+    /// The gate cap: [`MAX_GATES`], or the grounder's rule cap where lower.
+    fn gate_cap(&self) -> usize {
+        MAX_GATES.min(self.limits.max_rules)
+    }
+
     pub(super) fn new(desc: &'a Description, mut model: Grounded, game: &'a Net, limits: &Limits) -> Builder<'a> {
         let mut net = Net {
             kinds: Vec::new(),
@@ -244,8 +254,8 @@ impl<'a> Builder<'a> {
             n
         };
         self.atoms.insert(atom, n);
-        if self.net.kinds.len() > self.limits.max_rules {
-            return Err(Error::TooLarge(self.limits.max_rules));
+        if self.net.kinds.len() > self.gate_cap() {
+            return Err(Error::TooLarge(self.gate_cap()));
         }
         Ok(n)
     }
@@ -433,7 +443,7 @@ impl<'a> Builder<'a> {
         }
         let next = best.as_ref().map(|b| b.0).or_else(|| (0..binders.len()).find(|&i| !done[i]));
         let Some(i) = next else {
-            return found.record(b, self.limits.max_rules);
+            return found.record(b, self.gate_cap());
         };
         done[i] = true;
         match (binders[i], best) {
