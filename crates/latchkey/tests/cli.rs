@@ -231,9 +231,9 @@ fn bench_measures_both_engines_in_one_run() {
 
 #[test]
 fn a_game_too_large_for_a_propnet_falls_back_to_the_reasoner() {
-    // 48^4 = 5.3M atoms of `big`, every one of which the goal may read: more than grounding's
-    // cap, so no propnet is built.
-    let numbers: String = (0..48).map(|i| format!("(n {i}) ")).collect();
+    // 56^4 = 9.8M atoms of `big`, every one of which the goal may read: more than grounding's
+    // cap of 8M, so no propnet is built.
+    let numbers: String = (0..56).map(|i| format!("(n {i}) ")).collect();
     let text = format!(
         "(role r) {numbers}\n(<= (big ?a ?b ?c ?d) (n ?a) (n ?b) (n ?c) (n ?d))\n(init (s 0))\n\
          (<= (legal r go) (true (s 0)))\n(<= (next (s 1)) (does r go))\n(<= terminal (true (s 1)))\n\
