@@ -18,58 +18,13 @@
 //! second time a head asks for it; the first asks directly.
 
 use super::rewrite::vars_of;
-use super::{AtomRef, GroundError, GroundRule, Grounder, JoinRule, Limits, RelId, Step};
+use super::{AtomRef, GroundError, GroundRule, Grounder, Instances, JoinRule, RelId, Step};
 use gdl::{Bindings, Pat, TermId};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::rc::Rc;
 
 /// Below this many choices the disjunctions are written out.
 const MIN_CHAIN: usize = 4;
-
-/// What [`Grounder::instantiate`] has produced so far, and which atoms are still to expand.
-pub(super) struct Instances {
-    pub rules: Vec<GroundRule>,
-    literals: usize,
-    needed: Vec<Vec<bool>>,
-    pub work: Vec<AtomRef>,
-}
-
-impl Instances {
-    pub fn new() -> Instances {
-        Instances { rules: Vec::new(), literals: 0, needed: Vec::new(), work: Vec::new() }
-    }
-
-    /// Marks `atom` as needed, to be expanded if it was not before.
-    pub fn need(&mut self, atom: AtomRef) {
-        let (rel, idx) = (atom.rel as usize, atom.idx as usize);
-        if self.needed.len() <= rel {
-            self.needed.resize(rel + 1, Vec::new());
-        }
-        let seen = &mut self.needed[rel];
-        if seen.len() <= idx {
-            seen.resize(idx + 1, false);
-        }
-        if !std::mem::replace(&mut seen[idx], true) {
-            self.work.push(atom);
-        }
-    }
-
-    /// Adds a ground rule, its body atoms becoming needed.
-    pub fn push(&mut self, rule: GroundRule, limits: &Limits) -> Result<(), GroundError> {
-        for &a in rule.pos.iter().chain(&rule.neg) {
-            self.need(a);
-        }
-        self.literals += rule.pos.len() + rule.neg.len();
-        self.rules.push(rule);
-        if self.rules.len() > limits.max_rules {
-            Err(GroundError::TooManyRules(limits.max_rules))
-        } else if self.literals > limits.max_literals {
-            Err(GroundError::TooManyLiterals(limits.max_literals))
-        } else {
-            Ok(())
-        }
-    }
-}
 
 /// A rule grounded over every choice but one (see the module header).
 pub(super) struct ExceptOne {

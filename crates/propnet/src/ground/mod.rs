@@ -409,7 +409,7 @@ impl Grounder {
             }
             plans.push(steps);
         }
-        let mut out = except::Instances::new();
+        let mut out = Instances::new();
         for name in [Sym::LEGAL, Sym::NEXT, Sym::GOAL, Sym::TERMINAL, Sym::INIT] {
             if let Some(&rel) = self.by_name.get(&name) {
                 for idx in 0..self.relations[rel as usize].count {
@@ -477,6 +477,51 @@ impl Grounder {
         }
         let pos = matched.iter().filter(|a| !self.is_model_only(a.rel)).copied().collect();
         Some(GroundRule { head: AtomRef { rel: r.head_rel, idx }, pos, neg })
+    }
+}
+
+/// What [`Grounder::instantiate`] has produced so far, and which atoms are still to expand.
+struct Instances {
+    rules: Vec<GroundRule>,
+    literals: usize,
+    needed: Vec<Vec<bool>>,
+    work: Vec<AtomRef>,
+}
+
+impl Instances {
+    fn new() -> Instances {
+        Instances { rules: Vec::new(), literals: 0, needed: Vec::new(), work: Vec::new() }
+    }
+
+    /// Marks `atom` as needed, to be expanded if it was not before.
+    fn need(&mut self, atom: AtomRef) {
+        let (rel, idx) = (atom.rel as usize, atom.idx as usize);
+        if self.needed.len() <= rel {
+            self.needed.resize(rel + 1, Vec::new());
+        }
+        let seen = &mut self.needed[rel];
+        if seen.len() <= idx {
+            seen.resize(idx + 1, false);
+        }
+        if !std::mem::replace(&mut seen[idx], true) {
+            self.work.push(atom);
+        }
+    }
+
+    /// Adds a ground rule, its body atoms becoming needed.
+    fn push(&mut self, rule: GroundRule, limits: &Limits) -> Result<(), GroundError> {
+        for &a in rule.pos.iter().chain(&rule.neg) {
+            self.need(a);
+        }
+        self.literals += rule.pos.len() + rule.neg.len();
+        self.rules.push(rule);
+        if self.rules.len() > limits.max_rules {
+            Err(GroundError::TooManyRules(limits.max_rules))
+        } else if self.literals > limits.max_literals {
+            Err(GroundError::TooManyLiterals(limits.max_literals))
+        } else {
+            Ok(())
+        }
     }
 }
 
