@@ -7,7 +7,7 @@ use crate::game;
 use analysis::GoalForms;
 use anyhow::Result;
 use clap::ValueEnum;
-use machine::{PlayoutStats, StateMachine};
+use machine::{run_playouts_for, PlayoutStats};
 use propnet::PropnetMachine;
 use reasoner::Reasoner;
 use serde::Serialize;
@@ -29,6 +29,9 @@ pub enum Engines {
 /// Playouts longer than this are cut (a game that never ends must not hang the benchmark).
 const MAX_STEPS: u32 = 10_000;
 
+/// The seed of the first run of playouts of every engine.
+const SEED: u64 = 2;
+
 /// Everything measured for one game.
 #[derive(Debug, Serialize)]
 struct GameBench {
@@ -46,6 +49,9 @@ struct GameBench {
     goal_form: Option<String>,
     /// Propnet playouts/s over reasoner playouts/s.
     ratio: Option<f64>,
+    /// Wall time spent on the game: loading, building, confirming a goal form and every engine's
+    /// playouts.
+    wall_secs: f64,
 }
 
 /// The most time random games may take to confirm a goal form.
@@ -60,7 +66,9 @@ pub struct Args {
     /// GDL files or bundled game names.
     #[arg(required = true)]
     games: Vec<String>,
-    /// Seconds of playouts per game and engine.
+    /// Seconds of playouts per game and engine: the propnet, the propnet with its goals
+    /// emulated (where a goal form is confirmed) and the reasoner each take this long, after the
+    /// propnet's build and up to 2 s confirming a goal form.
     #[arg(long, default_value_t = 5.0)]
     secs: f64,
     /// Which engines to measure.
@@ -83,6 +91,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let (secs, engines, json) = (args.secs, args.engine, args.json);
     let mut results = Vec::new();
     for spec in &args.games {
+        let started = Instant::now();
         let game = game::load(spec)?;
         let mut bench = GameBench {
             game: game.name.clone(),
@@ -93,30 +102,32 @@ pub fn run(args: Args) -> Result<ExitCode> {
             propnet_emulated: None,
             goal_form: None,
             ratio: None,
+            wall_secs: 0.0,
         };
         if engines != Engines::Reasoner {
             let start = Instant::now();
             match build_propnet(&game) {
                 Ok(net) => {
                     bench.propnet_build_secs = Some(start.elapsed().as_secs_f64());
-                    bench.propnet = Some(measure(&mut PropnetMachine::new(&net), secs)?);
+                    bench.propnet = Some(run_playouts_for(&mut PropnetMachine::new(&net), secs, SEED, MAX_STEPS)?);
                     let forms = GoalForms::discover(&net, Some(Instant::now() + FORMS_TIME), 0);
                     if let Some(form) = forms.emulator() {
                         bench.goal_form = Some(form.describe(&net.roles));
                         let mut m = PropnetMachine::new(&net);
                         m.set_goal_oracle(Some(Arc::new(forms)));
-                        bench.propnet_emulated = Some(measure(&mut m, secs)?);
+                        bench.propnet_emulated = Some(run_playouts_for(&mut m, secs, SEED, MAX_STEPS)?);
                     }
                 }
                 Err(e) => bench.propnet_error = Some(e.to_string()),
             }
         }
         if engines != Engines::Propnet {
-            bench.reasoner = Some(measure(&mut Reasoner::new(&game.desc), secs)?);
+            bench.reasoner = Some(run_playouts_for(&mut Reasoner::new(&game.desc), secs, SEED, MAX_STEPS)?);
         }
         if let (Some(p), Some(r)) = (&bench.propnet, &bench.reasoner) {
             bench.ratio = Some(p.playouts_per_sec / r.playouts_per_sec);
         }
+        bench.wall_secs = started.elapsed().as_secs_f64();
         if !json {
             print(&bench);
         }
@@ -126,20 +137,6 @@ pub fn run(args: Args) -> Result<ExitCode> {
         crate::output::print_json(SCHEMA, &Report { games: results })?;
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// Playouts for about `secs` seconds: a calibration run sizes one timed run.
-fn measure<M: StateMachine>(m: &mut M, secs: f64) -> Result<PlayoutStats> {
-    let mut count = 1;
-    let per_playout = loop {
-        let stats = m.run_playouts(count, 1, MAX_STEPS)?;
-        if stats.elapsed_secs >= (secs / 10.0).min(0.2) || count >= 1 << 30 {
-            break stats.elapsed_secs / count as f64;
-        }
-        count *= 4;
-    };
-    let target = ((secs / per_playout.max(1e-9)) as u64).max(1);
-    Ok(m.run_playouts(target, 2, MAX_STEPS)?)
 }
 
 fn print(b: &GameBench) {
@@ -164,4 +161,13 @@ fn print(b: &GameBench) {
     if let Some(r) = b.ratio {
         println!("  propnet / reasoner = {r:.1}x");
     }
+    let runs = [&b.propnet, &b.propnet_emulated, &b.reasoner].into_iter().flatten();
+    let (engines, playing) = runs.fold((0, 0.0), |(n, t), m| (n + 1, t + m.elapsed_secs));
+    println!(
+        "  {:.1} s in all: {engines} engine{} measured, {playing:.1} s of playouts; {:.1} s loading, building{}",
+        b.wall_secs,
+        if engines == 1 { "" } else { "s" },
+        b.wall_secs - playing,
+        if b.goal_form.is_some() { " and confirming the goal form" } else { "" }
+    );
 }

@@ -45,6 +45,9 @@ struct PropnetReport {
     optimize: propnet::optimize::OptimizeStats,
     /// Compiling the optimised net for the runtime (its gates' layout), in seconds.
     layout_secs: f64,
+    /// The laid-out program's gates by phase: what every state evaluates, what only goals and
+    /// only moves need.
+    program: propnet::ProgramStats,
     /// With `--time`: seconds from the deadline to the end of the layout (0 when it ended in
     /// time).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -75,10 +78,10 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let laid = std::time::Instant::now();
     let program = propnet::Program::within(&optimized, deadline);
     let layout_secs = laid.elapsed().as_secs_f64();
-    if program.is_none() {
+    let Some(program) = program else {
         let late = late().unwrap_or(0.0);
         anyhow::bail!("cannot lay out the propnet of {spec} in time (it stopped {late:.3} s past its deadline)");
-    }
+    };
     let report = PropnetReport {
         game: spec.to_owned(),
         atoms,
@@ -87,6 +90,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         before,
         optimize: stats,
         layout_secs,
+        program: program.stats(),
         late_secs: late().map(|l| l.max(0.0)),
     };
     if let Some(path) = &args.dot {
@@ -104,7 +108,11 @@ pub fn run(args: Args) -> Result<ExitCode> {
         println!("grounded    {} atoms, {} ground rules", report.atoms, report.ground_rules);
         println!("built       {:.3} s: {}", report.build_secs, report.before);
         println!("optimised   {:.3} s: {}", report.optimize.micros as f64 / 1e6, report.optimize.after);
-        println!("laid out    {:.3} s", report.layout_secs);
+        let p = &report.program;
+        println!(
+            "laid out    {:.3} s: {} gates for every state, {} for goals only, {} for moves only ({} in recursive blocks), {} edges",
+            report.layout_secs, p.core_gates, p.goal_gates, p.move_gates, p.cyclic_gates, p.edges
+        );
         println!("total       {:.3} s", report.build_secs + report.optimize.micros as f64 / 1e6 + report.layout_secs);
         if let Some(late) = report.late_secs {
             println!("late        {late:.3} s past the deadline");

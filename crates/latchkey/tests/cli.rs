@@ -215,6 +215,11 @@ fn propnet_reports_the_net_and_writes_dot() {
     assert!(report["atoms"].as_u64().unwrap() > bases + inputs, "{report}");
     assert!(report["ground_rules"].as_u64().unwrap() > 0, "{report}");
     assert!(report["optimize"]["after"]["nodes"].as_u64() < report["before"]["nodes"].as_u64(), "{report}");
+    // The laid-out program: every gate of the optimised net that an output needs, by phase.
+    let program = &report["program"];
+    let laid: u64 = ["core_gates", "goal_gates", "move_gates"].iter().map(|k| program[k].as_u64().unwrap()).sum();
+    assert!(program["core_gates"].as_u64().unwrap() > 0, "{report}");
+    assert!(laid <= report["optimize"]["after"]["nodes"].as_u64().unwrap(), "{report}");
 }
 
 #[test]
@@ -227,6 +232,10 @@ fn bench_measures_both_engines_in_one_run() {
     assert!(game["propnet"]["playouts_per_sec"].as_f64().unwrap() > 0.0, "{game}");
     assert!(game["reasoner"]["playouts_per_sec"].as_f64().unwrap() > 0.0, "{game}");
     assert!(game["ratio"].as_f64().is_some(), "{game}");
+    // Each engine plays for the time asked, and the whole game's time covers them.
+    let played: Vec<f64> = ["propnet", "reasoner"].iter().map(|e| game[e]["elapsed_secs"].as_f64().unwrap()).collect();
+    assert!(played.iter().all(|&t| t >= 0.3), "{game}");
+    assert!(game["wall_secs"].as_f64().unwrap() >= played.iter().sum::<f64>(), "{game}");
 }
 
 #[test]

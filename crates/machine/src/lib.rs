@@ -23,7 +23,7 @@ pub use conform::{conform, ConformOptions, ConformReport};
 pub use error::MachineError;
 pub use java_random::JavaRandom;
 pub use perft::{perft, PerftLevel, PerftLimits, PerftResult};
-pub use playout::{random_playout, random_trajectory, run_playouts, Playout, PlayoutStats};
+pub use playout::{random_playout, random_trajectory, run_playouts, run_playouts_for, Playout, PlayoutStats};
 pub use record::record;
 pub use reference::{Reference, ReferenceError};
 pub use simulate::{simulate, Declared, Fault, Finding, SimulateOptions, Simulation};

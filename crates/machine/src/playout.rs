@@ -177,6 +177,81 @@ pub fn run_playouts<M: StateMachine>(
     Ok(tally.stats(m.roles().to_vec(), seed, start.elapsed()))
 }
 
+/// Random playouts for `secs` seconds of wall time (at least one), in runs of
+/// [`StateMachine::run_playouts`] sized from the ones before, so that an engine's fast path is
+/// used and the total ends close to `secs` whatever a playout costs. Run `i` is seeded `seed + i`.
+pub fn run_playouts_for<M: StateMachine>(
+    m: &mut M,
+    secs: f64,
+    seed: u64,
+    max_steps: u32,
+) -> Result<PlayoutStats, MachineError> {
+    let start = Instant::now();
+    let mut total: Option<PlayoutStats> = None;
+    let mut count = 1u64;
+    for run in 0.. {
+        let stats = m.run_playouts(count, seed.wrapping_add(run), max_steps)?;
+        let per_playout = stats.elapsed_secs / stats.count.max(1) as f64;
+        total = Some(match total {
+            Some(t) => t.combine(&stats),
+            None => stats,
+        });
+        let left = secs - start.elapsed().as_secs_f64();
+        if left <= 0.0 {
+            break;
+        }
+        // Grow by at most 4× a run while the cost is still being learned; aim a run at the time
+        // left, or at a quarter of the whole while more than that is left.
+        let aim = left.min((secs / 4.0).max(left / 2.0));
+        count = ((aim / per_playout.max(1e-9)) as u64).clamp(1, count.saturating_mul(4).max(4));
+    }
+    let mut total = total.expect("at least one run");
+    total.set_elapsed(start.elapsed().as_secs_f64());
+    Ok(total)
+}
+
+impl PlayoutStats {
+    /// The statistics of this run and `other` together (the seed is this run's; elapsed times
+    /// add up).
+    pub fn combine(&self, other: &PlayoutStats) -> PlayoutStats {
+        let goals_counted = |s: &PlayoutStats, role: usize| s.terminal - s.goal_errors.get(role).copied().unwrap_or(0);
+        let average_goals = (0..self.average_goals.len())
+            .map(|role| {
+                let (n1, n2) = (goals_counted(self, role), goals_counted(other, role));
+                let sum = |s: &PlayoutStats, n: u64| s.average_goals[role].map_or(0.0, |g| g * n as f64);
+                (n1 + n2 > 0).then(|| (sum(self, n1) + sum(other, n2)) / (n1 + n2) as f64)
+            })
+            .collect();
+        let mut goal_errors = self.goal_errors.clone();
+        add_all(&mut goal_errors, &other.goal_errors);
+        let (count, states) = (self.count + other.count, self.states + other.states);
+        let mut combined = PlayoutStats {
+            roles: self.roles.clone(),
+            seed: self.seed,
+            count,
+            terminal: self.terminal + other.terminal,
+            step_limit: self.step_limit + other.step_limit,
+            no_legal_move: self.no_legal_move + other.no_legal_move,
+            states,
+            average_length: ratio(states, count).unwrap_or(0.0),
+            average_goals,
+            goal_errors,
+            elapsed_secs: 0.0,
+            playouts_per_sec: 0.0,
+            states_per_sec: 0.0,
+        };
+        combined.set_elapsed(self.elapsed_secs + other.elapsed_secs);
+        combined
+    }
+
+    /// Sets the elapsed time and the rates that follow from it.
+    fn set_elapsed(&mut self, secs: f64) {
+        self.elapsed_secs = secs;
+        self.playouts_per_sec = per_second(self.count, secs);
+        self.states_per_sec = per_second(self.states, secs);
+    }
+}
+
 /// Running totals over playouts, turned into [`PlayoutStats`] at the end.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PlayoutTally {
@@ -367,6 +442,30 @@ mod tests {
         let start = m.initial_state();
         let p = random_playout(&mut m, &start, &mut rng(), 100).expect("playout");
         assert!(matches!(p.goals[1], Err(MachineError::AmbiguousGoal { .. })));
+    }
+
+    #[test]
+    fn combined_runs_count_as_one() {
+        let (a, b) = (run_playouts(&mut Nim::new(9), 30, 1, 100), run_playouts(&mut Nim::new(9), 50, 2, 100));
+        let (a, b) = (a.expect("stats"), b.expect("stats"));
+        let both = a.combine(&b);
+        assert_eq!((both.count, both.terminal, both.states), (80, 80, a.states + b.states));
+        for role in 0..2 {
+            let sum = |s: &PlayoutStats| s.average_goals[role].expect("goals") * s.count as f64;
+            let want = (sum(&a) + sum(&b)) / 80.0;
+            assert!((both.average_goals[role].expect("goals") - want).abs() < 1e-9);
+        }
+        assert!((both.elapsed_secs - a.elapsed_secs - b.elapsed_secs).abs() < 1e-12);
+    }
+
+    #[test]
+    fn playouts_for_a_time_take_about_that_time() {
+        // A playout of the counter costs microseconds: the runs must grow to fill the time
+        // instead of stopping after the first.
+        let stats = run_playouts_for(&mut Counter::new(10), 0.2, 3, 100).expect("stats");
+        assert!(stats.elapsed_secs >= 0.2, "{}", stats.elapsed_secs);
+        assert!(stats.count > 1000, "{} playouts", stats.count);
+        assert_eq!(stats.terminal, stats.count);
     }
 
     #[test]

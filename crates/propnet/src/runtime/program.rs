@@ -50,7 +50,7 @@ pub(crate) struct Segment {
 }
 
 /// Sizes of a compiled program, for reports.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
 pub struct ProgramStats {
     /// Gates evaluated for `legal`, `terminal` and the state-only part of `next`.
     pub core_gates: usize,
