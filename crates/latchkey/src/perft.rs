@@ -1,11 +1,12 @@
-//! `latchkey perft`: distinct states and joint-move paths at each depth of the game tree.
+//! `latchkey perft`: distinct states and joint-move paths at each depth of the game tree; with
+//! `--depth-first`, the paths one state at a time and how many joint moves a second that applies.
 
 use crate::engine::{on_machine, Engine, OnMachine};
 use crate::game;
 use crate::output::print_json;
 use anyhow::Result;
 use machine::perft::PerftLimits;
-use machine::{PerftResult, StateMachine};
+use machine::{PathCount, PerftResult, StateMachine};
 use std::process::ExitCode;
 
 /// The shape of `latchkey perft --json`.
@@ -25,6 +26,11 @@ pub struct Args {
     /// Which engine runs the game.
     #[arg(long, value_enum, default_value_t = Engine::Propnet)]
     engine: Engine,
+    /// Count paths depth first, one state at a time, without merging transpositions (as chess
+    /// engines' perft does), and report joint moves applied per second: the speed of the engine's
+    /// one-state path.
+    #[arg(long)]
+    depth_first: bool,
     /// Print JSON instead of text.
     #[arg(long)]
     json: bool,
@@ -34,12 +40,23 @@ pub struct Args {
 struct Perft {
     depth: u32,
     limits: PerftLimits,
+    depth_first: bool,
+}
+
+/// Either count.
+enum Count {
+    Levels(PerftResult),
+    Paths(PathCount),
 }
 
 impl OnMachine for Perft {
-    type Output = PerftResult;
-    fn run<M: StateMachine>(self, m: &mut M) -> Result<PerftResult> {
-        Ok(machine::perft(m, self.depth, &self.limits)?)
+    type Output = Count;
+    fn run<M: StateMachine>(self, m: &mut M) -> Result<Count> {
+        Ok(if self.depth_first {
+            Count::Paths(machine::perft_depth_first(m, self.depth, &self.limits)?)
+        } else {
+            Count::Levels(machine::perft(m, self.depth, &self.limits)?)
+        })
     }
 }
 
@@ -47,13 +64,30 @@ impl OnMachine for Perft {
 pub fn run(args: Args) -> Result<ExitCode> {
     let game = game::load(&args.game)?;
     let limits = PerftLimits { max_expansions: args.max_expansions, deadline: None };
-    let result = on_machine(&game, args.engine, Perft { depth: args.depth, limits })?;
-    if args.json {
-        print_json(SCHEMA, &result)?;
-    } else {
-        print(&result);
+    let perft = Perft { depth: args.depth, limits, depth_first: args.depth_first };
+    match (on_machine(&game, args.engine, perft)?, args.json) {
+        (Count::Levels(r), true) => print_json(SCHEMA, &r)?,
+        (Count::Levels(r), false) => print(&r),
+        (Count::Paths(r), true) => print_json(SCHEMA, &r)?,
+        (Count::Paths(r), false) => print_paths(&r),
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn print_paths(r: &PathCount) {
+    println!("{:>5} {:>16} {:>16}", "depth", "paths", "terminal paths");
+    for l in &r.levels {
+        println!("{:>5} {:>16} {:>16}", l.depth, l.paths, l.terminal_paths);
+    }
+    if let Some(cut) = &r.cut {
+        println!("{cut}: every count above is partial");
+    }
+    println!(
+        "{} joint moves applied one state at a time in {:.3} s ({:.0} a second)",
+        r.applications,
+        r.elapsed_secs,
+        r.applications_per_sec()
+    );
 }
 
 fn print(r: &PerftResult) {

@@ -179,6 +179,22 @@ fn perft_prints_the_tree_counts() {
 }
 
 #[test]
+fn depth_first_perft_counts_every_path() {
+    // Tic-tac-toe's known game tree: 1,440 games end at the fifth move, 5,328 at the sixth.
+    let o = latchkey(&["perft", "tictactoe", "--depth", "6", "--depth-first", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let result: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    let column = |key: &str| -> Vec<u64> {
+        result["levels"].as_array().unwrap().iter().map(|l| l[key].as_u64().unwrap()).collect()
+    };
+    assert_eq!(column("paths"), [9, 72, 504, 3024, 15120, 54720]);
+    assert_eq!(column("terminal_paths"), [0, 0, 0, 0, 1440, 5328]);
+    assert_eq!(result["applications"], 9 + 72 + 504 + 3024 + 15120 + 54720, "{result}");
+    let o = latchkey(&["perft", "tictactoe", "--depth", "2", "--depth-first"]);
+    assert!(stdout(&o).contains("81 joint moves applied one state at a time in"), "{}", stdout(&o));
+}
+
+#[test]
 fn conform_passes_on_a_faithful_reference_and_fails_on_a_wrong_one() {
     let shared = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared");
     if !shared.join("reference").is_dir() {

@@ -22,7 +22,7 @@ mod mock;
 pub use conform::{conform, ConformOptions, ConformReport};
 pub use error::MachineError;
 pub use java_random::JavaRandom;
-pub use perft::{perft, PerftLevel, PerftLimits, PerftResult};
+pub use perft::{perft, perft_depth_first, PathCount, PathLevel, PerftLevel, PerftLimits, PerftResult};
 pub use playout::{random_playout, random_trajectory, run_playouts, run_playouts_for, Playout, PlayoutStats};
 pub use record::record;
 pub use reference::{Reference, ReferenceError};

@@ -5,6 +5,10 @@
 //! every other state is expanded by every joint move (the cartesian product of one legal move per
 //! role), transpositions merge, and each state's path count is added to its successors once per
 //! joint move. Depth 0 (the initial state) is not reported.
+//!
+//! [`perft_depth_first`] counts the same paths one state at a time, depth first and without
+//! merging transpositions, as chess engines' and RBG's perft do: the measure of an engine's
+//! one-state path (legal moves, next state, terminal) rather than of hashing states.
 
 use std::fmt;
 use std::time::Instant;
@@ -196,6 +200,95 @@ impl Budget {
     }
 }
 
+/// The counts of one depth of a depth-first perft.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PathLevel {
+    /// The depth (number of joint moves from the initial state), from 1.
+    pub depth: u32,
+    /// Joint-move sequences of this length that avoid terminal states before their last move
+    /// (the same count as [`PerftLevel::paths`]).
+    pub paths: u128,
+    /// How many of those paths end in a terminal state.
+    pub terminal_paths: u128,
+}
+
+/// The outcome of [`perft_depth_first`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PathCount {
+    /// Depths 1 to the maximum. When `cut` is set every count is partial: a depth-first walk
+    /// finishes no depth before the end.
+    pub levels: Vec<PathLevel>,
+    /// Joint moves applied (`next_state` calls).
+    pub applications: u64,
+    /// Wall time of the walk, in seconds.
+    pub elapsed_secs: f64,
+    /// Set when a limit stopped the walk.
+    pub cut: Option<PerftCut>,
+}
+
+impl PathCount {
+    /// Joint moves applied per second.
+    pub fn applications_per_sec(&self) -> f64 {
+        if self.elapsed_secs > 0.0 {
+            self.applications as f64 / self.elapsed_secs
+        } else {
+            0.0
+        }
+    }
+}
+
+/// Counts the paths of the game tree of `m` down to `max_depth` depth first, one state at a time,
+/// within `limits` (see the module's documentation). Each state reached is asked whether it is
+/// terminal; states at `max_depth` are not expanded.
+pub fn perft_depth_first<M: StateMachine>(
+    m: &mut M,
+    max_depth: u32,
+    limits: &PerftLimits,
+) -> Result<PathCount, MachineError> {
+    let start = Instant::now();
+    let mut walk = Walk {
+        budget: Budget::new(limits),
+        levels: (1..=max_depth).map(|depth| PathLevel { depth, paths: 0, terminal_paths: 0 }).collect(),
+    };
+    let root = m.initial_state();
+    let cut = if max_depth == 0 || m.is_terminal(&root)? {
+        None
+    } else {
+        match walk.expand(m, &root, 1) {
+            Ok(()) => None,
+            Err(Stop::Cut(c)) => Some(c),
+            Err(Stop::Engine(e)) => return Err(e),
+        }
+    };
+    let elapsed_secs = start.elapsed().as_secs_f64();
+    Ok(PathCount { levels: walk.levels, applications: walk.budget.used, elapsed_secs, cut })
+}
+
+/// A depth-first perft in progress.
+struct Walk {
+    budget: Budget,
+    levels: Vec<PathLevel>,
+}
+
+impl Walk {
+    /// Applies every joint move of the non-terminal `state` at `depth`, and walks on below the
+    /// non-terminal successors.
+    fn expand<M: StateMachine>(&mut self, m: &mut M, state: &M::State, depth: u32) -> Result<(), Stop> {
+        for joint in legal_joint_moves(m, state)? {
+            self.budget.spend(depth)?;
+            let next = m.next_state(state, &joint)?;
+            let terminal = m.is_terminal(&next)?;
+            let level = &mut self.levels[depth as usize - 1];
+            level.paths += 1;
+            level.terminal_paths += u128::from(terminal);
+            if !terminal && (depth as usize) < self.levels.len() {
+                self.expand(m, &next, depth + 1)?;
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Every joint move of `state`: the cartesian product of each role's legal moves.
 pub fn legal_joint_moves<M: StateMachine>(m: &mut M, state: &M::State) -> Result<JointMoves<M::Move>, MachineError> {
     let legal = (0..m.roles().len()).map(|role| m.legal_moves(state, role)).collect::<Result<Vec<_>, _>>()?;
@@ -313,6 +406,37 @@ mod tests {
         let r = perft(&mut Nim::new(4), 3, &limits).expect("perft");
         assert!(r.levels.is_empty());
         assert_eq!(r.cut, Some(PerftCut::Deadline { depth: 1 }));
+    }
+
+    #[test]
+    fn depth_first_counts_the_same_paths() {
+        // Nim by hand (see `nim_counts_by_hand`): piles 3, 2; then 2, 1, 1, 0 (one path ends);
+        // then 1, 0 from 2 and 0 from each 1 (three end); then 0 from 1. Transpositions are
+        // not merged, so every path into an ended state counts.
+        let r = perft_depth_first(&mut Nim::new(4), 5, &PerftLimits::default()).expect("perft");
+        let paths: Vec<u128> = r.levels.iter().map(|l| l.paths).collect();
+        assert_eq!(paths, [2, 4, 4, 1, 0]);
+        let terminal: Vec<u128> = r.levels.iter().map(|l| l.terminal_paths).collect();
+        assert_eq!(terminal, [0, 1, 3, 1, 0]);
+        assert_eq!(r.applications, 2 + 4 + 4 + 1);
+        assert_eq!(r.cut, None);
+        for (machine, depth) in [(Counter::new(4), 3), (Counter::new(9), 4)] {
+            let mut m = machine;
+            let bfs = perft(&mut m, depth, &PerftLimits::default()).expect("perft");
+            let dfs = perft_depth_first(&mut m, depth, &PerftLimits::default()).expect("perft");
+            let by_level: Vec<u128> = bfs.levels.iter().map(|l| l.paths).collect();
+            assert_eq!(dfs.levels.iter().map(|l| l.paths).collect::<Vec<_>>(), by_level);
+        }
+    }
+
+    #[test]
+    fn depth_first_stops_at_its_limits() {
+        let limits = PerftLimits { max_expansions: Some(5), deadline: None };
+        let r = perft_depth_first(&mut Nim::new(4), 5, &limits).expect("perft");
+        assert_eq!(r.applications, 5);
+        assert!(matches!(r.cut, Some(PerftCut::Expansions { limit: 5, .. })));
+        let r = perft_depth_first(&mut Nim::new(0), 3, &PerftLimits::default()).expect("perft");
+        assert_eq!((r.applications, r.levels.len()), (0, 3));
     }
 
     #[test]
