@@ -52,6 +52,35 @@ pub fn played_score(goal: &Result<u32, MachineError>) -> u32 {
     }
 }
 
+/// One successor of a state: what [`StateMachine::successors`] lists.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Successor<S, Mv> {
+    /// One move per role, indexed like the roles.
+    pub joint: Vec<Mv>,
+    /// The state the joint move leads to.
+    pub state: S,
+    /// Whether that state is terminal.
+    pub terminal: bool,
+}
+
+/// What [`StateMachine::successors`] lists for machine `M`.
+pub type Successors<M> = Vec<Successor<<M as StateMachine>::State, <M as StateMachine>::Move>>;
+
+/// The successors of `state`, one [`StateMachine::next_state`] and
+/// [`StateMachine::is_terminal`] at a time: the meaning of [`StateMachine::successors`].
+pub fn successors_one_by_one<M: StateMachine>(
+    m: &mut M,
+    state: &M::State,
+) -> Result<Successors<M>, MachineError> {
+    let mut out = Vec::new();
+    for joint in perft::legal_joint_moves(m, state)? {
+        let next = m.next_state(state, &joint)?;
+        let terminal = m.is_terminal(&next)?;
+        out.push(Successor { joint, state: next, terminal });
+    }
+    Ok(out)
+}
+
 /// A deterministic, perfect-information game engine (GDL semantics).
 ///
 /// Query methods take `&mut self` because engines keep per-thread scratch space (caches, markings);
@@ -126,6 +155,19 @@ pub trait StateMachine {
         playout::run_playouts(self, count, seed, max_steps)
     }
 
+    /// Every joint move of the non-terminal `state` (in the order of
+    /// [`perft::legal_joint_moves`]) with the state it leads to and whether that state is
+    /// terminal: a node's expansion in one call. Engines that compute many successors at once
+    /// override this; the answer is always [`successors_one_by_one`]'s. The list holds every
+    /// joint move: where simultaneous moves multiply into more than a caller can hold, check
+    /// [`perft::JointMoves::total`] first.
+    fn successors(&mut self, state: &Self::State) -> Result<Successors<Self>, MachineError>
+    where
+        Self: Sized,
+    {
+        successors_one_by_one(self, state)
+    }
+
     /// The true base propositions of `state` in canonical KIF without the `true` wrapper,
     /// e.g. `(cell 1 1 b)`, sorted by byte order of the printed form.
     fn state_props(&self, state: &Self::State) -> Vec<String>;
@@ -182,6 +224,10 @@ impl<M: StateMachine> StateMachine for &mut M {
 
     fn run_playouts(&mut self, count: u64, seed: u64, max_steps: u32) -> Result<PlayoutStats, MachineError> {
         (**self).run_playouts(count, seed, max_steps)
+    }
+
+    fn successors(&mut self, state: &M::State) -> Result<Successors<M>, MachineError> {
+        (**self).successors(state)
     }
 
     fn state_props(&self, state: &M::State) -> Vec<String> {

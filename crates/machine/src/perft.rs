@@ -274,20 +274,37 @@ impl Walk {
     /// Applies every joint move of the non-terminal `state` at `depth`, and walks on below the
     /// non-terminal successors.
     fn expand<M: StateMachine>(&mut self, m: &mut M, state: &M::State, depth: u32) -> Result<(), Stop> {
-        for joint in legal_joint_moves(m, state)? {
-            self.budget.spend(depth)?;
-            let next = m.next_state(state, &joint)?;
-            let terminal = m.is_terminal(&next)?;
-            let level = &mut self.levels[depth as usize - 1];
-            level.paths += 1;
-            level.terminal_paths += u128::from(terminal);
-            if !terminal && (depth as usize) < self.levels.len() {
-                self.expand(m, &next, depth + 1)?;
+        let joints = legal_joint_moves(m, state)?;
+        if joints.total() <= MAX_EXPANSION {
+            for child in m.successors(state)? {
+                self.visit(m, child.state, child.terminal, depth)?;
+            }
+        } else {
+            // Too many joint moves to hold at once (simultaneous moves multiply): one at a time.
+            for joint in joints {
+                let next = m.next_state(state, &joint)?;
+                let terminal = m.is_terminal(&next)?;
+                self.visit(m, next, terminal, depth)?;
             }
         }
         Ok(())
     }
+
+    /// Counts a path into `state` at `depth` and walks on below it.
+    fn visit<M: StateMachine>(&mut self, m: &mut M, state: M::State, terminal: bool, depth: u32) -> Result<(), Stop> {
+        self.budget.spend(depth)?;
+        let level = &mut self.levels[depth as usize - 1];
+        level.paths += 1;
+        level.terminal_paths += u128::from(terminal);
+        if !terminal && (depth as usize) < self.levels.len() {
+            self.expand(m, &state, depth + 1)?;
+        }
+        Ok(())
+    }
 }
+
+/// The most joint moves a depth-first perft expands in one [`StateMachine::successors`] call.
+pub const MAX_EXPANSION: u128 = 1 << 16;
 
 /// Every joint move of `state`: the cartesian product of each role's legal moves.
 pub fn legal_joint_moves<M: StateMachine>(m: &mut M, state: &M::State) -> Result<JointMoves<M::Move>, MachineError> {

@@ -326,6 +326,51 @@ fn depth_charges_replay_on_the_single_state_machine() {
 }
 
 #[test]
+fn expansions_agree_with_one_state_at_a_time() {
+    // A node's successors computed 64 joint moves a pass against next_state and is_terminal one
+    // joint move at a time (itself checked against the reasoner in lockstep), along random
+    // trajectories, with the single-state marking left wherever the last query put it.
+    for_each_game("expansions", |_, net| {
+        let deadline = Instant::now() + BUDGET;
+        let mut p = PropnetMachine::new(net);
+        let mut single = PropnetMachine::from_program(Arc::clone(p.program()));
+        let initial = p.initial_state();
+        let (mut nodes, mut successors) = (0, 0);
+        for seed in 0..20 {
+            if seed > 0 && Instant::now() > deadline {
+                break;
+            }
+            let mut rng = SmallRng::seed_from_u64(seed);
+            let states = machine::random_trajectory(&mut single, &initial, &mut rng, 200).map_err(|e| e.to_string())?;
+            for (step, state) in states.iter().enumerate() {
+                if single.is_terminal(state).map_err(|e| e.to_string())? {
+                    break;
+                }
+                let joints = machine::perft::legal_joint_moves(&mut single, state).map_err(|e| e.to_string())?;
+                if joints.total() > 4096 {
+                    continue;
+                }
+                let batched = p.successors(state).map_err(|e| format!("step {step}: {e}"))?;
+                let one =
+                    machine::successors_one_by_one(&mut single, state).map_err(|e| format!("step {step}: {e}"))?;
+                if batched != one {
+                    let differ =
+                        batched.iter().zip(&one).position(|(a, b)| a != b).unwrap_or(batched.len().min(one.len()));
+                    return Err(format!(
+                        "seed {seed} step {step}: {} successors batched, {} one at a time, first difference at {differ}",
+                        batched.len(),
+                        one.len()
+                    ));
+                }
+                nodes += 1;
+                successors += one.len();
+            }
+        }
+        Ok(format!("{nodes} nodes expanded, {successors} successors compared"))
+    });
+}
+
+#[test]
 fn next_state_rejects_illegal_moves_and_wrong_counts() {
     let Some(shared) = shared() else { return };
     let game = load(&testkit::shared::game(&shared, "ticTacToe").expect("ticTacToe"));

@@ -90,6 +90,11 @@ impl Forward {
         }
     }
 
+    /// The value of every slot (of goal gates only after [`refresh_goals`](Self::refresh_goals)).
+    pub fn values(&self) -> &[bool] {
+        &self.value
+    }
+
     /// The current value of literal `l` (of a goal literal only after
     /// [`refresh_goals`](Self::refresh_goals)).
     #[inline]

@@ -1,13 +1,15 @@
 //! [`PropnetMachine`]: the [`StateMachine`] over a compiled net, with fast random playouts.
 
 use super::batch::{BitSliced, LaneEnd, MovePolicy, Step, LANES};
+use super::expand::Expansion;
 use super::forward::Forward;
 use super::program::Program;
 use super::watch::Watch;
 use super::GoalOracle;
 use crate::net::Net;
+use machine::perft::JointMoves;
 use machine::playout::{Playout, PlayoutEnd, PlayoutStats, PlayoutTally};
-use machine::{MachineError, StateMachine};
+use machine::{MachineError, StateMachine, Successor};
 use rand::rngs::SmallRng;
 use rand::{RngCore, SeedableRng};
 use std::fmt;
@@ -112,6 +114,8 @@ pub struct PropnetMachine {
     /// Scratch for runs of more playouts than one word has lanes.
     wide: Option<BitSliced<WIDE>>,
     depth: Option<Forward>,
+    /// Scratch for node expansions ([`StateMachine::successors`]).
+    expansion: Expansion,
     strategy: Strategy,
     /// Scratch for forward playouts: the joint move and the next state's words.
     joint: Vec<u32>,
@@ -136,6 +140,7 @@ impl PropnetMachine {
             batch: None,
             wide: None,
             depth: None,
+            expansion: Expansion::default(),
             strategy: Strategy::default(),
             joint: Vec::new(),
             next: Vec::new(),
@@ -539,6 +544,22 @@ impl StateMachine for PropnetMachine {
         self.forward.refresh_goals(&self.program);
         let goals = self.program.goals.get(role).ok_or_else(|| MachineError::Rules(format!("no role {role}")))?;
         Ok(goals.iter().filter(|&&(_, l)| self.forward.lit(l)).map(|&(v, _)| v).collect())
+    }
+
+    /// 64 joint moves a pass (see [`Expansion`]).
+    fn successors(&mut self, state: &PropnetState) -> Result<Vec<Successor<PropnetState, u32>>, MachineError> {
+        let p = Arc::clone(&self.program);
+        if p.outputs_read_inputs {
+            return machine::successors_one_by_one(self, state);
+        }
+        let legal = (0..p.roles.len()).map(|role| self.legal_moves(state, role)).collect::<Result<Vec<_>, _>>()?;
+        let joints: Vec<Vec<u32>> = JointMoves::new(legal).collect();
+        let next = self.expansion.successors(&p, &self.forward, &joints);
+        Ok(joints
+            .into_iter()
+            .zip(next)
+            .map(|(joint, (state, terminal))| Successor { joint, state, terminal })
+            .collect())
     }
 
     /// The bit-sliced (or forward) playouts of [`PropnetMachine::run_playouts`].

@@ -11,6 +11,7 @@
 
 mod batch;
 mod eval;
+mod expand;
 mod forward;
 mod machine;
 mod program;

@@ -1,0 +1,72 @@
+//! A node's expansion, 64 joint moves a pass: every lane of a bit-sliced marking holds the same
+//! state (copied from the single-state marking, which the node's legal moves brought there) and
+//! its own joint move; one pass over the move gates gives every successor, and one pass over the
+//! successors' state gates says which of them are terminal. Expanding a node with `n` joint moves
+//! so costs about `2n / 64` passes, where one state at a time costs `n` next states and `n`
+//! terminal checks, each a propagation of the differences from the state before (see
+//! [`forward`](super::forward)).
+
+use super::batch::{bits, LANES};
+use super::eval::{self, read};
+use super::forward::Forward;
+use super::machine::PropnetState;
+use super::program::Program;
+
+/// Scratch for expansions: one marking of 64 lanes.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Expansion {
+    lanes: Vec<[u64; 1]>,
+}
+
+impl Expansion {
+    /// The successor of the state `marking` holds under each of `joints` (input indices,
+    /// exactly one per role as the move phase assumes) and whether it is terminal, in order.
+    /// The program's outputs must not read inputs (such programs are expanded one state at a
+    /// time), so that the marking's state gates are the state's whatever inputs it has set.
+    pub fn successors(&mut self, p: &Program, marking: &Forward, joints: &[Vec<u32>]) -> Vec<(PropnetState, bool)> {
+        debug_assert!(!p.outputs_read_inputs);
+        let bases = p.base_count();
+        let words = bases.div_ceil(64);
+        let inputs = Program::base_slot(bases)..Program::base_slot(bases) + p.move_count();
+        let mut out = Vec::with_capacity(joints.len());
+        let mut next = vec![0u64; bases];
+        for chunk in joints.chunks(LANES) {
+            // The state and its gates in every lane, each lane's joint move; then the move gates.
+            self.lanes.clear();
+            self.lanes.extend(marking.values().iter().map(|&v| [if v { !0 } else { 0 }]));
+            self.lanes[inputs.clone()].fill([0]);
+            for (lane, joint) in chunk.iter().enumerate() {
+                for &m in joint {
+                    self.lanes[p.input_slot(m as usize)][0] |= 1 << lane;
+                }
+            }
+            eval::run(p, &p.move_phase, &mut self.lanes);
+            for (i, n) in next.iter_mut().enumerate() {
+                *n = read(&self.lanes, p.next[i])[0];
+            }
+            // The successors in the lanes, no move set; their state gates say which end.
+            self.clear(p);
+            for (i, &n) in next.iter().enumerate() {
+                self.lanes[Program::base_slot(i)] = [n];
+            }
+            eval::run(p, &p.core, &mut self.lanes);
+            let terminal = read(&self.lanes, p.terminal)[0];
+            let mut children = vec![vec![0u64; words]; chunk.len()];
+            let used = if chunk.len() == LANES { !0 } else { (1u64 << chunk.len()) - 1 };
+            for (i, &n) in next.iter().enumerate() {
+                for lane in bits(n & used) {
+                    children[lane][i / 64] |= 1 << (i % 64);
+                }
+            }
+            let ends = (0..chunk.len()).map(|lane| terminal >> lane & 1 == 1);
+            out.extend(children.into_iter().map(|w| PropnetState::from_words(w.into())).zip(ends));
+        }
+        out
+    }
+
+    /// Every slot false, sized for `p`.
+    fn clear(&mut self, p: &Program) {
+        self.lanes.clear();
+        self.lanes.resize(p.slots, [0]);
+    }
+}
