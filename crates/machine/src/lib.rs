@@ -68,10 +68,7 @@ pub type Successors<M> = Vec<Successor<<M as StateMachine>::State, <M as StateMa
 
 /// The successors of `state`, one [`StateMachine::next_state`] and
 /// [`StateMachine::is_terminal`] at a time: the meaning of [`StateMachine::successors`].
-pub fn successors_one_by_one<M: StateMachine>(
-    m: &mut M,
-    state: &M::State,
-) -> Result<Successors<M>, MachineError> {
+pub fn successors_one_by_one<M: StateMachine>(m: &mut M, state: &M::State) -> Result<Successors<M>, MachineError> {
     let mut out = Vec::new();
     for joint in perft::legal_joint_moves(m, state)? {
         let next = m.next_state(state, &joint)?;
