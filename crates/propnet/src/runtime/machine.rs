@@ -7,7 +7,7 @@ use super::program::Program;
 use super::watch::Watch;
 use super::GoalOracle;
 use crate::net::Net;
-use machine::perft::JointMoves;
+use machine::perft::legal_joint_moves;
 use machine::playout::{Playout, PlayoutEnd, PlayoutStats, PlayoutTally};
 use machine::{MachineError, StateMachine, Successor};
 use rand::rngs::SmallRng;
@@ -552,8 +552,7 @@ impl StateMachine for PropnetMachine {
         if p.outputs_read_inputs {
             return machine::successors_one_by_one(self, state);
         }
-        let legal = (0..p.roles.len()).map(|role| self.legal_moves(state, role)).collect::<Result<Vec<_>, _>>()?;
-        let joints: Vec<Vec<u32>> = JointMoves::new(legal).collect();
+        let joints: Vec<Vec<u32>> = legal_joint_moves(self, state)?.collect();
         let next = self.expansion.successors(&p, &self.forward, &joints);
         Ok(joints
             .into_iter()
