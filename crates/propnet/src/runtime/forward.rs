@@ -11,6 +11,7 @@
 
 use super::eval;
 use super::program::{Lit, Program};
+use structures::{bits, Bits};
 
 /// One marking of the net with its counters.
 #[derive(Debug, Clone)]
@@ -32,6 +33,10 @@ pub(crate) struct Forward {
     dirty_list: Vec<u32>,
     /// The inputs currently set.
     moves: Vec<u32>,
+    /// The next value of every base (bit i: base i's `next` literal), kept up to date.
+    next: Vec<u64>,
+    /// Whether each input is legal (bit j: input j's `legal` literal), kept up to date.
+    legal: Vec<u64>,
     /// Whether the bases changed since the goal gates were last evaluated: they are not
     /// propagated (a goal is asked for rarely, and counting goals can be most of the net).
     goals_stale: bool,
@@ -49,6 +54,12 @@ impl Forward {
         let lit = |l: Lit| value[(l >> 1) as usize] ^ (l & 1 == 1);
         let false_inputs =
             (0..p.slots - p.first_gate).map(|g| p.gate_inputs(g).iter().filter(|&&l| !lit(l)).count() as u32).collect();
+        let bitset = |lits: &[Lit]| {
+            let mut words = vec![0u64; bits::words(lits.len())];
+            lits.iter().enumerate().filter(|&(_, &l)| lit(l)).for_each(|(i, _)| words.set_bit(i));
+            words
+        };
+        let (next, legal) = (bitset(&p.next), bitset(&p.legal));
         Forward {
             value,
             false_inputs,
@@ -58,6 +69,8 @@ impl Forward {
             dirty: vec![false; p.blocks.len()],
             dirty_list: Vec::new(),
             moves: Vec::new(),
+            next,
+            legal,
             goals_stale: false,
         }
     }
@@ -93,6 +106,16 @@ impl Forward {
     /// The value of every slot (of goal gates only after [`refresh_goals`](Self::refresh_goals)).
     pub fn values(&self) -> &[bool] {
         &self.value
+    }
+
+    /// The next value of every base as a bitset (bit i: base i), as the marking has it.
+    pub fn next(&self) -> &[u64] {
+        &self.next
+    }
+
+    /// Which inputs are legal as a bitset (bit j: input j), as the marking has it.
+    pub fn legal(&self) -> &[u64] {
+        &self.legal
     }
 
     /// The current value of literal `l` (of a goal literal only after
@@ -191,18 +214,19 @@ impl Forward {
     /// Tells the readers of slot `s` that it became `v`.
     #[inline]
     fn propagate(&mut self, p: &Program, s: usize, v: bool) {
+        for &o in p.outputs_of(s) {
+            let set = if o & 2 == 0 { &mut self.next } else { &mut self.legal };
+            set.assign_bit((o >> 2) as usize, v ^ (o & 1 == 1));
+        }
+        for &b in p.reading_blocks(s) {
+            if !self.dirty[b as usize] {
+                self.dirty[b as usize] = true;
+                self.dirty_list.push(b);
+            }
+        }
         let first = p.first_gate;
-        let own_block = s.checked_sub(first).map_or(u32::MAX, |g| p.gate_block[g]);
         for &r in p.readers(s) {
             let g = (r >> 1) as usize;
-            let block = p.gate_block[g];
-            if block != u32::MAX {
-                if block != own_block && !self.dirty[block as usize] {
-                    self.dirty[block as usize] = true;
-                    self.dirty_list.push(block);
-                }
-                continue;
-            }
             let now_true = v ^ (r & 1 == 1);
             let c = &mut self.false_inputs[g];
             let flipped = if now_true {

@@ -398,12 +398,7 @@ impl PropnetMachine {
                 t.extend_from_slice(&self.joint);
             }
             depth.set_moves(p, &self.joint);
-            next.fill(0);
-            for (i, &l) in p.next.iter().enumerate() {
-                if depth.lit(l) {
-                    next.set_bit(i);
-                }
-            }
+            next.copy_from_slice(depth.next());
             depth.set_state(p, next);
             length += 1;
         }
@@ -510,8 +505,12 @@ impl StateMachine for PropnetMachine {
     fn legal_moves(&mut self, state: &PropnetState, role: usize) -> Result<Vec<u32>, MachineError> {
         self.load(state);
         let p = &self.program;
-        let moves = p.role_moves.get(role).ok_or_else(|| MachineError::Rules(format!("no role {role}")))?;
-        Ok(moves.iter().copied().filter(|&m| self.forward.lit(p.legal[m as usize])).collect())
+        if role >= p.roles.len() {
+            return Err(MachineError::Rules(format!("no role {role}")));
+        }
+        let legal = self.forward.legal().iter().enumerate();
+        let moves = legal.flat_map(|(k, &w)| super::batch::bits(w).map(move |b| (k * 64 + b) as u32));
+        Ok(moves.filter(|&m| p.move_role[m as usize] as usize == role).collect())
     }
 
     fn next_state(&mut self, state: &PropnetState, moves: &[u32]) -> Result<PropnetState, MachineError> {
@@ -529,9 +528,7 @@ impl StateMachine for PropnetMachine {
             }
         }
         self.forward.set_moves(&p, moves);
-        let next =
-            PropnetState::from_bases(p.base_count(), (0..p.base_count()).filter(|&i| self.forward.lit(p.next[i])));
-        Ok(next)
+        Ok(PropnetState::from_words(self.forward.next().into()))
     }
 
     fn is_terminal(&mut self, state: &PropnetState) -> Result<bool, MachineError> {

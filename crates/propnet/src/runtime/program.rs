@@ -96,15 +96,22 @@ pub struct Program {
     pub(crate) fanin: Vec<Lit>,
     /// Initial value of each gate in a recursive block (true for gates computing a negated OR).
     pub(crate) block_init: Vec<bool>,
-    /// For each gate, the block it belongs to (index into `blocks`), or `u32::MAX`.
-    pub(crate) gate_block: Vec<u32>,
     /// Recursive blocks as gate ranges, in evaluation order.
     pub(crate) blocks: Vec<Range<usize>>,
-    /// Slot fan-out (goal gates left out), CSR: slot s is read by the literals
-    /// `fanout[fanout_start[s]..fanout_start[s + 1]]`, each
-    /// stored as `gate << 1 | negated`.
+    /// Slot fan-out to gates outside recursive blocks (goal gates left out), CSR: slot s is read
+    /// by the literals `fanout[fanout_start[s]..fanout_start[s + 1]]`, each stored as
+    /// `gate << 1 | negated`.
     pub(crate) fanout_start: Vec<u32>,
     pub(crate) fanout: Vec<u32>,
+    /// Slot fan-out to recursive blocks, CSR like `fanout`: the blocks (indices into `blocks`)
+    /// with a gate reading slot s, each once, the slot's own block left out.
+    pub(crate) block_fanout_start: Vec<u32>,
+    pub(crate) block_fanout: Vec<u32>,
+    /// Per slot, the outputs whose literal reads it as is, CSR like `fanout`: each entry is
+    /// `index << 2 | legal << 1 | negated`, the index a base's (its `next`) or an input's (its
+    /// `legal`), so that forward propagation keeps both sets up to date as slots change.
+    pub(crate) outputs_start: Vec<u32>,
+    pub(crate) outputs: Vec<u32>,
     /// Gate ranges of the phases (indices into the gate arrays).
     pub(crate) core: Vec<Segment>,
     pub(crate) goal_phase: Vec<Segment>,
@@ -367,7 +374,10 @@ impl Program {
             return None;
         }
         let propagated: Vec<usize> = (0..order.len()).filter(|g| !ranges[1].contains(g)).collect();
-        let (fanout_start, fanout) = fanout(&fanin_start, &fanin, slots, &propagated);
+        let (acyclic, cyclic): (Vec<usize>, Vec<usize>) =
+            propagated.into_iter().partition(|&g| gate_block[g] == u32::MAX);
+        let (fanout_start, fanout) = fanout(&fanin_start, &fanin, slots, &acyclic);
+        let (block_fanout_start, block_fanout) = block_fanout(&fanin_start, &fanin, first_gate, &gate_block, &cyclic);
 
         let stats = ProgramStats {
             core_gates: ranges[0].len(),
@@ -376,6 +386,9 @@ impl Program {
             edges: fanin.len(),
             cyclic_gates: blocks.iter().map(|b| b.len()).sum(),
         };
+        let legal: Vec<Lit> = out.legal.iter().map(|&l| relit(l)).collect();
+        let next: Vec<Lit> = out.next.iter().map(|&l| relit(l)).collect();
+        let (outputs_start, outputs) = outputs(slots, &next, &legal);
         let roles = net.roles.clone();
         let mut role_moves = vec![Vec::new(); roles.len()];
         for (j, m) in net.moves.iter().enumerate() {
@@ -392,8 +405,8 @@ impl Program {
             move_names: net.moves.iter().map(|m| m.name.clone()).collect(),
             move_role: net.moves.iter().map(|m| m.role as u32).collect(),
             role_moves,
-            legal: out.legal.iter().map(|&l| relit(l)).collect(),
-            next: out.next.iter().map(|&l| relit(l)).collect(),
+            legal,
+            next,
             goals: out.goals.iter().map(|gs| gs.iter().map(|&(v, l)| (v, relit(l))).collect()).collect(),
             terminal: relit(out.terminal),
             slots,
@@ -401,10 +414,13 @@ impl Program {
             fanin_start,
             fanin,
             block_init,
-            gate_block,
             blocks,
             fanout_start,
             fanout,
+            block_fanout_start,
+            block_fanout,
+            outputs_start,
+            outputs,
             core,
             goal_phase,
             move_phase,
@@ -457,10 +473,23 @@ impl Program {
         &self.fanin[self.fanin_start[g] as usize..self.fanin_start[g + 1] as usize]
     }
 
-    /// The readers of slot `s`, each `gate << 1 | negated`.
+    /// The readers of slot `s` outside recursive blocks, each `gate << 1 | negated`.
     #[inline]
     pub(crate) fn readers(&self, s: usize) -> &[u32] {
         &self.fanout[self.fanout_start[s] as usize..self.fanout_start[s + 1] as usize]
+    }
+
+    /// The `next` and `legal` outputs that are slot `s`, each `index << 2 | legal << 1 |
+    /// negated`.
+    #[inline]
+    pub(crate) fn outputs_of(&self, s: usize) -> &[u32] {
+        &self.outputs[self.outputs_start[s] as usize..self.outputs_start[s + 1] as usize]
+    }
+
+    /// The recursive blocks that read slot `s`, but its own.
+    #[inline]
+    pub(crate) fn reading_blocks(&self, s: usize) -> &[u32] {
+        &self.block_fanout[self.block_fanout_start[s] as usize..self.block_fanout_start[s + 1] as usize]
     }
 }
 
@@ -690,4 +719,61 @@ fn fanout(fanin_start: &[u32], fanin: &[Lit], slots: usize, propagated: &[usize]
         }
     }
     (fanout_start, fanout)
+}
+
+/// The recursive blocks reading each of `slots` slots, for forward propagation (compressed rows,
+/// each block once per slot, a gate's own block left out), from the fan-in of the `cyclic` gates
+/// (every gate inside a block that is propagated).
+fn block_fanout(
+    fanin_start: &[u32],
+    fanin: &[Lit],
+    first_gate: usize,
+    gate_block: &[u32],
+    cyclic: &[usize],
+) -> (Vec<u32>, Vec<u32>) {
+    let slots = fanin_start.len() - 1 + first_gate;
+    let own = |s: usize| s.checked_sub(first_gate).map_or(u32::MAX, |g| gate_block[g]);
+    let mut pairs: Vec<(u32, u32)> = Vec::new();
+    for &g in cyclic {
+        for &l in &fanin[fanin_start[g] as usize..fanin_start[g + 1] as usize] {
+            let s = (l >> 1) as usize;
+            if own(s) != gate_block[g] {
+                pairs.push((s as u32, gate_block[g]));
+            }
+        }
+    }
+    pairs.sort_unstable();
+    pairs.dedup();
+    let mut start = vec![0u32; slots + 1];
+    for &(s, _) in &pairs {
+        start[s as usize + 1] += 1;
+    }
+    for s in 0..slots {
+        start[s + 1] += start[s];
+    }
+    (start, pairs.into_iter().map(|(_, b)| b).collect())
+}
+
+/// Per slot, the bases whose `next` and the inputs whose `legal` literal is that slot (compressed
+/// rows, entries `index << 2 | legal << 1 | negated`).
+fn outputs(slots: usize, next: &[Lit], legal: &[Lit]) -> (Vec<u32>, Vec<u32>) {
+    let entries = || {
+        let next = next.iter().enumerate().map(|(i, &l)| (l, (i as u32) << 2));
+        next.chain(legal.iter().enumerate().map(|(j, &l)| (l, (j as u32) << 2 | 2)))
+    };
+    let mut start = vec![0u32; slots + 1];
+    for (l, _) in entries() {
+        start[(l >> 1) as usize + 1] += 1;
+    }
+    for s in 0..slots {
+        start[s + 1] += start[s];
+    }
+    let mut fill = start.clone();
+    let mut outputs = vec![0u32; start[slots] as usize];
+    for (l, entry) in entries() {
+        let s = (l >> 1) as usize;
+        outputs[fill[s] as usize] = entry | (l & 1);
+        fill[s] += 1;
+    }
+    (start, outputs)
 }

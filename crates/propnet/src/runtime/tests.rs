@@ -7,6 +7,7 @@ use super::forward::Forward;
 use super::program::{Lit, Program};
 use crate::net::{BaseProp, Kind, MoveProp, Net, NodeId};
 use proptest::prelude::*;
+use structures::Bits;
 
 /// A recipe for a random net: node kinds and inputs are drawn from these numbers.
 #[derive(Debug, Clone)]
@@ -218,12 +219,17 @@ fn forward(p: &Program, f: &mut Forward, base: &[bool], input: &[bool]) -> Answe
     f.set_state(p, &state);
     f.set_moves(p, &[]);
     f.refresh_goals(p);
-    let legal = p.legal.iter().map(|&l| f.lit(l)).collect();
+    // Legal moves and next values as the machine reads them: from the bitsets the propagation
+    // keeps, which must say what the literals do.
+    let legal: Vec<bool> = (0..p.legal.len()).map(|j| f.legal().bit(j)).collect();
+    assert!(p.legal.iter().zip(&legal).all(|(&l, &v)| f.lit(l) == v), "the legal bitset is stale");
     let terminal = f.lit(p.terminal);
     let goals = p.goals.iter().map(|g| g.iter().map(|&(_, l)| f.lit(l)).collect()).collect();
     let moves: Vec<u32> = (0..input.len() as u32).filter(|&j| input[j as usize]).collect();
     f.set_moves(p, &moves);
-    Answers { legal, terminal, goals, next: p.next.iter().map(|&l| f.lit(l)).collect() }
+    let next: Vec<bool> = (0..p.next.len()).map(|i| f.next().bit(i)).collect();
+    assert!(p.next.iter().zip(&next).all(|(&l, &v)| f.lit(l) == v), "the next bitset is stale");
+    Answers { legal, terminal, goals, next }
 }
 
 proptest! {
