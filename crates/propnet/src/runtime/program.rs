@@ -696,34 +696,40 @@ fn phases(gates: &[TempGate], out: &Outputs, input_slots: Range<usize>, first_ga
     (phase, outputs_read_inputs)
 }
 
-/// The fan-out of the `propagated` gates' inputs over `slots` slots, for forward propagation
-/// (compressed rows: each slot's readers, as gate and polarity), from the gates' fan-in.
-fn fanout(fanin_start: &[u32], fanin: &[Lit], slots: usize, propagated: &[usize]) -> (Vec<u32>, Vec<u32>) {
-    let inputs = |g: usize| &fanin[fanin_start[g] as usize..fanin_start[g + 1] as usize];
-    let mut counts = vec![0u32; slots + 1];
-    for &g in propagated {
-        for &l in inputs(g) {
-            counts[(l >> 1) as usize + 1] += 1;
-        }
+/// Compressed rows over `rows` rows from `(row, entry)` pairs (`entries` is called twice: to
+/// count, then to fill), each row's entries in the order given: `(start, entries)` with row r's
+/// entries at `entries[start[r]..start[r + 1]]`.
+fn compressed_rows<I: Iterator<Item = (usize, u32)>>(rows: usize, entries: impl Fn() -> I) -> (Vec<u32>, Vec<u32>) {
+    let mut start = vec![0u32; rows + 1];
+    for (r, _) in entries() {
+        start[r + 1] += 1;
     }
-    for s in 0..slots {
-        counts[s + 1] += counts[s];
+    for r in 0..rows {
+        start[r + 1] += start[r];
     }
-    let fanout_start = counts.clone();
-    let mut fanout = vec![0u32; counts[slots] as usize];
-    for &g in propagated {
-        for &l in inputs(g) {
-            let s = (l >> 1) as usize;
-            fanout[counts[s] as usize] = ((g as u32) << 1) | (l & 1);
-            counts[s] += 1;
-        }
+    let mut fill = start.clone();
+    let mut out = vec![0u32; start[rows] as usize];
+    for (r, entry) in entries() {
+        out[fill[r] as usize] = entry;
+        fill[r] += 1;
     }
-    (fanout_start, fanout)
+    (start, out)
 }
 
-/// The recursive blocks reading each of `slots` slots, for forward propagation (compressed rows,
-/// each block once per slot, a gate's own block left out), from the fan-in of the `cyclic` gates
-/// (every gate inside a block that is propagated).
+/// The fan-out of the `propagated` gates' inputs over `slots` slots, for forward propagation
+/// (each slot's readers, as `gate << 1 | negated`), from the gates' fan-in.
+fn fanout(fanin_start: &[u32], fanin: &[Lit], slots: usize, propagated: &[usize]) -> (Vec<u32>, Vec<u32>) {
+    let inputs = |g: usize| &fanin[fanin_start[g] as usize..fanin_start[g + 1] as usize];
+    compressed_rows(slots, || {
+        propagated
+            .iter()
+            .flat_map(move |&g| inputs(g).iter().map(move |&l| ((l >> 1) as usize, ((g as u32) << 1) | (l & 1))))
+    })
+}
+
+/// The recursive blocks reading each of `slots` slots, for forward propagation (each block once
+/// per slot, a gate's own block left out), from the fan-in of the `cyclic` gates (every gate
+/// inside a block that is propagated).
 fn block_fanout(
     fanin_start: &[u32],
     fanin: &[Lit],
@@ -733,47 +739,26 @@ fn block_fanout(
 ) -> (Vec<u32>, Vec<u32>) {
     let slots = fanin_start.len() - 1 + first_gate;
     let own = |s: usize| s.checked_sub(first_gate).map_or(u32::MAX, |g| gate_block[g]);
-    let mut pairs: Vec<(u32, u32)> = Vec::new();
+    let mut pairs: Vec<(usize, u32)> = Vec::new();
     for &g in cyclic {
         for &l in &fanin[fanin_start[g] as usize..fanin_start[g + 1] as usize] {
             let s = (l >> 1) as usize;
             if own(s) != gate_block[g] {
-                pairs.push((s as u32, gate_block[g]));
+                pairs.push((s, gate_block[g]));
             }
         }
     }
     pairs.sort_unstable();
     pairs.dedup();
-    let mut start = vec![0u32; slots + 1];
-    for &(s, _) in &pairs {
-        start[s as usize + 1] += 1;
-    }
-    for s in 0..slots {
-        start[s + 1] += start[s];
-    }
-    (start, pairs.into_iter().map(|(_, b)| b).collect())
+    compressed_rows(slots, || pairs.iter().copied())
 }
 
-/// Per slot, the bases whose `next` and the inputs whose `legal` literal is that slot (compressed
-/// rows, entries `index << 2 | legal << 1 | negated`).
+/// Per slot, the bases whose `next` and the inputs whose `legal` literal is that slot (entries
+/// `index << 2 | legal << 1 | negated`).
 fn outputs(slots: usize, next: &[Lit], legal: &[Lit]) -> (Vec<u32>, Vec<u32>) {
-    let entries = || {
+    compressed_rows(slots, || {
         let next = next.iter().enumerate().map(|(i, &l)| (l, (i as u32) << 2));
-        next.chain(legal.iter().enumerate().map(|(j, &l)| (l, (j as u32) << 2 | 2)))
-    };
-    let mut start = vec![0u32; slots + 1];
-    for (l, _) in entries() {
-        start[(l >> 1) as usize + 1] += 1;
-    }
-    for s in 0..slots {
-        start[s + 1] += start[s];
-    }
-    let mut fill = start.clone();
-    let mut outputs = vec![0u32; start[slots] as usize];
-    for (l, entry) in entries() {
-        let s = (l >> 1) as usize;
-        outputs[fill[s] as usize] = entry | (l & 1);
-        fill[s] += 1;
-    }
-    (start, outputs)
+        let entries = next.chain(legal.iter().enumerate().map(|(j, &l)| (l, (j as u32) << 2 | 2)));
+        entries.map(|(l, entry)| ((l >> 1) as usize, entry | (l & 1)))
+    })
 }
