@@ -538,3 +538,9 @@ pub(crate) fn bits(mut w: u64) -> impl Iterator<Item = usize> {
         Some(i)
     })
 }
+
+/// The indices of the set bits of the bitset `words` (bit i is bit `i % 64` of word `i / 64`),
+/// lowest first.
+pub(crate) fn ones(words: &[u64]) -> impl Iterator<Item = usize> + '_ {
+    words.iter().enumerate().flat_map(|(k, &w)| bits(w).map(move |b| k * 64 + b))
+}

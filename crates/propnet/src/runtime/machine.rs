@@ -60,7 +60,7 @@ impl PropnetState {
 
     /// The indices of the true base propositions, ascending.
     pub fn bases(&self) -> impl Iterator<Item = usize> + '_ {
-        self.0.iter().enumerate().flat_map(|(k, &w)| super::batch::bits(w).map(move |b| k * 64 + b))
+        super::batch::ones(&self.0)
     }
 
     /// Makes base proposition `i` (below the net's base count, or this panics) true or false.
@@ -508,9 +508,8 @@ impl StateMachine for PropnetMachine {
         if role >= p.roles.len() {
             return Err(MachineError::Rules(format!("no role {role}")));
         }
-        let legal = self.forward.legal().iter().enumerate();
-        let moves = legal.flat_map(|(k, &w)| super::batch::bits(w).map(move |b| (k * 64 + b) as u32));
-        Ok(moves.filter(|&m| p.move_role[m as usize] as usize == role).collect())
+        let legal = super::batch::ones(self.forward.legal()).map(|m| m as u32);
+        Ok(legal.filter(|&m| p.move_role[m as usize] as usize == role).collect())
     }
 
     fn next_state(&mut self, state: &PropnetState, moves: &[u32]) -> Result<PropnetState, MachineError> {
