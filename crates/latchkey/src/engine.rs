@@ -16,6 +16,8 @@ pub enum Engine {
     Reasoner,
     /// The compiled propositional network (falls back to the reasoner if it cannot be built).
     Propnet,
+    /// The propositional network with every gate interpreted, no native code (for comparison).
+    Interpreted,
 }
 
 /// How long building a propnet may take, for the commands that measure or inspect an engine
@@ -56,8 +58,17 @@ impl Engine {
         match self {
             Engine::Reasoner => "reasoner",
             Engine::Propnet => "propnet",
+            Engine::Interpreted => "interpreted",
         }
     }
+}
+
+/// The machine for `net` on `engine`: native code where it compiles, unless `engine` is
+/// [`Engine::Interpreted`].
+pub fn propnet_machine(net: &Net, engine: Engine) -> PropnetMachine {
+    let program = propnet::Program::new(net);
+    let program = if engine == Engine::Interpreted { program.interpreted() } else { program };
+    PropnetMachine::from_program(std::sync::Arc::new(program))
 }
 
 /// Runs `task` on the chosen engine for `game`. A propnet that cannot be built is reported on
@@ -70,8 +81,8 @@ pub fn on_machine<T: OnMachine>(game: &LoadedGame, engine: Engine, task: T) -> R
 pub fn on_engine<T: OnMachine>(game: &LoadedGame, engine: Engine, task: T) -> Result<(T::Output, Engine)> {
     match engine {
         Engine::Reasoner => Ok((task.run(&mut Reasoner::new(&game.desc))?, Engine::Reasoner)),
-        Engine::Propnet => match build_propnet(game) {
-            Ok(net) => Ok((task.run(&mut PropnetMachine::new(&net))?, Engine::Propnet)),
+        Engine::Propnet | Engine::Interpreted => match build_propnet(game) {
+            Ok(net) => Ok((task.run(&mut propnet_machine(&net, engine))?, engine)),
             Err(e) => {
                 eprintln!("note: no propnet for {} ({e}); running the reasoner instead", game.name);
                 Ok((task.run(&mut Reasoner::new(&game.desc))?, Engine::Reasoner))

@@ -48,6 +48,9 @@ struct PropnetReport {
     /// The laid-out program's gates by phase: what every state evaluates, what only goals and
     /// only moves need.
     program: propnet::ProgramStats,
+    /// Why the program runs interpreted, when it has no native code.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    interpreted_because: Option<String>,
     /// With `--time`: seconds from the deadline to the end of the layout (0 when it ended in
     /// time).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -91,6 +94,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         optimize: stats,
         layout_secs,
         program: program.stats(),
+        interpreted_because: program.interpreted_because(),
         late_secs: late().map(|l| l.max(0.0)),
     };
     if let Some(path) = &args.dot {
@@ -113,6 +117,14 @@ pub fn run(args: Args) -> Result<ExitCode> {
             "laid out    {:.3} s: {} gates for every state, {} for goals only, {} for moves only ({} in recursive blocks), {} edges",
             report.layout_secs, p.core_gates, p.goal_gates, p.move_gates, p.cyclic_gates, p.edges
         );
+        match &report.interpreted_because {
+            None => println!(
+                "native      {:.3} s: {} functions (in the layout's time)",
+                p.native_micros as f64 / 1e6,
+                p.native_functions
+            ),
+            Some(why) => println!("native      none: {why}"),
+        }
         println!("total       {:.3} s", report.build_secs + report.optimize.micros as f64 / 1e6 + report.layout_secs);
         if let Some(late) = report.late_secs {
             println!("late        {late:.3} s past the deadline");

@@ -72,8 +72,13 @@ impl Handler for Served {
     fn start(&mut self, start: &Start, deadline: Instant) -> Result<(), HandlerError> {
         let label = format!("match {}", start.id);
         let (game, _) = Game::prepare(&label, &label, &start.rules, deadline)?;
-        if let Err(why) = &game.propnet {
-            eprintln!("note: no propnet for {label} ({why}); playing on the reasoner");
+        match &game.propnet {
+            Err(why) => eprintln!("note: no propnet for {label} ({why}); playing on the reasoner"),
+            Ok(propnet) => {
+                if let Some(why) = propnet.program.interpreted_because() {
+                    eprintln!("note: the propnet for {label} runs interpreted ({why})");
+                }
+            }
         }
         self.matches += 1;
         let seed = self.seed.wrapping_add(self.matches);

@@ -71,7 +71,7 @@ impl Captures {
                 mask
             })
             .collect();
-        let next = Arc::new(Program::new(&propnet::cut::to_next(net, &watch)));
+        let next = Arc::new(Program::for_one_state(&propnet::cut::to_next(net, &watch)));
         let watch = Watch::new(&next, watch);
         Captures { next, watch, masks }
     }
@@ -97,9 +97,9 @@ impl Knowledge {
             watch.extend(ends);
             watch.sort_unstable();
             watch.dedup();
-            Arc::new(Program::new(&propnet::cut::to_outcome(net)))
+            Arc::new(Program::for_one_state(&propnet::cut::to_outcome(net)))
         });
-        let next = Arc::new(Program::new(&propnet::cut::to_next(net, &watch)));
+        let next = Arc::new(Program::for_one_state(&propnet::cut::to_next(net, &watch)));
         Knowledge {
             goals,
             latch_watch: Watch::new(&next, latch_watch),

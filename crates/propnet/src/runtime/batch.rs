@@ -12,6 +12,7 @@
 //! game has one, without the goal gates). Nothing is allocated per step.
 
 use super::eval::{self, read};
+use super::program::Phase;
 use super::program::Program;
 use super::GoalOracle;
 use machine::playout::PlayoutEnd;
@@ -258,9 +259,9 @@ impl<const W: usize> BitSliced<W> {
         while !none(active) {
             if p.outputs_read_inputs {
                 self.vals[input0..input0 + p.move_count()].fill([0; W]);
-                eval::run(p, &p.move_phase, &mut self.vals);
+                eval::run(p, Phase::Move, &mut self.vals);
             }
-            eval::run(p, &p.core, &mut self.vals);
+            eval::run(p, Phase::Core, &mut self.vals);
             let terminal = both(read(&self.vals, p.terminal), active);
             let live = minus(active, terminal);
             let mut limit = [0; W];
@@ -287,7 +288,7 @@ impl<const W: usize> BitSliced<W> {
             }
 
             self.choose::<R, TRACE>(p, moving, policy, rng);
-            eval::run(p, &p.move_phase, &mut self.vals);
+            eval::run(p, Phase::Move, &mut self.vals);
             for (w, &l) in self.next.iter_mut().zip(&p.next) {
                 *w = read(&self.vals, l);
             }
@@ -459,7 +460,7 @@ impl<const W: usize> BitSliced<W> {
         if p.outputs_read_inputs {
             let input0 = p.input_slot(0);
             self.parked[input0..input0 + p.move_count()].fill([0]);
-            eval::run(p, &p.move_phase, &mut self.parked);
+            eval::run(p, Phase::Move, &mut self.parked);
         }
         let nb = p.base_count();
         let roles = p.roles.len();
@@ -482,8 +483,8 @@ impl<const W: usize> BitSliced<W> {
         }
         let all = if self.parked_count == LANES { u64::MAX } else { (1 << self.parked_count) - 1 };
         if answered != all {
-            eval::run(p, &p.core, &mut self.parked);
-            eval::run(p, &p.goal_phase, &mut self.parked);
+            eval::run(p, Phase::Core, &mut self.parked);
+            eval::run(p, Phase::Goal, &mut self.parked);
         }
         for k in 0..self.parked_count {
             if answered >> k & 1 == 1 {

@@ -3,7 +3,7 @@
 //! slots cost the same loads and loop steps per gate input for more lanes: on speedChess one
 //! pass costs 31 µs per 64 lanes one word wide and 10 µs four words wide.
 
-use super::program::{Lit, Program, Segment};
+use super::program::{Lit, Phase, Program};
 
 /// All ones when `l` is negated, else zero: XOR it onto the slot's word to read the literal.
 #[inline(always)]
@@ -18,13 +18,25 @@ pub(crate) fn read<const W: usize>(vals: &[[u64; W]], l: Lit) -> [u64; W] {
     std::array::from_fn(|k| x[k] ^ m)
 }
 
-/// Evaluates the gates of `segments` in order, reading and writing `vals` (one slot each).
-pub(crate) fn run<const W: usize>(p: &Program, segments: &[Segment], vals: &mut [[u64; W]]) {
+/// Evaluates the gates of `phase` in order, reading and writing `vals` (one slot each): acyclic
+/// runs by their native code where the program has it, the rest interpreted.
+pub(crate) fn run<const W: usize>(p: &Program, phase: Phase, vals: &mut [[u64; W]]) {
     assert!(vals.len() >= p.slots, "a marking of {} slots for a program of {}", vals.len(), p.slots);
     let first = p.first_gate;
-    for seg in segments {
+    // Native code exists for one word per slot only (see `native`).
+    let native = if W == 1 { p.native() } else { None };
+    for (k, seg) in p.segments(phase).iter().enumerate() {
         if !seg.cyclic {
-            run_straight(p, seg.gates.start, seg.gates.end, vals);
+            match native {
+                Some(code) => {
+                    for run in code.runs(phase, k) {
+                        // SAFETY: the code reads and writes the program's slots, each `W` words
+                        // at `W * 8 * slot` bytes, and `vals` has them all (asserted above).
+                        unsafe { run(vals.as_mut_ptr().cast::<u64>()) }
+                    }
+                }
+                None => run_straight(p, seg.gates.start, seg.gates.end, vals),
+            }
             continue;
         }
         // Least fixpoint: start every gate from its initial value and sweep until stable; the

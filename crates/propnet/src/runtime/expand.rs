@@ -10,6 +10,7 @@ use super::batch::{bits, LANES};
 use super::eval::{self, read};
 use super::forward::Forward;
 use super::machine::PropnetState;
+use super::program::Phase;
 use super::program::Program;
 
 /// Scratch for expansions: one marking of 64 lanes.
@@ -40,7 +41,7 @@ impl Expansion {
                     self.lanes[p.input_slot(m as usize)][0] |= 1 << lane;
                 }
             }
-            eval::run(p, &p.move_phase, &mut self.lanes);
+            eval::run(p, Phase::Move, &mut self.lanes);
             for (i, n) in next.iter_mut().enumerate() {
                 *n = read(&self.lanes, p.next[i])[0];
             }
@@ -49,7 +50,7 @@ impl Expansion {
             for (i, &n) in next.iter().enumerate() {
                 self.lanes[Program::base_slot(i)] = [n];
             }
-            eval::run(p, &p.core, &mut self.lanes);
+            eval::run(p, Phase::Core, &mut self.lanes);
             let terminal = read(&self.lanes, p.terminal)[0];
             let mut children = vec![vec![0u64; words]; chunk.len()];
             let used = if chunk.len() == LANES { !0 } else { (1u64 << chunk.len()) - 1 };

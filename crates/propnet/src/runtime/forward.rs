@@ -10,7 +10,7 @@
 //! evaluation order, each once its inputs are final.
 
 use super::eval;
-use super::program::{Lit, Program};
+use super::program::{Lit, Phase, Program};
 use structures::{bits, Bits};
 
 /// One marking of the net with its counters.
@@ -46,9 +46,8 @@ impl Forward {
     /// The marking with every base and input false.
     pub fn new(p: &Program) -> Forward {
         let mut words = vec![[0u64; 1]; p.slots];
-        let all = [&p.core[..], &p.goal_phase[..], &p.move_phase[..]];
-        for segments in all {
-            eval::run(p, segments, &mut words);
+        for phase in Phase::EVALUATED {
+            eval::run(p, phase, &mut words);
         }
         let value: Vec<bool> = words.iter().map(|&[w]| w & 1 == 1).collect();
         let lit = |l: Lit| value[(l >> 1) as usize] ^ (l & 1 == 1);

@@ -14,6 +14,7 @@ mod eval;
 mod expand;
 mod forward;
 mod machine;
+mod native;
 mod program;
 mod watch;
 

@@ -27,9 +27,11 @@
 //! net from 21,000 to 2,700 edges and chineseCheckers6's from 220,000 to 24,000 (random playouts
 //! 2.2 and 9 times faster).
 
+use super::native::{self, Code, Fallback};
 use crate::net::{Kind, Net, NodeId};
 use rustc_hash::FxHashMap;
 use std::ops::Range;
+use std::sync::Arc;
 use std::time::Instant;
 
 /// A literal: `slot << 1 | negated`.
@@ -62,6 +64,10 @@ pub struct ProgramStats {
     pub edges: usize,
     /// Gates inside recursive blocks.
     pub cyclic_gates: usize,
+    /// Native functions generated for the acyclic gate runs (0: the program runs interpreted).
+    pub native_functions: usize,
+    /// Microseconds spent generating them.
+    pub native_micros: u64,
 }
 
 /// A net compiled for fast evaluation: flat arrays, CSR fan-in and fan-out, gates in evaluation
@@ -122,15 +128,32 @@ pub struct Program {
     /// Whether the move phase was simplified assuming exactly one move per role is set.
     pub(crate) exclusive: bool,
     pub(crate) stats: ProgramStats,
+    /// The acyclic gate runs as native code, or why they run interpreted.
+    pub(crate) native: Result<Arc<Code>, Fallback>,
 }
 
 /// Which phase a gate belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Phase {
+pub(crate) enum Phase {
     Unneeded,
     Core,
     Goal,
     Move,
+}
+
+impl Phase {
+    /// The phases that are evaluated, in evaluation order.
+    pub const EVALUATED: [Phase; 3] = [Phase::Core, Phase::Goal, Phase::Move];
+
+    /// The phase's place in [`Phase::EVALUATED`] (the unneeded gates share the core's).
+    #[inline]
+    pub fn index(self) -> usize {
+        match self {
+            Phase::Unneeded | Phase::Core => 0,
+            Phase::Goal => 1,
+            Phase::Move => 2,
+        }
+    }
 }
 
 /// A gate while compiling, before renumbering.
@@ -141,7 +164,7 @@ struct TempGate {
 }
 
 impl Program {
-    /// Compiles a net.
+    /// Compiles a net, with native code for its acyclic gate runs where the host allows.
     pub fn new(net: &Net) -> Program {
         match Self::within(net, None) {
             Some(program) => program,
@@ -149,8 +172,25 @@ impl Program {
         }
     }
 
-    /// Compiles a net, or gives up (`None`) within a few milliseconds of `deadline`.
+    /// Compiles a net without native code, for programs only ever run one state at a time
+    /// (forward propagation, which native code does not speed up), where compiling it would be
+    /// start-clock time spent for nothing.
+    pub fn for_one_state(net: &Net) -> Program {
+        match Self::compile(net, None, false) {
+            Some(program) => program,
+            None => unreachable!("no deadline to miss"),
+        }
+    }
+
+    /// Compiles a net, with native code for its acyclic gate runs where the host allows and the
+    /// deadline leaves time (the program is interpreted otherwise), or gives up (`None`) within a
+    /// few milliseconds of `deadline`.
     pub fn within(net: &Net, deadline: Option<Instant>) -> Option<Program> {
+        Self::compile(net, deadline, true)
+    }
+
+    /// Lays out `net` and, with `native`, compiles native code until `deadline`.
+    fn compile(net: &Net, deadline: Option<Instant>, native: bool) -> Option<Program> {
         // The clock is read every 4,096 components, and between the steps of the layout.
         let late = |k: usize| crate::past(deadline, k, 4096);
         let nb = net.bases.len();
@@ -277,7 +317,45 @@ impl Program {
         let outputs = Outputs::new(net, &lit_of);
         let mut program = Self::layout(net, &b.gates, outputs, first_gate, &late)?;
         program.exclusive = exclusive;
+        if native {
+            program.native = native::compile(&program, deadline).map(Arc::new);
+        }
+        if let Ok(code) = &program.native {
+            program.stats.native_functions = code.functions;
+            program.stats.native_micros = code.micros;
+        }
         Some(program)
+    }
+
+    /// The same program without native code: every gate interpreted.
+    pub fn interpreted(&self) -> Program {
+        let mut p = self.clone();
+        p.native = Err(Fallback::Disabled);
+        p.stats.native_functions = 0;
+        p.stats.native_micros = 0;
+        p
+    }
+
+    /// Why the program runs interpreted, or `None` when its acyclic gates run as native code.
+    pub fn interpreted_because(&self) -> Option<String> {
+        self.native.as_ref().err().map(|f| f.to_string())
+    }
+
+    /// The native code for markings one word wide, if compiled.
+    #[inline]
+    pub(crate) fn native(&self) -> Option<&Code> {
+        self.native.as_ref().ok().map(|c| &**c)
+    }
+
+    /// The segments of `phase`, in evaluation order (none for the unneeded gates).
+    #[inline]
+    pub(crate) fn segments(&self, phase: Phase) -> &[Segment] {
+        match phase {
+            Phase::Unneeded => &[],
+            Phase::Core => &self.core,
+            Phase::Goal => &self.goal_phase,
+            Phase::Move => &self.move_phase,
+        }
     }
 
     /// Drops unneeded gates, assigns phases and renumbers slots; gives up when `late(0)` says so.
@@ -385,6 +463,8 @@ impl Program {
             move_gates: ranges[2].len(),
             edges: fanin.len(),
             cyclic_gates: blocks.iter().map(|b| b.len()).sum(),
+            native_functions: 0,
+            native_micros: 0,
         };
         let legal: Vec<Lit> = out.legal.iter().map(|&l| relit(l)).collect();
         let next: Vec<Lit> = out.next.iter().map(|&l| relit(l)).collect();
@@ -427,6 +507,7 @@ impl Program {
             outputs_read_inputs,
             exclusive: false,
             stats,
+            native: Err(Fallback::Disabled),
         })
     }
 

@@ -4,7 +4,7 @@
 
 use super::eval;
 use super::forward::Forward;
-use super::program::{Lit, Program};
+use super::program::{Lit, Phase, Program};
 use crate::net::{BaseProp, Kind, MoveProp, Net, NodeId};
 use proptest::prelude::*;
 use structures::Bits;
@@ -195,7 +195,7 @@ fn words(p: &Program, base: &[bool], input: &[bool]) -> Answers {
     let set = |vals: &mut [[u64; 4]], s: usize, v: bool| vals[s] = [if v { !0 } else { 0 }; 4];
     base.iter().enumerate().for_each(|(i, &v)| set(&mut vals, Program::base_slot(i), v));
     let all = |vals: &mut Vec<[u64; 4]>| {
-        for phase in [&p.core, &p.goal_phase, &p.move_phase] {
+        for phase in Phase::EVALUATED {
             eval::run(p, phase, vals);
         }
     };
@@ -247,6 +247,40 @@ proptest! {
             prop_assert_eq!(&forward(&p, &mut f, &base, &input), &want, "forward, base {:?} input {:?}", base, input);
         }
     }
+
+    /// Native code computes every slot of every lane as the interpreter does, each lane in a
+    /// marking of its own.
+    #[test]
+    fn native_code_computes_what_the_interpreter_does(r in recipe(), seed in any::<u64>()) {
+        let net = build(&r);
+        let native = Program::new(&net);
+        prop_assert!(native.native().is_some(), "{:?}", native.interpreted_because());
+        lanes_agree(&native, &native.interpreted(), seed)?;
+    }
+}
+
+/// Evaluates every phase of both programs over the same 64 random lanes of bases and inputs (one
+/// move per role in each lane, as the move phase assumes) and compares every slot.
+fn lanes_agree(native: &Program, interpreted: &Program, seed: u64) -> Result<(), TestCaseError> {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
+    let mut vals = vec![[0u64; 1]; native.slots];
+    for i in 0..native.base_count() {
+        vals[Program::base_slot(i)] = [rng.random()];
+    }
+    for moves in &native.role_moves {
+        for lane in 0..64 {
+            let m = moves[rng.random_range(0..moves.len())];
+            vals[native.input_slot(m as usize)][0] |= 1 << lane;
+        }
+    }
+    let mut other = vals.clone();
+    for phase in Phase::EVALUATED {
+        eval::run(native, phase, &mut vals);
+        eval::run(interpreted, phase, &mut other);
+    }
+    prop_assert!(vals == other, "native and interpreted markings differ");
+    Ok(())
 }
 
 /// The optimised net of a bundled game.
@@ -254,6 +288,19 @@ fn bundled(name: &str) -> Net {
     let game = games::find(name).expect("bundled");
     let (desc, _) = gdl::load(game.file, game.text).expect("valid");
     crate::compile(&desc, &Default::default()).expect("builds")
+}
+
+#[test]
+fn native_code_in_many_small_functions_computes_what_the_interpreter_does() {
+    // Breakthrough's net compiled 64 gate inputs to a function: runs of gates split across
+    // functions, as the large nets' are.
+    let mut p = Program::new(&bundled("breakthrough"));
+    let code = super::native::compile_in_chunks(&p, None, 64).expect("compiles");
+    assert!(code.functions > 40, "{} functions", code.functions);
+    p.native = Ok(std::sync::Arc::new(code));
+    for seed in 0..20 {
+        lanes_agree(&p, &p.interpreted(), seed).expect("the same marking");
+    }
 }
 
 #[test]
