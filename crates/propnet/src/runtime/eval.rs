@@ -30,8 +30,9 @@ pub(crate) fn run<const W: usize>(p: &Program, phase: Phase, vals: &mut [[u64; W
             match native {
                 Some(code) => {
                     for run in code.runs(phase, k) {
-                        // SAFETY: the code reads and writes the program's slots, each `W` words
-                        // at `W * 8 * slot` bytes, and `vals` has them all (asserted above).
+                        // SAFETY: the code reads and writes the program's slots, one word each
+                        // at `8 * slot` bytes (`W` is 1 here), and `vals` has them all (asserted
+                        // above).
                         unsafe { run(vals.as_mut_ptr().cast::<u64>()) }
                     }
                 }

@@ -73,7 +73,7 @@ impl Code {
 /// Why a program runs interpreted.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Fallback {
-    /// Asked for ([`Program::interpreted`]).
+    /// Asked for ([`Program::interpreted`], [`Program::for_one_state`]).
     Disabled,
     /// Cranelift does not generate code for this host.
     Unsupported(String),
