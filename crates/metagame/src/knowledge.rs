@@ -71,7 +71,7 @@ impl Captures {
                 mask
             })
             .collect();
-        let next = Arc::new(Program::for_one_state(&propnet::cut::to_next(net, &watch)));
+        let next = Arc::new(Program::new(&propnet::cut::to_next(net, &watch)));
         let watch = Watch::new(&next, watch);
         Captures { next, watch, masks }
     }
@@ -99,7 +99,7 @@ impl Knowledge {
             watch.dedup();
             Arc::new(Program::for_one_state(&propnet::cut::to_outcome(net)))
         });
-        let next = Arc::new(Program::for_one_state(&propnet::cut::to_next(net, &watch)));
+        let next = Arc::new(Program::new(&propnet::cut::to_next(net, &watch)));
         Knowledge {
             goals,
             latch_watch: Watch::new(&next, latch_watch),

@@ -10,8 +10,7 @@ use super::batch::{bits, LANES};
 use super::eval::{self, read};
 use super::forward::Forward;
 use super::machine::PropnetState;
-use super::program::Phase;
-use super::program::Program;
+use super::program::{Lit, Phase, Program};
 
 /// Scratch for expansions: one marking of 64 lanes.
 #[derive(Debug, Clone, Default)]
@@ -28,14 +27,11 @@ impl Expansion {
         debug_assert!(!p.outputs_read_inputs);
         let bases = p.base_count();
         let words = bases.div_ceil(64);
-        let inputs = Program::base_slot(bases)..Program::base_slot(bases) + p.move_count();
         let mut out = Vec::with_capacity(joints.len());
         let mut next = vec![0u64; bases];
         for chunk in joints.chunks(LANES) {
             // The state and its gates in every lane, each lane's joint move; then the move gates.
-            self.lanes.clear();
-            self.lanes.extend(marking.values().iter().map(|&v| [if v { !0 } else { 0 }]));
-            self.lanes[inputs.clone()].fill([0]);
+            self.load(p, marking);
             for (lane, joint) in chunk.iter().enumerate() {
                 for &m in joint {
                     self.lanes[p.input_slot(m as usize)][0] |= 1 << lane;
@@ -63,6 +59,50 @@ impl Expansion {
             out.extend(children.into_iter().map(|w| PropnetState::from_words(w.into())).zip(ends));
         }
         out
+    }
+
+    /// Role `role`'s `candidates` tried in the state `marking` holds, the others playing
+    /// `joint`: for candidate k, the values of `lits` (literals of the move phase's marking, e.g.
+    /// watched bases' next values) as the bits of `out[k * w..][..w]` (`out` zeroed beforehand),
+    /// 64 candidates a pass. The program's outputs must not read inputs (see
+    /// [`successors`](Self::successors)).
+    #[allow(clippy::too_many_arguments)]
+    pub fn lookahead(
+        &mut self,
+        p: &Program,
+        marking: &Forward,
+        joint: &[u32],
+        role: usize,
+        candidates: &[u32],
+        lits: &[Lit],
+        out: &mut [u64],
+        w: usize,
+    ) {
+        debug_assert!(!p.outputs_read_inputs);
+        for (c, chunk) in candidates.chunks(LANES).enumerate() {
+            self.load(p, marking);
+            let used = if chunk.len() == LANES { !0 } else { (1u64 << chunk.len()) - 1 };
+            for (_, &m) in joint.iter().enumerate().filter(|&(r, _)| r != role) {
+                self.lanes[p.input_slot(m as usize)][0] = used;
+            }
+            for (lane, &m) in chunk.iter().enumerate() {
+                self.lanes[p.input_slot(m as usize)][0] |= 1 << lane;
+            }
+            eval::run(p, Phase::Move, &mut self.lanes);
+            for (j, &l) in lits.iter().enumerate() {
+                for lane in bits(read(&self.lanes, l)[0] & used) {
+                    out[(c * LANES + lane) * w + j / 64] |= 1 << (j % 64);
+                }
+            }
+        }
+    }
+
+    /// The marking's every slot in every lane, inputs cleared.
+    fn load(&mut self, p: &Program, marking: &Forward) {
+        self.lanes.clear();
+        self.lanes.extend(marking.values().iter().map(|&v| [if v { !0 } else { 0 }]));
+        let inputs = p.input_slot(0)..p.input_slot(0) + p.move_count();
+        self.lanes[inputs].fill([0]);
     }
 
     /// Every slot false, sized for `p`.

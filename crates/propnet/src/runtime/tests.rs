@@ -304,6 +304,38 @@ fn native_code_in_many_small_functions_computes_what_the_interpreter_does() {
 }
 
 #[test]
+fn a_lookahead_64_candidates_a_pass_sees_what_one_at_a_time_sees() {
+    use machine::StateMachine;
+    use rand::{Rng, SeedableRng};
+    // Breakthrough's pawns have 20-odd moves: batched from 8 candidates on; over 64 of them (a
+    // whole role's input list) the candidates take two passes.
+    let net = bundled("breakthrough");
+    let mut m = super::PropnetMachine::new(&net);
+    let watch = super::Watch::new(m.program(), (0..m.program().base_count()).collect());
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(9);
+    let mut state = m.initial_state();
+    let (mut batched, mut single) = (Vec::new(), Vec::new());
+    let mut compared = 0;
+    while !m.is_terminal(&state).expect("terminal") {
+        let legal: Vec<Vec<u32>> = (0..2).map(|r| m.legal_moves(&state, r).expect("legal")).collect();
+        let joint: Vec<u32> = legal.iter().map(|l| l[rng.random_range(0..l.len())]).collect();
+        for (role, moves) in legal.iter().enumerate() {
+            let all = &m.program().role_moves[role].clone();
+            for candidates in [moves, all] {
+                m.lookahead(&state, &joint, role, candidates, &watch, &mut batched);
+                single.clear();
+                single.resize(batched.len(), 0);
+                m.lookahead_one_by_one(&joint, role, candidates, &watch, &mut single);
+                assert_eq!(batched, single, "{} candidates", candidates.len());
+                compared += usize::from(candidates.len() >= super::machine::BATCHED_LOOKAHEAD);
+            }
+        }
+        state = m.next_state(&state, &joint).expect("next");
+    }
+    assert!(compared > 20, "{compared} batched look-aheads");
+}
+
+#[test]
 fn shared_program_and_machines_cross_threads() {
     fn send_sync<T: Send + Sync>() {}
     fn send<T: Send>() {}
