@@ -82,7 +82,8 @@ impl Expansion {
         for (c, chunk) in candidates.chunks(LANES).enumerate() {
             self.load(p, marking);
             let used = if chunk.len() == LANES { !0 } else { (1u64 << chunk.len()) - 1 };
-            for (_, &m) in joint.iter().enumerate().filter(|&(r, _)| r != role) {
+            let others = joint.iter().enumerate().filter(|&(r, _)| r != role).map(|(_, &m)| m);
+            for m in others {
                 self.lanes[p.input_slot(m as usize)][0] = used;
             }
             for (lane, &m) in chunk.iter().enumerate() {
