@@ -203,7 +203,8 @@ fn emit(p: &Program, gates: std::ops::Range<usize>, mut builder: FunctionBuilder
             // An empty AND is true (the layout makes none, but that is what it would mean).
             None => b.ins().iconst(types::I64, -1),
         };
-        for (_, &l) in lits.iter().enumerate().filter(|&(k, _)| k != first) {
+        let rest = lits.iter().enumerate().filter(|&(k, _)| k != first).map(|(_, &l)| l);
+        for l in rest {
             let x = load(b, l);
             v = if l & 1 == 0 { b.ins().band(v, x) } else { b.ins().band_not(v, x) };
         }

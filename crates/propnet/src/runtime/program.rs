@@ -64,7 +64,8 @@ pub struct ProgramStats {
     pub edges: usize,
     /// Gates inside recursive blocks.
     pub cyclic_gates: usize,
-    /// Native functions generated for the acyclic gate runs (0: the program runs interpreted).
+    /// Native functions generated for the acyclic gate runs (0: the program runs interpreted);
+    /// filled in by [`Program::stats`].
     pub native_functions: usize,
     /// Microseconds spent generating them.
     pub native_micros: u64,
@@ -320,20 +321,12 @@ impl Program {
         if native {
             program.native = native::compile(&program, deadline).map(Arc::new);
         }
-        if let Ok(code) = &program.native {
-            program.stats.native_functions = code.functions;
-            program.stats.native_micros = code.micros;
-        }
         Some(program)
     }
 
     /// The same program without native code: every gate interpreted.
     pub fn interpreted(&self) -> Program {
-        let mut p = self.clone();
-        p.native = Err(Fallback::Disabled);
-        p.stats.native_functions = 0;
-        p.stats.native_micros = 0;
-        p
+        Program { native: Err(Fallback::Disabled), ..self.clone() }
     }
 
     /// Why the program runs interpreted, or `None` when its acyclic gates run as native code.
@@ -511,9 +504,12 @@ impl Program {
         })
     }
 
-    /// Sizes, for reports.
+    /// Sizes, for reports (the native code's from the code itself).
     pub fn stats(&self) -> ProgramStats {
-        self.stats
+        match self.native() {
+            Some(code) => ProgramStats { native_functions: code.functions, native_micros: code.micros, ..self.stats },
+            None => self.stats,
+        }
     }
 
     /// Role names in order.
