@@ -15,7 +15,6 @@ use crate::implication::Implication;
 use crate::{Exclusive, Latch, LatchKind};
 use propnet::net::Net;
 use serde::Serialize;
-use structures::Bits;
 
 /// What one latch literal does to one goal value from the next state on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -63,28 +62,32 @@ pub struct ScoreRange {
     pub max: u32,
 }
 
-/// Bitsets over base propositions, per latch direction.
+/// Bitsets over base propositions, per latch direction, kept sparse: only the words with a latch
+/// in them, as (word index, bits), so that a test reads only those (ranges are asked for every
+/// candidate move of a guided playout, and most games latch few of their bases).
 #[derive(Debug, Clone, Default)]
 struct Masks {
     /// Positive latches that cause the effect when true.
-    set: Vec<u64>,
+    set: Vec<(usize, u64)>,
     /// Negative latches that cause it when false.
-    clear: Vec<u64>,
+    clear: Vec<(usize, u64)>,
 }
 
 impl Masks {
-    fn new(words: usize) -> Masks {
-        Masks { set: vec![0; words], clear: vec![0; words] }
-    }
-
     fn add(&mut self, base: usize, kind: LatchKind) {
         let m = if kind == LatchKind::Positive { &mut self.set } else { &mut self.clear };
-        m.set_bit(base);
+        let (w, bit) = (base / 64, 1u64 << (base % 64));
+        match m.binary_search_by_key(&w, |&(k, _)| k) {
+            Ok(k) => m[k].1 |= bit,
+            Err(k) => m.insert(k, (w, bit)),
+        }
     }
 
+    /// Whether a latch fires in `state`; words past the state's end are not read.
+    #[inline]
     fn fires(&self, state: &[u64]) -> bool {
-        let set = self.set.iter().zip(state).any(|(m, s)| m & s != 0);
-        set || self.clear.iter().zip(state).any(|(m, s)| m & !s != 0)
+        let set = self.set.iter().any(|&(w, m)| state.get(w).is_some_and(|s| m & s != 0));
+        set || self.clear.iter().any(|&(w, m)| state.get(w).is_some_and(|s| m & !s != 0))
     }
 }
 
@@ -117,7 +120,6 @@ impl GoalLatches {
     /// latching sets too (a member true makes the set hold for good, and every other member of
     /// its group false for good: each member is reported as a positive literal).
     pub fn new(net: &Net, latches: &[Latch], invariants: Option<&Exclusive>) -> GoalLatches {
-        let words = net.bases.len().div_ceil(64);
         let mut roles: Vec<Vec<Value>> = net
             .goals
             .iter()
@@ -125,7 +127,7 @@ impl GoalLatches {
                 let mut values: Vec<u32> = values.iter().map(|&(v, _)| v).collect();
                 values.sort_unstable();
                 values.dedup();
-                let value = |v| Value { value: v, ruled_out: Masks::new(words), guaranteed: Masks::new(words) };
+                let value = |v| Value { value: v, ruled_out: Masks::default(), guaranteed: Masks::default() };
                 values.into_iter().map(value).collect()
             })
             .collect();
@@ -192,23 +194,19 @@ impl GoalLatches {
     /// proved zero-sum game a value is left only if the other role can still get the rest of the
     /// sum: what the latches do to one role's scores bounds the other's.
     pub fn range(&self, state: &[u64], role: usize) -> Option<ScoreRange> {
-        let mut alive = self.alive(state, role);
-        let (mut min, mut max) = (alive.next()?, alive.last());
-        if let Some(sum) = self.sum {
-            let other = 1 - role;
-            let fixed = self.guaranteed(state, other);
-            let open = |v: &u32| {
-                let Some(rest) = sum.checked_sub(*v) else { return false };
-                match fixed {
-                    Some(g) => g.value == rest,
-                    None => self.roles[other].iter().any(|w| w.value == rest && !w.ruled_out.fires(state)),
-                }
-            };
-            let mut kept = self.alive(state, role).filter(open);
-            min = kept.next()?;
-            max = kept.last();
-        }
-        Some(ScoreRange { min, max: max.unwrap_or(min) })
+        // In a zero-sum game, the sum and the value the other role's latches guarantee it.
+        let other = self.sum.map(|sum| (sum, self.guaranteed(state, 1 - role)));
+        let open = |v: u32| {
+            let Some((sum, fixed)) = other else { return true };
+            let Some(rest) = sum.checked_sub(v) else { return false };
+            match fixed {
+                Some(g) => g.value == rest,
+                None => self.roles[1 - role].iter().any(|w| w.value == rest && !w.ruled_out.fires(state)),
+            }
+        };
+        let mut kept = self.alive(state, role).filter(|&v| open(v));
+        let min = kept.next()?;
+        Some(ScoreRange { min, max: kept.last().unwrap_or(min) })
     }
 
     /// The value a latch guarantees `role` in `state`, unless another rules it out.
@@ -282,6 +280,27 @@ mod tests {
     use crate::testing::{base, net};
     use crate::{exact_latches, structural_latches};
     use propnet::PropnetState;
+    use structures::Bits;
+
+    proptest::proptest! {
+        /// The sparse masks fire exactly where a dense bitset per direction would.
+        #[test]
+        fn sparse_masks_fire_as_dense_ones_do(
+            latches in proptest::collection::vec((0usize..200, proptest::bool::ANY), 0..12),
+            state in proptest::collection::vec(proptest::num::u64::ANY, 4),
+        ) {
+            let mut masks = Masks::default();
+            let (mut set, mut clear) = ([0u64; 4], [0u64; 4]);
+            for &(base, positive) in &latches {
+                let kind = if positive { LatchKind::Positive } else { LatchKind::Negative };
+                masks.add(base, kind);
+                let dense = if positive { &mut set } else { &mut clear };
+                dense[base / 64] |= 1 << (base % 64);
+            }
+            let dense = (0..4).any(|w| set[w] & state[w] != 0 || clear[w] & !state[w] != 0);
+            proptest::prop_assert_eq!(masks.fires(&state), dense);
+        }
+    }
 
     fn goal_latches(net: &Net) -> GoalLatches {
         let mut latches = structural_latches(net);
@@ -357,7 +376,7 @@ mod tests {
     #[test]
     fn in_a_zero_sum_game_one_roles_latched_scores_bound_the_others() {
         let masks = |bits: &[usize]| {
-            let mut m = Masks::new(1);
+            let mut m = Masks::default();
             bits.iter().for_each(|&b| m.add(b, LatchKind::Positive));
             m
         };
