@@ -15,7 +15,9 @@ pub mod runtime;
 pub use build::BuildError;
 pub use ground::{GroundError, Limits};
 pub use net::{Kind, Net, NodeId};
-pub use runtime::{GoalOracle, LaneEnd, MovePolicy, Program, ProgramStats, PropnetMachine, PropnetState, Step, Watch};
+pub use runtime::{
+    GoalOracle, LaneEnd, MovePolicy, Program, ProgramStats, PropnetMachine, PropnetState, Step, Stepper, Watch,
+};
 
 use std::time::Instant;
 use thiserror::Error;

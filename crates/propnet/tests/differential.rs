@@ -17,7 +17,7 @@ use propnet::runtime::{PropnetMachine, PropnetState, Strategy};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 use rand::rngs::SmallRng;
-use rand::SeedableRng;
+use rand::{RngCore, SeedableRng};
 use reasoner::Reasoner;
 use std::cell::{Cell, RefCell};
 use std::path::{Path, PathBuf};
@@ -396,4 +396,92 @@ fn next_state_rejects_illegal_moves_and_wrong_counts() {
     assert_eq!(p.state_props(&t), q.state_props(&t));
     let props = p.state_props(&t);
     assert!(props.windows(2).all(|w| w[0].as_bytes() < w[1].as_bytes()), "{props:?}");
+}
+
+#[test]
+fn a_stepper_walks_games_as_the_single_state_machine_does() {
+    // A stepper loaded once walks random games on its own, a role with a choice expanding its
+    // moves (64 a pass) and the lane of the move drawn chosen: at every step every candidate's
+    // successor, terminal flag, legal moves and (where it ended) goals equal next_state's,
+    // is_terminal's, legal_moves' and goal_values' on the single-state machine.
+    for_each_game("stepper", |_, net| {
+        let deadline = Instant::now() + BUDGET;
+        let mut single = PropnetMachine::new(net);
+        let Some(mut stepper) = propnet::Stepper::new(Arc::clone(single.program())) else {
+            return Ok("legal or goal outputs read the moves: no stepper".into());
+        };
+        let initial = single.initial_state();
+        let roles = single.roles().len();
+        let (mut steps, mut compared) = (0, 0);
+        let mut moves = Vec::new();
+        for seed in 0..20u64 {
+            if seed > 0 && Instant::now() > deadline {
+                break;
+            }
+            let mut rng = SmallRng::seed_from_u64(seed);
+            stepper.load(&initial);
+            let mut state = initial.clone();
+            for step in 0..MAX_STEPS {
+                let at = |what: &str| format!("seed {seed} step {step}: {what}");
+                let terminal = single.is_terminal(&state).map_err(|e| e.to_string())?;
+                if (stepper.terminal() & 1 == 1) != terminal {
+                    return Err(at("terminal differs"));
+                }
+                if terminal {
+                    break;
+                }
+                let mut legal = Vec::with_capacity(roles);
+                for r in 0..roles {
+                    let l = single.legal_moves(&state, r).map_err(|e| e.to_string())?;
+                    stepper.legal_moves(0, r, &mut moves);
+                    if moves != l {
+                        return Err(at(&format!("role {r}'s legal moves differ")));
+                    }
+                    legal.push(l);
+                }
+                if legal.iter().any(Vec::is_empty) {
+                    break;
+                }
+                // The mover: the first role with a choice (or the first role), its candidates
+                // the first 64 of its moves.
+                let role = (0..roles).find(|&r| legal[r].len() > 1).unwrap_or(0);
+                let mut joint: Vec<u32> = legal.iter().map(|l| l[pick(rng.next_u64(), 0, l.len())]).collect();
+                let candidates: Vec<u32> = legal[role].iter().copied().take(64).collect();
+                stepper.expand(&joint, role, &candidates);
+                let terminals = stepper.terminal();
+                if terminals != 0 {
+                    stepper.refresh_goals();
+                }
+                for (k, &c) in candidates.iter().enumerate() {
+                    joint[role] = c;
+                    let next = single.next_state(&state, &joint).map_err(|e| e.to_string())?;
+                    if stepper.state(k) != next {
+                        return Err(at(&format!("candidate {k}'s successor differs")));
+                    }
+                    let ended = single.is_terminal(&next).map_err(|e| e.to_string())?;
+                    if (terminals >> k & 1 == 1) != ended {
+                        return Err(at(&format!("candidate {k}'s terminal flag differs")));
+                    }
+                    for r in 0..roles {
+                        stepper.legal_moves(k, r, &mut moves);
+                        if moves != single.legal_moves(&next, r).map_err(|e| e.to_string())? {
+                            return Err(at(&format!("candidate {k}: role {r}'s legal moves differ")));
+                        }
+                        if ended
+                            && stepper.goal_values(k, r) != single.goal_values(&next, r).map_err(|e| e.to_string())?
+                        {
+                            return Err(at(&format!("candidate {k}: role {r}'s goals differ")));
+                        }
+                    }
+                    compared += 1;
+                }
+                let k = pick(rng.next_u64(), role, candidates.len());
+                joint[role] = candidates[k];
+                stepper.choose(k);
+                state = single.next_state(&state, &joint).map_err(|e| e.to_string())?;
+                steps += 1;
+            }
+        }
+        Ok(format!("{steps} steps, {compared} successors compared"))
+    });
 }

@@ -16,6 +16,7 @@ mod forward;
 mod machine;
 mod native;
 mod program;
+mod step;
 mod watch;
 
 pub use self::batch::{LaneEnd, MovePolicy, Step};
@@ -29,6 +30,7 @@ pub trait GoalOracle: Send + Sync + std::fmt::Debug {
 }
 pub use self::machine::{Charge, PropnetMachine, PropnetState, Strategy};
 pub use self::program::{Program, ProgramStats};
+pub use self::step::Stepper;
 pub use self::watch::Watch;
 
 #[cfg(test)]

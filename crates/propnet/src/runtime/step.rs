@@ -1,0 +1,152 @@
+//! Stepping through a game 64 candidates a pass, with no single-state marking: every lane of a
+//! bit-sliced marking holds the same state with its state gates; [`Stepper::expand`] gives lane
+//! k the successor under the mover's k-th candidate (one pass over the move gates, one over the
+//! successors' state gates), so each candidate's next state, terminal flag, legal moves and, on
+//! demand, goals are read lane by lane; [`Stepper::choose`] then makes one lane's successor the
+//! state of every lane, state gates included, ready for the next expansion. A step of a playout
+//! that looks one move ahead so costs two passes and a copy, whatever the move changed, where
+//! the single-state marking propagates the step's changes and every candidate's (see
+//! [`forward`](super::forward)).
+
+use super::batch::LANES;
+use super::eval::{self, read};
+use super::machine::PropnetState;
+use super::program::{Lit, Phase, Program};
+use std::sync::Arc;
+
+/// A marking of 64 lanes for stepping through one game (see the module's documentation).
+#[derive(Debug, Clone)]
+pub struct Stepper {
+    program: Arc<Program>,
+    lanes: Vec<[u64; 1]>,
+    /// Per base, its next value in each lane, from the last expansion.
+    next: Vec<u64>,
+    /// The lanes the last expansion filled (bit k: candidate k).
+    used: u64,
+    /// Whether the goal gates hold the lanes' current states.
+    goals_fresh: bool,
+}
+
+impl Stepper {
+    /// A stepper for `program`, or `None` where its legal or goal outputs read the moves (such
+    /// programs are stepped one state at a time by forward propagation).
+    pub fn new(program: Arc<Program>) -> Option<Stepper> {
+        if program.outputs_read_inputs {
+            return None;
+        }
+        let lanes = vec![[0]; program.slots];
+        let next = vec![0; program.base_count()];
+        Some(Stepper { program, lanes, next, used: 0, goals_fresh: false })
+    }
+
+    /// The program stepped.
+    pub fn program(&self) -> &Arc<Program> {
+        &self.program
+    }
+
+    /// Makes `state` the state of every lane and evaluates its state gates.
+    pub fn load(&mut self, state: &PropnetState) {
+        let p = &*self.program;
+        self.lanes.fill([0]);
+        for i in state.bases().filter(|&i| i < p.base_count()) {
+            self.lanes[Program::base_slot(i)] = [!0];
+        }
+        eval::run(p, Phase::Core, &mut self.lanes);
+        self.used = !0;
+        self.goals_fresh = false;
+    }
+
+    /// Gives lane k the successor of the lanes' state when `role` plays `candidates[k]` and
+    /// every other role its move in `joint` (input indices, one per role), with the
+    /// successor's state gates: at most 64 candidates.
+    ///
+    /// # Panics
+    /// With more than 64 candidates.
+    pub fn expand(&mut self, joint: &[u32], role: usize, candidates: &[u32]) {
+        assert!(candidates.len() <= LANES, "{} candidates for 64 lanes", candidates.len());
+        let p = &*self.program;
+        let used = if candidates.len() == LANES { !0 } else { (1u64 << candidates.len()) - 1 };
+        let inputs = p.input_slot(0)..p.input_slot(0) + p.move_count();
+        self.lanes[inputs].fill([0]);
+        for (_, &m) in joint.iter().enumerate().filter(|&(r, _)| r != role) {
+            self.lanes[p.input_slot(m as usize)][0] = used;
+        }
+        for (lane, &m) in candidates.iter().enumerate() {
+            self.lanes[p.input_slot(m as usize)][0] |= 1 << lane;
+        }
+        eval::run(p, Phase::Move, &mut self.lanes);
+        for (i, n) in self.next.iter_mut().enumerate() {
+            *n = read(&self.lanes, p.next[i])[0] & used;
+        }
+        for (i, &n) in self.next.iter().enumerate() {
+            self.lanes[Program::base_slot(i)] = [n];
+        }
+        eval::run(p, Phase::Core, &mut self.lanes);
+        self.used = used;
+        self.goals_fresh = false;
+    }
+
+    /// Makes lane `lane`'s state (with its state gates) the state of every lane.
+    pub fn choose(&mut self, lane: usize) {
+        for v in &mut self.lanes {
+            v[0] = (v[0] >> lane & 1).wrapping_neg();
+        }
+        self.used = !0;
+    }
+
+    /// The lanes the last expansion filled (bit k: candidate k); every lane after a load or a
+    /// choice.
+    pub fn used(&self) -> u64 {
+        self.used
+    }
+
+    /// The lanes where literal `l` of the state gates holds (goal literals only after
+    /// [`refresh_goals`](Self::refresh_goals)).
+    #[inline]
+    pub(crate) fn lit(&self, l: Lit) -> u64 {
+        read(&self.lanes, l)[0] & self.used
+    }
+
+    /// The lanes whose state is terminal.
+    pub fn terminal(&self) -> u64 {
+        self.lit(self.program.terminal)
+    }
+
+    /// The lanes where base `i` is true.
+    pub fn base(&self, i: usize) -> u64 {
+        self.lit((Program::base_slot(i) as Lit) << 1)
+    }
+
+    /// The lanes where move `m` (an input index) is legal.
+    pub fn legal(&self, m: usize) -> u64 {
+        self.lit(self.program.legal[m])
+    }
+
+    /// Role `role`'s legal moves in lane `lane`, in input order, into `out`.
+    pub fn legal_moves(&self, lane: usize, role: usize, out: &mut Vec<u32>) {
+        let p = &*self.program;
+        out.clear();
+        let moves = (0..p.move_count()).filter(|&m| p.move_role[m] as usize == role);
+        out.extend(moves.filter(|&m| self.legal(m) >> lane & 1 == 1).map(|m| m as u32));
+    }
+
+    /// Lane `lane`'s state.
+    pub fn state(&self, lane: usize) -> PropnetState {
+        let p = &*self.program;
+        PropnetState::from_bases(p.base_count(), (0..p.base_count()).filter(|&i| self.base(i) >> lane & 1 == 1))
+    }
+
+    /// Evaluates the goal gates of the lanes' states (they are left out of the passes, as a
+    /// goal is asked for rarely); call before reading a goal literal.
+    pub fn refresh_goals(&mut self) {
+        if !std::mem::replace(&mut self.goals_fresh, true) {
+            eval::run(&self.program, Phase::Goal, &mut self.lanes);
+        }
+    }
+
+    /// Role `role`'s goal values in lane `lane` (after [`refresh_goals`](Self::refresh_goals)).
+    pub fn goal_values(&self, lane: usize, role: usize) -> Vec<u32> {
+        let goals = self.program.goals.get(role).map_or(&[][..], Vec::as_slice);
+        goals.iter().filter(|&&(_, l)| self.lit(l) >> lane & 1 == 1).map(|&(v, _)| v).collect()
+    }
+}
