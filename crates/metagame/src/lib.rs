@@ -20,6 +20,7 @@ mod evaluate;
 mod knowledge;
 mod material;
 mod outlook;
+mod pace;
 mod pieces;
 mod placement;
 pub mod playout;

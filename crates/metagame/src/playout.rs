@@ -1,15 +1,17 @@
 //! Playouts: on a propnet bit-sliced, up to 64 at a time, or one at a time steered by what the
 //! player knows (the goal latches, the tactics' decisive and anti-decisive moves, the pieces'
-//! captures); on any other machine one uniformly random playout at a time. The tree search
+//! captures), stepped by forward propagation or with the mover's candidates in a stepper's lanes,
+//! whichever is faster on the game; on any other machine one uniformly random playout at a time. The tree search
 //! plays its leaves out with them, and the learning during the start clock plays its games
 //! with them, so that what it learns is about the games the search will sample.
 
 pub use crate::knowledge::{score, scores};
 use crate::knowledge::{Captures, Knowledge};
+use crate::pace::Pace;
 use analysis::ScoreRange;
 use machine::playout::PlayoutEnd;
 use machine::{MachineError, StateMachine};
-use propnet::{MovePolicy, Program, PropnetMachine, PropnetState};
+use propnet::{MovePolicy, Program, PropnetMachine, PropnetState, Stepper};
 use rand::rngs::SmallRng;
 use rand::Rng;
 use std::sync::Arc;
@@ -85,6 +87,8 @@ impl Settings {
 #[derive(Debug, Default)]
 pub struct Lookahead {
     machines: Option<Machines>,
+    /// Which way playouts step: one state at a time, or 64 candidates a pass.
+    pace: Pace,
     /// One bit per move (input): the moves that have ended a game (or decided its scores by
     /// latches) when played. Only they are judged as candidates for a decisive move, since a
     /// move that never ends a game costs a lookahead and cannot win at once.
@@ -101,9 +105,33 @@ struct Machines {
     look: PropnetMachine,
     judge: Option<PropnetMachine>,
     capture: Option<PropnetMachine>,
+    /// The game's net stepped 64 candidates a pass, where it can be (see [`stepper_for`]).
+    stepper: Option<Stepper>,
+}
+
+/// The most moves (inputs) a game may have for its playouts to step with a [`Stepper`]: each
+/// step lists the legal moves by reading every input's legal literal.
+const STEPPER_MOVES: usize = 4096;
+
+/// A stepper over `program`, where the game's moves are few enough and its outputs do not read
+/// the moves.
+fn stepper_for(program: &Arc<Program>) -> Option<Stepper> {
+    (program.move_count() <= STEPPER_MOVES).then(|| Stepper::new(Arc::clone(program))).flatten()
 }
 
 impl Lookahead {
+    /// Tools that step every playout one state at a time by forward propagation, never 64
+    /// candidates a pass: the same playouts (for comparison).
+    pub fn one_state_at_a_time() -> Lookahead {
+        Lookahead { pace: Pace::fixed(false), ..Lookahead::default() }
+    }
+
+    /// Tools that step every playout 64 candidates a pass wherever a stepper can: the same
+    /// playouts (for comparison).
+    pub fn stepped() -> Lookahead {
+        Lookahead { pace: Pace::fixed(true), ..Lookahead::default() }
+    }
+
     /// Guided playouts played so far, and those in which the tactics changed a move.
     pub fn counts(&self) -> (u64, u64) {
         (self.playouts, self.fired)
@@ -201,6 +229,9 @@ struct Rewind {
 /// move among those ranked best that leaves it the most material ahead. A state whose scores
 /// the latches decide ends the playout; with a cutoff in `s` and the knowledge's pieces, so does
 /// the cutoff's step, scored by the piece balance since the root.
+///
+/// The playout steps one state at a time or 64 candidates a pass, whichever `lookahead` has
+/// found faster on this game (see `Pace`): the same playout either way.
 pub fn guided(
     m: &mut PropnetMachine,
     lookahead: &mut Lookahead,
@@ -209,7 +240,25 @@ pub fn guided(
     rng: &mut SmallRng,
     s: &Settings,
 ) -> Result<Option<Outcome<u32>>, MachineError> {
-    let Machines { look, judge, capture } = match &mut lookahead.machines {
+    let stepped = lookahead.pace.stepped();
+    let began = Instant::now();
+    let (outcome, steps) = guided_by(m, lookahead, start, knowledge, rng, s, stepped)?;
+    lookahead.pace.record(stepped, steps, began.elapsed());
+    Ok(outcome)
+}
+
+/// [`guided`], stepped by a stepper where `by_lanes` and one can take the game; also the joint
+/// moves played.
+fn guided_by(
+    m: &mut PropnetMachine,
+    lookahead: &mut Lookahead,
+    start: &PropnetState,
+    knowledge: &Knowledge,
+    rng: &mut SmallRng,
+    s: &Settings,
+    by_lanes: bool,
+) -> Result<(Option<Outcome<u32>>, u32), MachineError> {
+    let Machines { look, judge, capture, stepper } = match &mut lookahead.machines {
         Some(machines) => machines,
         none => {
             let machine = |p: &Arc<Program>| PropnetMachine::from_program(Arc::clone(p));
@@ -217,9 +266,12 @@ pub fn guided(
                 look: machine(&knowledge.next),
                 judge: knowledge.outcome.as_ref().map(machine),
                 capture: knowledge.captures.as_ref().map(|c| machine(&c.next)),
+                stepper: stepper_for(m.program()),
             })
         }
     };
+    // A stepper made for another game's net is not used.
+    let mut stepper = stepper.as_mut().filter(|st| by_lanes && Arc::ptr_eq(st.program(), m.program()));
     let mut captures = knowledge.captures.as_ref().zip(capture.as_mut()).filter(|_| s.captures > 0.0);
     let ending = &mut lookahead.ending;
     let fired_count = &mut lookahead.fired;
@@ -239,6 +291,8 @@ pub fn guided(
     let mut chose = vec![false; roles];
     let mut rewind: Option<Rewind> = None;
     let mut x = Scratch::new(start);
+    // Whether the stepper's lanes hold `state` (with its state gates).
+    let mut stepped = false;
     let mut steps = 0u32;
     // Whether the tactics changed a move yet, counted once per playout.
     let mut fired = false;
@@ -247,7 +301,12 @@ pub fn guided(
         fired = true;
     };
     loop {
-        let terminal = m.is_terminal(&state)?;
+        // The state's terminal flag and legal moves from the stepper's lanes where they hold it.
+        let here = stepper.as_deref().filter(|_| stepped);
+        let terminal = match here {
+            Some(st) => st.terminal() & 1 == 1,
+            None => m.is_terminal(&state)?,
+        };
         let decided = if terminal { None } else { knowledge.decided(state.words()) };
         if terminal || decided.is_some() {
             if steps > 0 {
@@ -259,22 +318,25 @@ pub fn guided(
                 Some(decided) => decided.iter().map(|&v| v.min(100) as u8).collect(),
                 None => knowledge.scores(m, &state, Some(state.words())),
             };
-            return Ok(Some(Outcome { scores, complete: true, moves }));
+            return Ok((Some(Outcome { scores, complete: true, moves }), steps));
         }
         if steps >= s.max_steps {
-            return Ok(Some(Outcome { scores: scores(m, &state), complete: false, moves }));
+            return Ok((Some(Outcome { scores: scores(m, &state), complete: false, moves }), steps));
         }
         if let Some((_, balance)) = cutoff.as_ref().filter(|(at, _)| steps >= *at) {
             let scores = (0..roles).map(|r| (balance.value(state.words(), r) * 100.0).round() as u8).collect();
-            return Ok(Some(Outcome { scores, complete: false, moves }));
+            return Ok((Some(Outcome { scores, complete: false, moves }), steps));
         }
         if steps & (CLOCK_EVERY - 1) == 0 && s.out_of_time() {
-            return Ok(None);
+            return Ok((None, steps));
         }
         for (r, l) in legal.iter_mut().enumerate() {
-            *l = m.legal_moves(&state, r)?;
+            match here {
+                Some(st) => st.legal_moves(0, r, l),
+                None => *l = m.legal_moves(&state, r)?,
+            }
             if l.is_empty() {
-                return Ok(Some(Outcome { scores: scores(m, &state), complete: false, moves }));
+                return Ok((Some(Outcome { scores: scores(m, &state), complete: false, moves }), steps));
             }
             joint[r] = match &s.mast {
                 Some(policy) => policy.pick(l, rng),
@@ -282,9 +344,27 @@ pub fn guided(
             };
             chose[r] = l.len() > 1;
         }
+        // One role with a choice (or none) and at most 64 moves: every move of it expanded in
+        // the stepper's lanes, which then answer the look-aheads and give the next state.
+        let mut choosers = (0..roles).filter(|&r| legal[r].len() > 1);
+        let mover = match (choosers.next(), choosers.next()) {
+            (None, _) => Some(0),
+            (Some(r), None) => Some(r),
+            _ => None,
+        };
+        let mut lanes = stepper.as_deref_mut().zip(mover).filter(|&(_, r)| legal[r].len() <= Stepper::LANES);
+        if let Some((st, r)) = lanes.as_mut() {
+            if !stepped {
+                st.load(&state);
+                stepped = true;
+            }
+            st.expand(&joint, *r, &legal[*r]);
+        }
+        let mut lanes = lanes.map(|(st, _)| st);
         let mut winner = None;
         for (r, l) in legal.iter().enumerate().filter(|(_, l)| l.len() > 1) {
-            let best = x.rank_moves(look, judge.as_mut(), knowledge, ending, &state, &joint, r, l)?;
+            let best =
+                x.rank_moves(look, judge.as_mut(), lanes.as_deref_mut(), knowledge, ending, &state, &joint, r, l)?;
             if let Some(mv) = redraw(l, &x.tiers, joint[r], rng) {
                 if knowledge.tactics {
                     fire(fired_count);
@@ -292,7 +372,7 @@ pub fn guided(
                 joint[r] = mv;
             }
             if let Some((c, cm)) = captures.as_mut().filter(|_| best < 2 && rng.random_bool(s.captures)) {
-                x.capture(c, cm, &state, &mut joint, r, l, best, rng);
+                x.capture(c, cm, lanes.as_deref(), &state, &mut joint, r, l, best, rng);
             }
             // The mover secures its best score: the game is as good as won.
             if best == 2 {
@@ -307,7 +387,17 @@ pub fn guided(
                 joint.clone_from(&back.joint);
                 joint[back.role] = alternative;
                 chose.iter_mut().enumerate().for_each(|(r, c)| *c = r == back.role);
-                state = m.next_state(&back.state, &joint)?;
+                match stepper.as_deref_mut() {
+                    // Back in the stepper's lanes: the state before, its one candidate expanded.
+                    Some(st) => {
+                        st.load(&back.state);
+                        st.expand(&joint, back.role, &[alternative]);
+                        state = st.state(0);
+                        st.choose(0);
+                        stepped = true;
+                    }
+                    None => state = m.next_state(&back.state, &joint)?,
+                }
                 if s.trace {
                     let n = moves.len() - roles;
                     moves.truncate(n);
@@ -317,7 +407,17 @@ pub fn guided(
             }
         }
         rewind = Rewind::before(rewind.take(), knowledge.tactics, &chose, &state, &joint, &legal);
-        state = m.next_state(&state, &joint)?;
+        match (lanes, mover) {
+            (Some(st), Some(r)) => {
+                let lane = legal[r].iter().position(|&mv| mv == joint[r]).expect("the mover plays a legal move");
+                state = st.state(lane);
+                st.choose(lane);
+            }
+            _ => {
+                state = m.next_state(&state, &joint)?;
+                stepped = false;
+            }
+        }
         if s.trace {
             moves.extend_from_slice(&joint);
         }
@@ -387,13 +487,15 @@ impl Scratch {
     /// and returns the best tier. Without tactics the judge (`judge`, over the end) ranks every
     /// candidate, latches included, in one pass; with them the goal latches rank every
     /// candidate (looked at with `look`) by the latch bases alone, and the end is judged only
-    /// for candidates that have ended a game before (`ending`).
+    /// for candidates that have ended a game before (`ending`). Where `lanes` hold every move
+    /// of `l` expanded (lane k: `l[k]`), they answer in place of `look` and `judge`.
     #[allow(clippy::too_many_arguments)]
     #[inline]
     fn rank_moves(
         &mut self,
         look: &mut PropnetMachine,
         judge: Option<&mut PropnetMachine>,
+        mut lanes: Option<&mut Stepper>,
         knowledge: &Knowledge,
         ending: &[u64],
         state: &PropnetState,
@@ -408,10 +510,15 @@ impl Scratch {
         if !goals.is_empty() && (knowledge.tactics || judge.is_none()) {
             self.candidates.clear();
             self.candidates.extend(0..l.len());
-            pick(l, &self.candidates, &mut self.chosen);
-            look.lookahead(state, joint, r, &self.chosen, &knowledge.latch_watch, &mut self.bits);
             let bases = knowledge.latch_watch.bases();
-            rank(&mut self.tiers, &self.candidates, &self.bits, bases, &mut self.after, |after| {
+            match lanes.as_deref() {
+                Some(st) => watched(st, &self.candidates, bases, &mut self.bits),
+                None => {
+                    pick(l, &self.candidates, &mut self.chosen);
+                    look.lookahead(state, joint, r, &self.chosen, &knowledge.latch_watch, &mut self.bits);
+                }
+            }
+            rank(&mut self.tiers, &self.candidates, &self.bits, bases, &mut self.after, |_, after| {
                 Ok(tier(now, goals.range(after.words(), r)))
             })?;
         }
@@ -419,16 +526,34 @@ impl Scratch {
             self.candidates.clear();
             self.candidates.extend((0..l.len()).filter(|&k| !knowledge.tactics || ending.bit(l[k] as usize)));
             if !self.candidates.is_empty() {
-                pick(l, &self.candidates, &mut self.chosen);
-                look.lookahead(state, joint, r, &self.chosen, &knowledge.watch, &mut self.bits);
                 let bases = knowledge.watch.bases();
-                rank(&mut self.tiers, &self.candidates, &self.bits, bases, &mut self.after, |after| {
-                    let then = match j.is_terminal(after)? {
-                        true => {
-                            let v = u32::from(score(&j.goal(after, r)));
-                            Some(ScoreRange { min: v, max: v })
+                match lanes.as_deref_mut() {
+                    Some(st) => {
+                        watched(st, &self.candidates, bases, &mut self.bits);
+                        if st.terminal() != 0 {
+                            st.refresh_goals();
                         }
-                        false => goals.range(after.words(), r),
+                    }
+                    None => {
+                        pick(l, &self.candidates, &mut self.chosen);
+                        look.lookahead(state, joint, r, &self.chosen, &knowledge.watch, &mut self.bits);
+                    }
+                }
+                let lanes = lanes.as_deref();
+                rank(&mut self.tiers, &self.candidates, &self.bits, bases, &mut self.after, |k, after| {
+                    // Candidate `k` (its lane) ended the game: its score, by the lanes or the judge.
+                    let ended = match lanes {
+                        Some(st) => {
+                            (st.terminal() >> k & 1 == 1).then(|| machine::played_value(&st.goal_values(k, r)).min(100))
+                        }
+                        None => match j.is_terminal(after)? {
+                            true => Some(u32::from(score(&j.goal(after, r)))),
+                            false => None,
+                        },
+                    };
+                    let then = match ended {
+                        Some(v) => Some(ScoreRange { min: v, max: v }),
+                        None => goals.range(after.words(), r),
                     };
                     Ok(tier(now, then))
                 })?;
@@ -446,6 +571,7 @@ impl Scratch {
         &mut self,
         c: &Captures,
         cm: &mut PropnetMachine,
+        lanes: Option<&Stepper>,
         state: &PropnetState,
         joint: &mut [u32],
         r: usize,
@@ -456,7 +582,10 @@ impl Scratch {
         self.candidates.clear();
         self.candidates.extend((0..l.len()).filter(|&k| self.tiers[k] == best));
         pick(l, &self.candidates, &mut self.chosen);
-        cm.lookahead(state, joint, r, &self.chosen, &c.watch, &mut self.bits);
+        match lanes {
+            Some(st) => watched(st, &self.candidates, c.watch.bases(), &mut self.bits),
+            None => cm.lookahead(state, joint, r, &self.chosen, &c.watch, &mut self.bits),
+        }
         let w = c.watch.bases().len().div_ceil(64);
         let bits = &self.bits;
         self.leads.clear();
@@ -490,8 +619,48 @@ fn pick(legal: &[u32], indices: &[usize], out: &mut Vec<u32>) {
     out.extend(indices.iter().map(|&k| legal[k]));
 }
 
+/// What a look-ahead over `bases` gives for the candidates in lanes `lanes` of an expansion,
+/// read from the lanes: bit j of `out[k * w..(k + 1) * w]` (`w` words per candidate) is base
+/// `bases[j]` in lane `lanes[k]`'s successor.
+fn watched(st: &Stepper, lanes: &[usize], bases: &[usize], out: &mut Vec<u64>) {
+    let w = bases.len().div_ceil(64);
+    out.clear();
+    out.resize(lanes.len() * w, 0);
+    if lanes.is_empty() {
+        return;
+    }
+    let mut at = [0usize; Stepper::LANES];
+    let mut mask = 0u64;
+    for (k, &lane) in lanes.iter().enumerate() {
+        at[lane] = k;
+        mask |= 1 << lane;
+    }
+    // Most bases are alike in every candidate's successor: those true in all of them are set in
+    // the first row, copied to the others; only the rest are set lane by lane.
+    for (j, &b) in bases.iter().enumerate() {
+        if st.base(b) & mask == mask {
+            out[j / 64] |= 1 << (j % 64);
+        }
+    }
+    for k in 1..lanes.len() {
+        out.copy_within(0..w, k * w);
+    }
+    for (j, &b) in bases.iter().enumerate() {
+        let mut word = st.base(b) & mask;
+        if word == mask {
+            continue;
+        }
+        while word != 0 {
+            let lane = word.trailing_zeros() as usize;
+            word &= word - 1;
+            out[at[lane] * w + j / 64] |= 1 << (j % 64);
+        }
+    }
+}
+
 /// Sets `tiers[candidates[k]]` to what `judge` says of candidate `k`'s next state as far as
-/// `watch` (whose next values `bits` hold, candidate by candidate) reads it. Candidates are
+/// `watch` (whose next values `bits` hold, candidate by candidate) reads it (`judge` is given
+/// `candidates[k]` too). Candidates are
 /// judged again only when their pattern differs from the one before (most moves change no
 /// watched base), and `after` is changed only where it does.
 fn rank(
@@ -500,7 +669,7 @@ fn rank(
     bits: &[u64],
     watch: &[usize],
     after: &mut PropnetState,
-    mut judge: impl FnMut(&PropnetState) -> Result<i8, MachineError>,
+    mut judge: impl FnMut(usize, &PropnetState) -> Result<i8, MachineError>,
 ) -> Result<(), MachineError> {
     let w = watch.len().div_ceil(64);
     let mut last = 0;
@@ -524,7 +693,7 @@ fn rank(
                     }
                 }
             }
-            judge(after)?
+            judge(c, after)?
         };
         last = t;
         tiers[c] = t;

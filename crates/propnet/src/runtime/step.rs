@@ -25,9 +25,14 @@ pub struct Stepper {
     used: u64,
     /// Whether the goal gates hold the lanes' current states.
     goals_fresh: bool,
+    /// Per role, its moves (input indices) in input order.
+    role_moves: Vec<Vec<u32>>,
 }
 
 impl Stepper {
+    /// The candidates one expansion takes.
+    pub const LANES: usize = LANES;
+
     /// A stepper for `program`, or `None` where its legal or goal outputs read the moves (such
     /// programs are stepped one state at a time by forward propagation).
     pub fn new(program: Arc<Program>) -> Option<Stepper> {
@@ -36,7 +41,11 @@ impl Stepper {
         }
         let lanes = vec![[0]; program.slots];
         let next = vec![0; program.base_count()];
-        Some(Stepper { program, lanes, next, used: 0, goals_fresh: false })
+        let mut role_moves = vec![Vec::new(); program.roles.len()];
+        for (m, &r) in program.move_role.iter().enumerate() {
+            role_moves[r as usize].push(m as u32);
+        }
+        Some(Stepper { program, lanes, next, used: 0, goals_fresh: false, role_moves })
     }
 
     /// The program stepped.
@@ -108,26 +117,28 @@ impl Stepper {
     }
 
     /// The lanes whose state is terminal.
+    #[inline]
     pub fn terminal(&self) -> u64 {
         self.lit(self.program.terminal)
     }
 
     /// The lanes where base `i` is true.
+    #[inline]
     pub fn base(&self, i: usize) -> u64 {
         self.lit((Program::base_slot(i) as Lit) << 1)
     }
 
     /// The lanes where move `m` (an input index) is legal.
+    #[inline]
     pub fn legal(&self, m: usize) -> u64 {
         self.lit(self.program.legal[m])
     }
 
     /// Role `role`'s legal moves in lane `lane`, in input order, into `out`.
     pub fn legal_moves(&self, lane: usize, role: usize, out: &mut Vec<u32>) {
-        let p = &*self.program;
         out.clear();
-        let moves = (0..p.move_count()).filter(|&m| p.move_role[m] as usize == role);
-        out.extend(moves.filter(|&m| self.legal(m) >> lane & 1 == 1).map(|m| m as u32));
+        let moves = self.role_moves.get(role).map_or(&[][..], Vec::as_slice);
+        out.extend(moves.iter().filter(|&&m| self.legal(m as usize) >> lane & 1 == 1));
     }
 
     /// Lane `lane`'s state.
