@@ -12,11 +12,11 @@ const TRIAL: u64 = 128;
 const RETRIAL: u64 = 8192;
 
 /// Which way guided playouts step: one state at a time by forward propagation, or 64
-/// candidates a pass by a [`Stepper`](propnet::Stepper). The playouts are the same either way; which is faster
-/// depends on the game (a pass touches every gate, a propagation only what changed: stepping
-/// wins where a state has many candidates and a small net), so unless told it times both on the
-/// playouts themselves and keeps the one faster per joint move in most pairs (a majority, so
-/// that a playout the machine happened to slow down does not decide).
+/// candidates a pass by a [`Stepper`](propnet::Stepper). The playouts are the same either way;
+/// which is faster depends on the game (a pass touches every gate, a propagation only what
+/// changed: stepping wins where a state has many candidates and a small net), so unless told it
+/// times both on the playouts themselves and keeps the one faster per joint move in most pairs
+/// (a majority, so that a playout the machine happened to slow down does not decide).
 #[derive(Debug, Default)]
 pub(crate) struct Pace {
     /// The way it was told to take.
