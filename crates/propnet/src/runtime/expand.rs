@@ -49,7 +49,7 @@ impl Expansion {
             eval::run(p, Phase::Core, &mut self.lanes);
             let terminal = read(&self.lanes, p.terminal)[0];
             let mut children = vec![vec![0u64; words]; chunk.len()];
-            let used = if chunk.len() == LANES { !0 } else { (1u64 << chunk.len()) - 1 };
+            let used = first_lanes(chunk.len());
             for (i, &n) in next.iter().enumerate() {
                 for lane in bits(n & used) {
                     children[lane][i / 64] |= 1 << (i % 64);
@@ -81,14 +81,7 @@ impl Expansion {
         debug_assert!(!p.outputs_read_inputs);
         for (c, chunk) in candidates.chunks(LANES).enumerate() {
             self.load(p, marking);
-            let used = if chunk.len() == LANES { !0 } else { (1u64 << chunk.len()) - 1 };
-            let others = joint.iter().enumerate().filter(|&(r, _)| r != role).map(|(_, &m)| m);
-            for m in others {
-                self.lanes[p.input_slot(m as usize)][0] = used;
-            }
-            for (lane, &m) in chunk.iter().enumerate() {
-                self.lanes[p.input_slot(m as usize)][0] |= 1 << lane;
-            }
+            let used = set_candidates(p, &mut self.lanes, joint, role, chunk);
             eval::run(p, Phase::Move, &mut self.lanes);
             for (j, &l) in lits.iter().enumerate() {
                 for lane in bits(read(&self.lanes, l)[0] & used) {
@@ -111,4 +104,33 @@ impl Expansion {
         self.lanes.clear();
         self.lanes.resize(p.slots, [0]);
     }
+}
+
+/// The lanes below `n` (at most 64): the ones a pass of `n` candidates fills.
+pub(super) fn first_lanes(n: usize) -> u64 {
+    if n == LANES {
+        !0
+    } else {
+        (1u64 << n) - 1
+    }
+}
+
+/// Sets the inputs of a look at `role`'s `candidates` (at most 64, the inputs clear): candidate k
+/// in lane k, every other role's move in `joint` in each of those lanes. Returns those lanes.
+pub(super) fn set_candidates(
+    p: &Program,
+    lanes: &mut [[u64; 1]],
+    joint: &[u32],
+    role: usize,
+    candidates: &[u32],
+) -> u64 {
+    let used = first_lanes(candidates.len());
+    let others = joint.iter().enumerate().filter(|&(r, _)| r != role).map(|(_, &m)| m);
+    for m in others {
+        lanes[p.input_slot(m as usize)][0] = used;
+    }
+    for (lane, &m) in candidates.iter().enumerate() {
+        lanes[p.input_slot(m as usize)][0] |= 1 << lane;
+    }
+    used
 }

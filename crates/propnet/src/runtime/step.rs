@@ -10,6 +10,7 @@
 
 use super::batch::LANES;
 use super::eval::{self, read};
+use super::expand::set_candidates;
 use super::machine::PropnetState;
 use super::program::{Lit, Phase, Program};
 use std::sync::Arc;
@@ -74,15 +75,9 @@ impl Stepper {
     pub fn expand(&mut self, joint: &[u32], role: usize, candidates: &[u32]) {
         assert!(candidates.len() <= LANES, "{} candidates for 64 lanes", candidates.len());
         let p = &*self.program;
-        let used = if candidates.len() == LANES { !0 } else { (1u64 << candidates.len()) - 1 };
         let inputs = p.input_slot(0)..p.input_slot(0) + p.move_count();
         self.lanes[inputs].fill([0]);
-        for (_, &m) in joint.iter().enumerate().filter(|&(r, _)| r != role) {
-            self.lanes[p.input_slot(m as usize)][0] = used;
-        }
-        for (lane, &m) in candidates.iter().enumerate() {
-            self.lanes[p.input_slot(m as usize)][0] |= 1 << lane;
-        }
+        let used = set_candidates(p, &mut self.lanes, joint, role, candidates);
         eval::run(p, Phase::Move, &mut self.lanes);
         for (i, n) in self.next.iter_mut().enumerate() {
             *n = read(&self.lanes, p.next[i])[0] & used;
@@ -101,12 +96,6 @@ impl Stepper {
             v[0] = (v[0] >> lane & 1).wrapping_neg();
         }
         self.used = !0;
-    }
-
-    /// The lanes the last expansion filled (bit k: candidate k); every lane after a load or a
-    /// choice.
-    pub fn used(&self) -> u64 {
-        self.used
     }
 
     /// The lanes where literal `l` of the state gates holds (goal literals only after
