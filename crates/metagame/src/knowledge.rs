@@ -49,8 +49,9 @@ pub(crate) struct Captures {
     pub(crate) next: Arc<Program>,
     /// The pieces' bases, ascending.
     pub(crate) watch: Watch,
-    /// Per role, its pieces as a bitset over `watch`'s positions.
-    pub(crate) masks: Vec<Vec<u64>>,
+    /// Per role, its pieces by kind: each kind as a bitset over `watch`'s positions, and what a
+    /// piece of it is worth in hundredths (100 each where kinds are not told apart).
+    pub(crate) masks: Vec<Vec<(Vec<u64>, i64)>>,
 }
 
 impl Captures {
@@ -58,17 +59,23 @@ impl Captures {
     fn new(net: &Net, pieces: &Pieces) -> Captures {
         let watch: Vec<usize> =
             (0..net.bases.len()).filter(|&b| pieces.sets.iter().any(|set| set.group.mask.bit(b))).collect();
+        let over_watch = |of: &[u64]| {
+            let mut mask = Vec::new();
+            for (j, &b) in watch.iter().enumerate() {
+                if of.bit(b) {
+                    bits::insert(&mut mask, j);
+                }
+            }
+            mask
+        };
         let masks = pieces
             .sets
             .iter()
-            .map(|set| {
-                let mut mask = Vec::new();
-                for (j, &b) in watch.iter().enumerate() {
-                    if set.group.mask.bit(b) {
-                        bits::insert(&mut mask, j);
-                    }
+            .map(|set| match set.kinds.is_empty() {
+                true => vec![(over_watch(&set.group.mask), 100)],
+                false => {
+                    set.kinds.iter().map(|k| (over_watch(&k.group.mask), (k.value * 100.0).round() as i64)).collect()
                 }
-                mask
             })
             .collect();
         let next = Arc::new(Program::new(&propnet::cut::to_next(net, &watch)));
@@ -76,9 +83,16 @@ impl Captures {
         Captures { next, watch, masks }
     }
 
-    /// `role`'s material against the others' from counts of each role's pieces.
-    pub(crate) fn lead(role: usize, counts: impl Iterator<Item = u32>) -> i64 {
-        counts.enumerate().map(|(q, n)| if q == role { i64::from(n) } else { -i64::from(n) }).sum()
+    /// Every role's material in `seen` (bits over the watch's positions), in hundredths.
+    pub(crate) fn worths<'a>(&'a self, seen: &'a [u64]) -> impl Iterator<Item = i64> + 'a {
+        self.masks
+            .iter()
+            .map(move |kinds| kinds.iter().map(|(mask, worth)| worth * i64::from(bits::count(mask, seen))).sum())
+    }
+
+    /// `role`'s material against the others' from each role's material.
+    pub(crate) fn lead(role: usize, worths: impl Iterator<Item = i64>) -> i64 {
+        worths.enumerate().map(|(q, n)| if q == role { n } else { -n }).sum()
     }
 }
 

@@ -32,7 +32,7 @@ pub use self::evaluate::{leaf_evaluator, Evaluator, GoalEvaluator, UNKNOWN};
 pub use self::knowledge::Knowledge;
 pub use self::material::{Fit, FitTerm, Group, Material};
 pub use self::outlook::{Curve, LeadSource, Outlook};
-pub use self::pieces::{Balance, PieceSet, Pieces};
+pub use self::pieces::{Balance, PieceKind, PieceSet, Pieces};
 pub use self::placement::Placement;
 pub use self::prepare::{prepare, prepare_with, Budget, Prepared, Report, Wanted};
 pub use self::rejected::Rejected;

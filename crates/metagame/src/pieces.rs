@@ -16,6 +16,16 @@
 //! standard errors of no correlation (and at least 0.1), and the other half confirms it beyond
 //! two standard errors. Every role must have one, and not all the same one (the balance is a difference).
 //!
+//! A role's pieces may be of several kinds worth different amounts (a queen against a pawn).
+//! Where another argument position of the group's relation names kinds (every group fixing it
+//! keeps its count as pieces do, and two to twelve values there cover the role's pieces), each
+//! kind is worth its mobility in the same random games: how often a piece of that kind was the
+//! one moved, per piece present, which in uniformly random play follows the moves it has. The
+//! least mobile kind is worth one. The kinds are kept only where the worth at the end of the
+//! games correlates with the role's score better than the plain count did on the half the
+//! group was chosen on, and the other half confirms it. A role's *material* is its pieces'
+//! worth.
+//!
 //! A state's value for a role (the "simple" piece heuristic the Sancho player describes) is the
 //! share of the change in material since the root that the role gained, through a logistic:
 //! 0.5 where nobody's count changed, towards 1 where the role gained against the others. The
@@ -42,10 +52,35 @@ const RECAPTURE: f64 = 0.1;
 pub struct PieceSet {
     /// The group counted.
     pub group: Group,
-    /// Correlation of its final count with the role's score in the games it was chosen on.
+    /// Its pieces by kind and what each is worth, where kinds were told apart and valuing them
+    /// predicted the score better than counting every piece alike; otherwise empty (each piece
+    /// is worth one).
+    pub kinds: Vec<PieceKind>,
+    /// Correlation of its final value (count, or worth by kind) with the role's score in the
+    /// games it was chosen on.
     pub correlation: f64,
     /// The same in the other half of the games.
     pub holdout_correlation: f64,
+}
+
+/// One kind of a role's pieces and its worth.
+#[derive(Debug, Clone, Serialize)]
+pub struct PieceKind {
+    /// The pieces of the kind, e.g. `(cell ? ? white queen)`.
+    pub group: Group,
+    /// What one is worth, the least mobile kind's pieces being worth one.
+    pub value: f64,
+}
+
+impl PieceSet {
+    /// The role's material in `state` (propnet state words): its pieces, each worth its kind's
+    /// value.
+    pub fn worth(&self, state: &[u64]) -> f64 {
+        match self.kinds.is_empty() {
+            true => f64::from(count(&self.group.mask, state)),
+            false => self.kinds.iter().map(|k| k.value * f64::from(count(&k.group.mask, state))).sum(),
+        }
+    }
 }
 
 /// Every role's pieces, where random games found them.
@@ -60,9 +95,9 @@ pub struct Pieces {
 }
 
 impl Pieces {
-    /// Every role's piece count in `state` (propnet state words).
+    /// Every role's material in `state` (propnet state words).
     fn counts(&self, state: &[u64]) -> Vec<f64> {
-        self.sets.iter().map(|s| f64::from(count(&s.group.mask, state))).collect()
+        self.sets.iter().map(|s| s.worth(state)).collect()
     }
 
     /// The balance of states reached from `previous`, relative to `root` (propnet state
@@ -155,6 +190,7 @@ mod tests {
         let pieces = Pieces::discover(&net, Instant::now() + Duration::from_secs(30), 1).expect("pieces found");
         let names: Vec<&str> = pieces.sets.iter().map(|s| s.group.name.as_str()).collect();
         assert_eq!(names, ["(cellholds ? ? white)", "(cellholds ? ? black)"], "{pieces:?}");
+        assert!(pieces.sets.iter().all(|s| s.kinds.is_empty()), "one kind of pawn: {pieces:?}");
         let root = PropnetMachine::new(&net).initial_state();
         let base = |name: &str| net.bases.iter().position(|b| b.name == name).expect("a base");
         // White takes a black pawn: a gain for white, a loss for black, nothing from the root.

@@ -16,7 +16,7 @@ use rand::rngs::SmallRng;
 use rand::Rng;
 use std::sync::Arc;
 use std::time::Instant;
-use structures::bits::{self, count};
+use structures::bits;
 use structures::Bits;
 
 /// How often (in joint moves, a power of two) a playout looks at the clock.
@@ -589,10 +589,7 @@ impl Scratch {
         let w = c.watch.bases().len().div_ceil(64);
         let bits = &self.bits;
         self.leads.clear();
-        self.leads.extend(
-            (0..self.chosen.len())
-                .map(|k| Captures::lead(r, c.masks.iter().map(|mask| count(mask, &bits[k * w..(k + 1) * w])))),
-        );
+        self.leads.extend((0..self.chosen.len()).map(|k| Captures::lead(r, c.worths(&bits[k * w..(k + 1) * w]))));
         if let Some(mv) = redraw(&self.chosen, &self.leads, joint[r], rng) {
             joint[r] = mv;
         }

@@ -1,6 +1,7 @@
-//! Material estimates on corpus games, where they should and should not be found.
+//! Material estimates and pieces on corpus games, where they should and should not be found.
 
-use metagame::Material;
+use machine::StateMachine;
+use metagame::{Material, Pieces};
 use std::time::{Duration, Instant};
 
 /// The material estimates of a corpus game from a second of random games.
@@ -34,4 +35,36 @@ fn boxes_held_predict_dots_and_boxes() {
 fn counting_discs_predicts_nothing_in_connect_four() {
     let Some((_, material)) = material("connectFour") else { return };
     assert!(material.is_empty(), "{material:?}");
+}
+
+#[test]
+fn speed_chess_pieces_are_worth_their_kinds_mobility() {
+    let Some(net) = testkit::shared::net(env!("CARGO_MANIFEST_DIR"), "speedChess") else { return };
+    let pieces = Pieces::discover(&net, Instant::now() + Pieces::TIME, 1).expect("pieces found");
+    let initial = propnet::PropnetMachine::new(&net).initial_state();
+    for (set, side) in pieces.sets.iter().zip(["white", "black"]) {
+        assert_eq!(set.group.name, format!("(cell ? ? {side} ?)"), "{pieces:?}");
+        let worth = |kind: &str| {
+            let name = format!("(cell ? ? {side} {kind})");
+            set.kinds.iter().find(|k| k.group.name == name).unwrap_or_else(|| panic!("no {name}: {set:?}")).value
+        };
+        // Pawns move least; a queen or a knight has several times their moves.
+        assert_eq!(worth("pawn"), 1.0, "{set:?}");
+        assert!(worth("queen") > 2.0 && worth("knight") > 2.0, "{set:?}");
+        assert_eq!(set.kinds.len(), 6, "{set:?}");
+        // The kinds split the side's pieces, so its material is their worth summed.
+        let mut union = vec![0u64; set.group.mask.len()];
+        for k in &set.kinds {
+            for (u, m) in union.iter_mut().zip(&k.group.mask) {
+                assert_eq!(*u & m, 0, "kinds overlap: {set:?}");
+                *u |= m;
+            }
+        }
+        assert_eq!(union, set.group.mask);
+        let kinds = ["pawn", "knight", "bishop", "rook", "queen", "king"];
+        let at_start = [8.0, 2.0, 2.0, 2.0, 1.0, 1.0].iter().zip(kinds).map(|(n, k)| n * worth(k)).sum::<f64>();
+        assert!((set.worth(initial.words()) - at_start).abs() < 1e-9, "{set:?}");
+        // Chosen because the worth predicts the score better than the count did.
+        assert!(set.correlation > 0.0 && set.holdout_correlation > 0.0, "{set:?}");
+    }
 }

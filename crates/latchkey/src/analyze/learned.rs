@@ -232,6 +232,10 @@ fn print_pieces(roles: &[String], p: &PiecesEntry) {
             "  {role:<20} {} (final count's correlation with the score {:.2}, held out {:.2})",
             set.group.name, set.correlation, set.holdout_correlation
         );
+        if !set.kinds.is_empty() {
+            let worth: Vec<String> = set.kinds.iter().map(|k| format!("{} {:.1}", k.group.name, k.value)).collect();
+            println!("  {:<20} worth by kind: {}", "", worth.join(", "));
+        }
     }
     match (&found.placement, &p.placement_weights) {
         (Some(placement), Some(tables)) => {

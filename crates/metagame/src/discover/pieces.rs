@@ -4,7 +4,7 @@
 use crate::material::{candidates, Group, Kind};
 use crate::placement::{Placement, Positions};
 use crate::playout::{self, Settings};
-use crate::{PieceSet, Pieces, Rejected};
+use crate::{PieceKind, PieceSet, Pieces, Rejected};
 use machine::StateMachine;
 use propnet::{Net, PropnetMachine};
 use rand::rngs::SmallRng;
@@ -29,6 +29,10 @@ const MIN_KEPT: f64 = 0.9;
 
 /// The fewest propositions a group of pieces has (a board of pieces, not a score or a flag).
 const MIN_PIECES: u32 = 6;
+
+/// The most kinds a role's pieces are told apart into (chess has six; a board's rows or
+/// columns, which also fix an argument, are not kinds).
+const MAX_KINDS: usize = 12;
 
 /// The most words of sampled positions kept for the placement's fit (16 MiB).
 const MAX_POSITION_WORDS: usize = 1 << 21;
@@ -97,11 +101,25 @@ impl Pieces {
             if holdout < threshold {
                 return Err(Rejected::NotHeldOut { role: r, correlation: holdout, threshold });
             }
-            sets.push(PieceSet {
+            let alike = PieceSet {
                 group: candidates[best.0].clone(),
+                kinds: Vec::new(),
                 correlation: best.1,
                 holdout_correlation: holdout,
+            };
+            let valued = kinds_of(best.0, &candidates, &kinds, &kept, &samples).and_then(|kinds| {
+                let set = PieceSet { kinds, ..alike.clone() };
+                let worth = |set_of: &[&Game]| -> Vec<f64> { set_of.iter().map(|g| set.worth(&g.end)).collect() };
+                let score = |set_of: &[&Game]| -> Vec<f64> { set_of.iter().map(|g| g.scores[r]).collect() };
+                let (chosen, held) =
+                    (correlation(&worth(&fit), &score(&fit)), correlation(&worth(&check), &score(&check)));
+                (chosen > alike.correlation && held >= confirmation_threshold(check.len())).then_some(PieceSet {
+                    correlation: chosen,
+                    holdout_correlation: held,
+                    ..set
+                })
             });
+            sets.push(valued.unwrap_or(alike));
         }
         if sets.iter().all(|s| s.group.mask == sets[0].group.mask) {
             return Err(Rejected::Alike);
@@ -113,21 +131,81 @@ impl Pieces {
     }
 }
 
-/// One sampled game: every candidate's final count and every role's score (0..1).
+/// One sampled game: every candidate's final count, the final state's words and every role's
+/// score (0..1).
 struct Game {
     counts: Vec<f64>,
+    end: Vec<u64>,
     scores: Vec<f64>,
 }
 
 /// Sampled games and positions from them, and per candidate the joint moves that left its
-/// count unchanged, and (of those that left its whole relation's count unchanged) how many kept
-/// its own count and how many there were.
+/// count unchanged, (of those that left its whole relation's count unchanged) how many kept
+/// its own count and how many there were, its count summed over the states moved from, and the
+/// joint moves that moved one of its pieces (its count kept, its propositions changed).
 struct Samples {
     games: Vec<Game>,
     positions: Positions,
     unchanged: Vec<u64>,
     kept: Vec<(u64, u64)>,
+    present: Vec<u64>,
+    moved: Vec<u64>,
     steps: u64,
+}
+
+/// Candidate `g`'s pieces told apart by kind, each worth its mobility: at the first argument
+/// position other than the one `g` fixes where every group fixing it keeps its count as pieces
+/// do (`kept`), and there are two to [`MAX_KINDS`] such groups covering `g` between them, the
+/// kinds are `g`'s propositions with each value there. A kind's mobility is the share of joint
+/// moves that moved a piece of its value (of either side: the group fixing that value alone)
+/// per piece present; in uniformly random play a piece moves about as often as it has moves,
+/// so this is how many moves a piece of the kind has, up to a factor common to all. Values are
+/// scaled so that the least mobile kind's pieces are worth one. None where no position gives
+/// kinds or a kind never moved.
+fn kinds_of(
+    g: usize,
+    candidates: &[Group],
+    kinds: &[Kind],
+    kept: &impl Fn(usize) -> bool,
+    samples: &Samples,
+) -> Option<Vec<PieceKind>> {
+    let own = &kinds[g];
+    let parts = propnet::net::name_parts(&candidates[g].name);
+    'position: for p in (0..own.arity).filter(|&p| Some(p) != own.fixed) {
+        let fixing: Vec<usize> = (0..candidates.len())
+            .filter(|&h| kinds[h].relation == own.relation && kinds[h].arity == own.arity && kinds[h].fixed == Some(p))
+            .collect();
+        if fixing.len() < 2 || fixing.len() > MAX_KINDS || !fixing.iter().all(|&h| kept(h)) {
+            continue;
+        }
+        let mut out = Vec::new();
+        let mut covered = vec![0u64; candidates[g].mask.len()];
+        for &h in &fixing {
+            let mask: Vec<u64> = candidates[g].mask.iter().zip(&candidates[h].mask).map(|(a, b)| a & b).collect();
+            if mask.iter().all(|&w| w == 0) {
+                continue;
+            }
+            if samples.moved[h] == 0 || samples.present[h] == 0 {
+                continue 'position;
+            }
+            for (c, m) in covered.iter_mut().zip(&mask) {
+                *c |= m;
+            }
+            let value = propnet::net::name_parts(&candidates[h].name)[p + 1];
+            let named: Vec<&str> = parts.iter().enumerate().map(|(i, &a)| if i == p + 1 { value } else { a }).collect();
+            let mobility = samples.moved[h] as f64 / samples.present[h] as f64;
+            out.push(PieceKind { group: Group { name: format!("({})", named.join(" ")), mask }, value: mobility });
+        }
+        if out.len() < 2 || covered != candidates[g].mask {
+            continue;
+        }
+        let least = out.iter().map(|k| k.value).fold(f64::INFINITY, f64::min);
+        for k in &mut out {
+            k.value /= least;
+        }
+        return Some(out);
+    }
+    None
 }
 
 /// Per candidate (by its kind), the index of the candidate that is its whole relation (itself,
@@ -154,6 +232,8 @@ fn sample(net: &Net, candidates: &[Group], wholes: &[usize], deadline: Instant, 
         positions: Positions::new(initial.words().len()),
         unchanged: vec![0; candidates.len()],
         kept: vec![(0, 0); candidates.len()],
+        present: vec![0; candidates.len()],
+        moved: vec![0; candidates.len()],
         steps: 0,
     };
     let counts = |words: &[u64]| -> Vec<u32> { candidates.iter().map(|g| count(&g.mask, words)).collect() };
@@ -169,7 +249,7 @@ fn sample(net: &Net, candidates: &[Group], wholes: &[usize], deadline: Instant, 
         let half = length / 2;
         for (step, joint) in outcome.moves.chunks(roles).enumerate() {
             let Ok(next) = m.next_state(&state, joint) else { break };
-            state = next;
+            let before = std::mem::replace(&mut state, next);
             let room = out.positions.words.len() + state.words().len() <= MAX_POSITION_WORDS;
             // The ended state is left out: search never values it by its pieces.
             if step >= half && step + 1 < length && step % POSITION_STRIDE == 0 && room {
@@ -177,8 +257,12 @@ fn sample(net: &Net, candidates: &[Group], wholes: &[usize], deadline: Instant, 
                 out.positions.game.push(game);
             }
             let now = counts(state.words());
+            let changed: Vec<u64> = before.words().iter().zip(state.words()).map(|(a, b)| a ^ b).collect();
             for (g, (a, b)) in last.iter().zip(&now).enumerate() {
                 out.unchanged[g] += u64::from(a == b);
+                out.present[g] += u64::from(*a);
+                let touched = candidates[g].mask.iter().zip(&changed).any(|(m, c)| m & c != 0);
+                out.moved[g] += u64::from(a == b && touched);
                 if last[wholes[g]] == now[wholes[g]] {
                     out.kept[g].0 += u64::from(a == b);
                     out.kept[g].1 += 1;
@@ -188,7 +272,8 @@ fn sample(net: &Net, candidates: &[Group], wholes: &[usize], deadline: Instant, 
             last = now;
         }
         let scores = outcome.scores.iter().map(|&s| f64::from(s) / 100.0).collect();
-        out.games.push(Game { counts: last.into_iter().map(f64::from).collect(), scores });
+        let end = state.words().to_vec();
+        out.games.push(Game { counts: last.into_iter().map(f64::from).collect(), end, scores });
     }
     out
 }
