@@ -46,7 +46,12 @@ impl TacticsCost {
     /// Whether the tactics are worth their cost: they change enough playouts, and playouts with
     /// them are not so slow that the tree starves.
     pub fn pays(&self) -> bool {
-        self.fired >= MIN_FIRED && self.tactical_per_s * MAX_SLOWDOWN >= self.random_per_s
+        self.fired >= MIN_FIRED && self.affordable()
+    }
+
+    /// Whether the guided playouts are not so slow that the tree starves.
+    pub fn affordable(&self) -> bool {
+        self.tactical_per_s * MAX_SLOWDOWN >= self.random_per_s
     }
 
     /// The knowledge for playouts of `net` (compiled as `program`) with the goal latches `goals`:

@@ -142,6 +142,25 @@ impl Knowledge {
         self
     }
 
+    /// The knowledge with its playouts guided for the pieces' sake where nothing else guides
+    /// them: played one at a time, taking captures by chance and cut off and scored by the
+    /// balance as guided playouts with pieces are. Unchanged without pieces.
+    pub fn with_guided_captures(mut self, net: &Net) -> Knowledge {
+        if let Some(pieces) = &self.pieces {
+            self.captures = Some(Captures::new(net, pieces));
+        }
+        self
+    }
+
+    /// The knowledge without [`with_guided_captures`](Self::with_guided_captures)' guidance
+    /// where only that guided its playouts.
+    pub fn without_guided_captures(mut self) -> Knowledge {
+        if self.goals.is_empty() && !self.tactics {
+            self.captures = None;
+        }
+        self
+    }
+
     /// The knowledge with the outlook random games confirmed, for the tree's priors
     /// where the roles have no pieces (the pieces' balance gives them where they have).
     pub fn with_outlook(mut self, outlook: Outlook) -> Knowledge {
@@ -231,7 +250,7 @@ impl Knowledge {
 
     /// Whether playouts run guided (one at a time, looking ahead) rather than bit-sliced.
     pub fn steers_playouts(&self) -> bool {
-        !self.goals.is_empty() || self.tactics
+        !self.goals.is_empty() || self.tactics || self.captures.is_some()
     }
 
     /// Whether the knowledge tells the search nothing (the search then ignores it).

@@ -160,6 +160,14 @@ pub fn prepare_with(
         if let Ok(pieces) = pieces {
             knowledge = knowledge.with_pieces(net, pieces);
         }
+        if wanted.tactics && knowledge.pieces().is_some() && !knowledge.steers_playouts() {
+            let guided = knowledge.with_guided_captures(net);
+            let cost = report.phase("guided captures", || TacticsCost::measure(program, &guided, budget.trial, 0));
+            knowledge = match cost.affordable() {
+                true => guided,
+                false => guided.without_guided_captures(),
+            };
+        }
     }
     if wanted.outlook && knowledge.pieces().is_none() {
         let outlook = report.phase("outlook", || outlook(net, desc, found, &knowledge, budget));

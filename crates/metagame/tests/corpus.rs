@@ -1,7 +1,9 @@
 //! Material estimates and pieces on corpus games, where they should and should not be found.
 
 use machine::StateMachine;
-use metagame::{Material, Pieces};
+use metagame::{prepare, Budget, Material, Pieces, Wanted};
+use propnet::Program;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// The material estimates of a corpus game from a second of random games.
@@ -67,4 +69,24 @@ fn speed_chess_pieces_are_worth_their_kinds_mobility() {
         // Chosen because the worth predicts the score better than the count did.
         assert!(set.correlation > 0.0 && set.holdout_correlation > 0.0, "{set:?}");
     }
+}
+
+#[test]
+fn dots_and_boxes_playouts_run_guided_for_its_boxes() {
+    let Some(shared) = testkit::shared::locate(env!("CARGO_MANIFEST_DIR"), "dotsAndBoxes") else { return };
+    let path = testkit::shared::game(&shared, "dotsAndBoxes").expect("in the corpus");
+    let desc = testkit::load("dotsAndBoxes", &testkit::shared::read_text(&path).expect("readable"));
+    let net = testkit::compile(&desc);
+    let program = Arc::new(Program::new(&net));
+    let wanted = Wanted { tactics: true, forms: true, factors: true, locality: true, pieces: true, outlook: true };
+    let now = Instant::now();
+    let prepared = prepare(&net, &program, &desc, wanted, Budget::start(now, now + Duration::from_secs(30)));
+    let knowledge = prepared.knowledge.expect("knowledge");
+    // The boxes are each side's pieces, the tactics do not pay (no move ends the game early
+    // enough to matter), and nothing else guides the playouts: they run guided for the boxes.
+    assert!(knowledge.pieces().is_some(), "{:?}", prepared.report);
+    assert!(prepared.report.tactics.is_some_and(|t| !t.pays()), "{:?}", prepared.report);
+    let steps: Vec<&str> = prepared.report.phases.iter().map(|p| p.phase.as_str()).collect();
+    assert_eq!(steps, ["playout tactics", "pieces", "guided captures"]);
+    assert!(knowledge.steers_playouts());
 }
