@@ -2,7 +2,8 @@
 //! and without the analysis, the playouts' tactics, move averages (MAST) steering them and the
 //! roles' pieces as the tree's priors (where random games find them), guided playouts cut off
 //! after [`CUTOFF`] joint moves and scored by those pieces, the pieces' placement beside their
-//! number (the player's configuration), and the same with playouts preferring captures; where
+//! number (the player's configuration), the same with playouts preferring captures, and with
+//! playouts guided for the pieces alone (no tactics); where
 //! there are no pieces, the fuzzy goal
 //! heuristic's outlook as the priors instead (criterion's "elements/s" are iterations/s). Each
 //! sample searches a fresh tree.
@@ -28,6 +29,9 @@ const GAMES: &[(&str, u64)] = &[
     ("escortLatch", 200),
     ("alquerque", 200),
     ("skirmish", 200),
+    ("dotsAndBoxes", 500),
+    ("englishDraughts", 200),
+    ("speedChess", 200),
 ];
 
 /// The greedy chance of the move-average variants.
@@ -74,15 +78,23 @@ fn iterations(c: &mut Criterion) {
             ("plain+mast", None, mast.clone()),
             ("tactics+mast", knowledge(true), mast.clone()),
         ];
-        if let (Some(analysis), Some(tactics)) = (with_pieces(false), with_pieces(true)) {
+        if let (Some(untactical), Some(tactics)) = (with_pieces(false), with_pieces(true)) {
             let cutoff = MctsConfig { cutoff: CUTOFF, ..mast.clone() };
-            variants.push(("analysis+pieces", analysis, plain));
+            variants.push(("analysis+pieces", untactical, plain));
             variants.push(("tactics+mast+pieces", tactics.clone(), mast));
             variants.push(("tactics+mast+pieces+cutoff", tactics.clone(), cutoff.clone()));
             let placement = MctsConfig { placement: PLACEMENT, ..cutoff.clone() };
             variants.push(("tactics+mast+pieces+cutoff+placement", tactics.clone(), placement.clone()));
             let captures = MctsConfig { captures: CAPTURES, ..placement };
-            variants.push(("tactics+mast+pieces+cutoff+placement+captures", tactics, captures));
+            variants.push(("tactics+mast+pieces+cutoff+placement+captures", tactics, captures.clone()));
+            // Playouts guided for the pieces alone (no tactics), as the player runs them where
+            // nothing else guides them.
+            let alone = pieces.clone().map(|p| {
+                let knowledge = Knowledge::new(&net, analysis.goals.clone(), false).with_pieces(&net, p);
+                Arc::new(knowledge.with_guided_captures(&net))
+            });
+            let config = MctsConfig { mast: 0.0, ..captures };
+            variants.push(("pieces+guided+cutoff+placement+captures", alone, config));
         } else {
             // The outlook is confirmed on games played as the knowledge's playouts play them, and
             // then joins that knowledge, as in the player.
