@@ -73,10 +73,10 @@ fn speed_chess_pieces_are_worth_their_kinds_mobility() {
 
 #[test]
 fn dots_and_boxes_playouts_run_guided_for_its_boxes() {
-    let Some(shared) = testkit::shared::locate(env!("CARGO_MANIFEST_DIR"), "dotsAndBoxes") else { return };
-    let path = testkit::shared::game(&shared, "dotsAndBoxes").expect("in the corpus");
-    let desc = testkit::load("dotsAndBoxes", &testkit::shared::read_text(&path).expect("readable"));
-    let net = testkit::compile(&desc);
+    let what = "the guidance of dotsAndBoxes' playouts";
+    let Some((desc, net)) = testkit::shared::described(env!("CARGO_MANIFEST_DIR"), "dotsAndBoxes", what) else {
+        return;
+    };
     let program = Arc::new(Program::new(&net));
     let wanted = Wanted { tactics: true, forms: true, factors: true, locality: true, pieces: true, outlook: true };
     let now = Instant::now();

@@ -56,6 +56,17 @@ pub fn compile(path: &Path) -> Option<propnet::Net> {
     propnet::compile(&desc, &propnet::Limits { deadline: Some(deadline), ..Default::default() }).ok()
 }
 
+/// The description and optimised propnet (default limits) of the corpus game called `stem`,
+/// for a test about that one game (`what` and `manifest_dir` as for [`locate`]); `None` to skip
+/// the test where the corpus is absent.
+pub fn described(manifest_dir: &str, stem: &str, what: &str) -> Option<(gdl::Description, propnet::Net)> {
+    let shared = locate(manifest_dir, what)?;
+    let path = game(&shared, stem).unwrap_or_else(|| panic!("{stem} in the corpus"));
+    let desc = crate::load(stem, &read_text(&path).expect("readable"));
+    let net = crate::compile(&desc);
+    Some((desc, net))
+}
+
 /// The optimised propnet of the corpus game called `stem`, for a test about that one game
 /// (`manifest_dir` as for [`locate`]); `None` to skip the test where the corpus is absent.
 pub fn net(manifest_dir: &str, stem: &str) -> Option<propnet::Net> {

@@ -12,11 +12,7 @@ pub fn game(name: &str) -> Option<(Description, Net)> {
     if games::find(name).is_some_and(|g| g.name == name) {
         return Some(testkit::bundled(name));
     }
-    let shared = testkit::shared::locate(env!("CARGO_MANIFEST_DIR"), &format!("the board of {name}"))?;
-    let path = testkit::shared::game(&shared, name).unwrap_or_else(|| panic!("{name} in the corpus"));
-    let desc = testkit::load(name, &testkit::shared::read_text(&path).expect("readable"));
-    let net = testkit::compile(&desc);
-    Some((desc, net))
+    testkit::shared::described(env!("CARGO_MANIFEST_DIR"), name, &format!("the board of {name}"))
 }
 
 /// The commands' budget with a deadline no test machine reaches, so that every run samples the
