@@ -69,38 +69,60 @@ impl TacticsCost {
     pub fn measure(program: &Arc<Program>, knowledge: &Knowledge, budget: Duration, seed: u64) -> TacticsCost {
         let mut m = PropnetMachine::from_program(Arc::clone(program));
         let mut rng = SmallRng::seed_from_u64(seed);
+        let guided = TacticsCost::guided(&mut m, &mut rng, knowledge, budget / 2);
         let initial = m.initial_state();
-        let half = budget / 2;
         let started = Instant::now();
-        let settings = Settings {
-            max_steps: 10_000,
-            trace: false,
-            knowledge: None,
-            deadline: Some(started + half),
-            mast: None,
-            cutoff: None,
-            captures: 0.0,
-        };
-        let mut look = Lookahead::default();
-        let mut complete = 0u64;
-        while complete < MAX_PLAYOUTS && !settings.out_of_time() {
-            match playout::guided(&mut m, &mut look, &initial, knowledge, &mut rng, &settings) {
-                Ok(Some(_)) => complete += 1,
-                Ok(None) | Err(_) => break,
-            }
-        }
-        let tactical_per_s = complete as f64 / started.elapsed().as_secs_f64().max(1e-9);
-        let (playouts, fired) = look.counts();
-        let started = Instant::now();
-        let settings = Settings { deadline: Some(started + half), ..settings };
+        let settings = trial_settings(started + budget / 2);
         let starts = vec![initial; 64];
         let mut random = 0u64;
         while random < MAX_PLAYOUTS * 16 && !settings.out_of_time() {
             random += playout::bit_sliced(&mut m, &starts, &mut rng, &settings).iter().flatten().count() as u64;
         }
         let random_per_s = random as f64 / started.elapsed().as_secs_f64().max(1e-9);
-        TacticsCost { tactical_per_s, random_per_s, fired: fired as f64 / playouts.max(1) as f64, playouts: complete }
+        TacticsCost { random_per_s, ..guided }
     }
+
+    /// Plays `knowledge`'s guided playouts for `budget` on one thread, against plain ones known
+    /// to run at `random_per_s` (measured before, as [`measure`](Self::measure) does).
+    pub fn against(
+        program: &Arc<Program>,
+        knowledge: &Knowledge,
+        budget: Duration,
+        seed: u64,
+        random_per_s: f64,
+    ) -> TacticsCost {
+        let mut m = PropnetMachine::from_program(Arc::clone(program));
+        let mut rng = SmallRng::seed_from_u64(seed);
+        TacticsCost { random_per_s, ..TacticsCost::guided(&mut m, &mut rng, knowledge, budget) }
+    }
+
+    /// `knowledge`'s guided playouts from the initial state for `budget` (no plain rate yet).
+    fn guided(m: &mut PropnetMachine, rng: &mut SmallRng, knowledge: &Knowledge, budget: Duration) -> TacticsCost {
+        let initial = m.initial_state();
+        let started = Instant::now();
+        let settings = trial_settings(started + budget);
+        let mut look = Lookahead::default();
+        let mut complete = 0u64;
+        while complete < MAX_PLAYOUTS && !settings.out_of_time() {
+            match playout::guided(m, &mut look, &initial, knowledge, rng, &settings) {
+                Ok(Some(_)) => complete += 1,
+                Ok(None) | Err(_) => break,
+            }
+        }
+        let tactical_per_s = complete as f64 / started.elapsed().as_secs_f64().max(1e-9);
+        let (playouts, fired) = look.counts();
+        TacticsCost {
+            tactical_per_s,
+            random_per_s: 0.0,
+            fired: fired as f64 / playouts.max(1) as f64,
+            playouts: complete,
+        }
+    }
+}
+
+/// A measured playout's settings: untraced, unguided by the search, until `deadline`.
+fn trial_settings(deadline: Instant) -> Settings {
+    Settings { trace: false, ..Settings::traced(10_000, deadline) }
 }
 
 /// Random games sampled for [`MoveVariety`], at most.

@@ -160,9 +160,13 @@ pub fn prepare_with(
         if let Ok(pieces) = pieces {
             knowledge = knowledge.with_pieces(net, pieces);
         }
-        if wanted.tactics && knowledge.pieces().is_some() && !knowledge.steers_playouts() {
+        // The tactics' trial (made where tactics are wanted) measured the plain playouts' rate.
+        let unguided = knowledge.pieces().is_some() && !knowledge.steers_playouts();
+        if let Some(random_per_s) = report.tactics.filter(|_| unguided).map(|t| t.random_per_s) {
             let guided = knowledge.with_guided_captures(net);
-            let cost = report.phase("guided captures", || TacticsCost::measure(program, &guided, budget.trial, 0));
+            let trial = budget.trial / 2;
+            let cost =
+                report.phase("guided captures", || TacticsCost::against(program, &guided, trial, 0, random_per_s));
             knowledge = match cost.affordable() {
                 true => guided,
                 false => guided.without_guided_captures(),
