@@ -38,6 +38,13 @@ impl<M: SearchMachine> Mcts<M> {
                 leaf.state = Some(node.state.clone());
                 return Ok(Selected::Playout(leaf));
             }
+            if self.prove_from_children(at) {
+                let proof = self.pool.get(at).and_then(|n| n.proof.as_ref());
+                let scores = proof.expect("just proven").scores.clone();
+                leaf.node = Some(at);
+                return Ok(Selected::Known(leaf, scores));
+            }
+            let node = self.pool.get(at).expect("just visited");
             if priors && matches!(node.kind, Kind::Mover(_)) && node.priors.is_empty() {
                 self.seed_priors(at)?;
             }

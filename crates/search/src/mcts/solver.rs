@@ -1,6 +1,8 @@
 //! The solver's backup: a node is proven once its result is decided by its children's proofs (a
 //! mover's best proven move reaching the best achievable score, or every move proven; every joint
-//! move of a simultaneous node proven equal), and proofs are ordered by score, then length.
+//! move of a simultaneous node proven equal), and proofs are ordered by score, then length. A
+//! proof climbs the path that found it at once; a state's other parents take it up when
+//! selection next passes through them.
 //!
 //! Where one role alone moves, the goal latches' ranges of the children also decide (chapter
 //! 12's dead states, with the best a sibling guarantees as the bar): a move whose state cannot
@@ -59,6 +61,25 @@ impl<M: SearchMachine> Mcts<M> {
             node.proof = Some(proof);
         }
         true
+    }
+
+    /// Proves the open node `at` from proofs its children gained by other paths, if it can;
+    /// whether it is proven now. A proof goes up only the path of the iteration that found it,
+    /// but a state reached by several orders of moves has other parents: each learns of it
+    /// here, when selection next comes through (it never chooses a proven child again while
+    /// another is open). It counts its proven children and tries only when there are more
+    /// than the last time it looked.
+    pub(super) fn prove_from_children(&mut self, at: NodeRef) -> bool {
+        let Some(node) = self.pool.get(at).filter(|n| n.proof.is_none()) else { return false };
+        let proven = node.children.iter().filter(|&&(_, c)| self.pool.get(c).is_some_and(|c| c.proof.is_some()));
+        let proven = proven.count() as u32;
+        if proven <= node.proven_children {
+            return false;
+        }
+        if let Some(node) = self.pool.get_mut(at) {
+            node.proven_children = proven;
+        }
+        self.prove(at)
     }
 }
 

@@ -577,3 +577,54 @@ fn a_proven_move_above_every_open_moves_best_proves_the_node() {
     assert_eq!(gamble_visits(&net, true, 3_000).1, Some(vec![50]));
     assert_eq!(gamble_visits(&net, false, 3_000).1, None, "without dominance the coins must be tried");
 }
+
+/// q picks a side, then p either `join`s (every side reaches the same state, where p can `win`
+/// at once) or `gamble`s on twenty coin moves (each remembered, so no two lines of play meet).
+/// p wins by joining whatever q picks; proving it takes the proof of the shared state to both
+/// of its parents.
+fn join_or_gamble() -> Net {
+    let mut text = String::from(
+        "(role q) (role p) (init (step 0)) (side a) (side b) (coin h) (coin t)
+         (<= (legal q (pick ?x)) (true (step 0)) (side ?x))
+         (<= (legal p noop) (true (step 0)))
+         (<= (legal q noop) (not (true (step 0))))
+         (<= (legal p join) (true (step 1)))
+         (<= (legal p gamble) (true (step 1)))
+         (<= (legal p win) (true (step 2)))
+         (<= (legal p gamble) (true (step 2)))
+         (<= (legal p (walk ?x)) (true walking) (coin ?x))
+         (<= (next (step 1)) (true (step 0)))
+         (<= (next (last ?x)) (does q (pick ?x)))
+         (<= (next (step 2)) (does p join))
+         (<= (next won) (does p win))
+         (<= (next walking) (does p gamble)) (<= (next walking) (true walking))
+         (<= (next (count 0)) (does p gamble))
+         (<= (next (count ?m)) (true (count ?n)) (succ ?n ?m))
+         (<= (next (mark ?n ?x)) (true (count ?n)) (does p (walk ?x)))
+         (<= (next (mark ?n ?x)) (true (mark ?n ?x)))
+         (<= (next lit) (does p (walk h))) (<= (next lit) (true lit))
+         (<= terminal (true won)) (<= terminal (true (count 20)))
+         (<= (goal p 100) (true won)) (<= (goal q 0) (true won))
+         (<= (goal p 50) (true (count 20)) (true lit)) (<= (goal q 50) (true (count 20)) (true lit))
+         (<= (goal p 0) (true (count 20)) (not (true lit)))
+         (<= (goal q 100) (true (count 20)) (not (true lit)))",
+    );
+    for n in 0..20 {
+        text.push_str(&format!("(succ {n} {})", n + 1));
+    }
+    testkit::compile(&testkit::load("join-or-gamble", &text))
+}
+
+#[test]
+fn a_state_proven_along_one_path_proves_its_other_parents() {
+    // Each side's node links the shared state within its first visits, before either path
+    // proves it; the parent the proof did not come through then never chooses the proven
+    // state again, and its gamble cannot be proven in the budget.
+    let net = join_or_gamble();
+    for seed in 1..=8 {
+        let config = MctsConfig { seed, ..config(100_000) };
+        let mut mcts = Mcts::new(Arc::new(Program::new(&net)), None, config).expect("starts");
+        let stats = mcts.search_iterations(3_000).expect("searches");
+        assert_eq!(stats.proven, Some(vec![0, 100]), "seed {seed}: after {} iterations", stats.iterations);
+    }
+}

@@ -100,6 +100,9 @@ pub(super) struct Node<M: SearchMachine> {
     /// While the node is open and one role alone moves: the scores of its best proven move,
     /// the least the mover can count on here.
     pub floor: Option<Box<[u8]>>,
+    /// How many of its children were proven when selection last looked for proofs that came
+    /// by other paths.
+    pub proven_children: u32,
 }
 
 impl<M: SearchMachine> Node<M> {
@@ -124,6 +127,7 @@ impl<M: SearchMachine> Node<M> {
             proof: None,
             local: Vec::new(),
             floor: None,
+            proven_children: 0,
         }
     }
 
