@@ -24,6 +24,10 @@ const MIN_FIRED: f64 = 0.5;
 /// The most times slower than plain ones tactical playouts may be.
 const MAX_SLOWDOWN: f64 = 256.0;
 
+/// How many standard errors above plain playouts' mean score a puzzle's tactical playouts must
+/// score for the tactics to pay whatever their cost.
+const MIN_SCORE_GAIN: f64 = 3.0;
+
 /// Guided playouts with tactics against plain bit-sliced ones, from the initial state.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct TacticsCost {
@@ -36,6 +40,9 @@ pub struct TacticsCost {
     pub fired: f64,
     /// Tactical playouts measured.
     pub playouts: u64,
+    /// Where the game has one role: how many standard errors the tactical playouts' mean score
+    /// is above the plain ones' (`None` with several roles, or where only one kind was played).
+    pub score_gain: Option<f64>,
 }
 
 impl TacticsCost {
@@ -44,9 +51,12 @@ impl TacticsCost {
     pub const TRIAL: Duration = Duration::from_millis(1000);
 
     /// Whether the tactics are worth their cost: they change enough playouts, and playouts with
-    /// them are not so slow that the tree starves.
+    /// them are not so slow that the tree starves, or (a puzzle) they score clearly more. A
+    /// puzzle's search looks for one line: random playouts that end the game at the first
+    /// misstep, however many, say little of where the best line goes, while playouts that
+    /// avoid ending the game below what is still reachable play the puzzle as the line would.
     pub fn pays(&self) -> bool {
-        self.fired >= MIN_FIRED && self.affordable()
+        self.fired >= MIN_FIRED && (self.affordable() || self.score_gain.is_some_and(|g| g >= MIN_SCORE_GAIN))
     }
 
     /// Whether the guided playouts are not so slow that the tree starves.
@@ -74,12 +84,20 @@ impl TacticsCost {
         let started = Instant::now();
         let settings = trial_settings(started + budget / 2);
         let starts = vec![initial; 64];
-        let mut random = 0u64;
+        let (mut random, mut scores) = (0u64, Vec::new());
         while random < MAX_PLAYOUTS * 16 && !settings.out_of_time() {
-            random += playout::bit_sliced(&mut m, &starts, &mut rng, &settings).iter().flatten().count() as u64;
+            for outcome in playout::bit_sliced(&mut m, &starts, &mut rng, &settings).iter().flatten() {
+                random += 1;
+                if let [score] = outcome.scores[..] {
+                    scores.push(f64::from(score));
+                }
+            }
         }
         let random_per_s = random as f64 / started.elapsed().as_secs_f64().max(1e-9);
-        TacticsCost { random_per_s, ..guided }
+        let score_gain = guided.1.zip(mean_error(&scores)).map(|((mean, se), (plain, plain_se))| {
+            (mean - plain) / (se * se + plain_se * plain_se).sqrt().max(f64::MIN_POSITIVE)
+        });
+        TacticsCost { random_per_s, score_gain, ..guided.0 }
     }
 
     /// Plays `knowledge`'s guided playouts for `budget` on one thread, against plain ones known
@@ -93,31 +111,52 @@ impl TacticsCost {
     ) -> TacticsCost {
         let mut m = PropnetMachine::from_program(Arc::clone(program));
         let mut rng = SmallRng::seed_from_u64(seed);
-        TacticsCost { random_per_s, ..TacticsCost::guided(&mut m, &mut rng, knowledge, budget) }
+        TacticsCost { random_per_s, ..TacticsCost::guided(&mut m, &mut rng, knowledge, budget).0 }
     }
 
-    /// `knowledge`'s guided playouts from the initial state for `budget` (no plain rate yet).
-    fn guided(m: &mut PropnetMachine, rng: &mut SmallRng, knowledge: &Knowledge, budget: Duration) -> TacticsCost {
+    /// `knowledge`'s guided playouts from the initial state for `budget` (no plain rate yet),
+    /// and where the game has one role their mean score and its standard error.
+    fn guided(
+        m: &mut PropnetMachine,
+        rng: &mut SmallRng,
+        knowledge: &Knowledge,
+        budget: Duration,
+    ) -> (TacticsCost, Option<(f64, f64)>) {
         let initial = m.initial_state();
         let started = Instant::now();
         let settings = trial_settings(started + budget);
         let mut look = Lookahead::default();
-        let mut complete = 0u64;
+        let (mut complete, mut scores) = (0u64, Vec::new());
         while complete < MAX_PLAYOUTS && !settings.out_of_time() {
             match playout::guided(m, &mut look, &initial, knowledge, rng, &settings) {
-                Ok(Some(_)) => complete += 1,
+                Ok(Some(outcome)) => {
+                    complete += 1;
+                    if let [score] = outcome.scores[..] {
+                        scores.push(f64::from(score));
+                    }
+                }
                 Ok(None) | Err(_) => break,
             }
         }
         let tactical_per_s = complete as f64 / started.elapsed().as_secs_f64().max(1e-9);
         let (playouts, fired) = look.counts();
-        TacticsCost {
+        let cost = TacticsCost {
             tactical_per_s,
             random_per_s: 0.0,
             fired: fired as f64 / playouts.max(1) as f64,
             playouts: complete,
-        }
+            score_gain: None,
+        };
+        (cost, mean_error(&scores))
     }
+}
+
+/// The mean of `scores` and its standard error, where there are at least two.
+fn mean_error(scores: &[f64]) -> Option<(f64, f64)> {
+    (scores.len() >= 2).then(|| {
+        let (mean, sd) = stats::moments(scores.iter().copied());
+        (mean, sd / (scores.len() as f64).sqrt())
+    })
 }
 
 /// A measured playout's settings: untraced, unguided by the search, until `deadline`.
@@ -337,10 +376,16 @@ mod tests {
             random_per_s: 1000.0 * slowdown,
             fired,
             playouts: 100,
+            score_gain: None,
         };
         assert!(cost(0.9, 40.0).pays());
         assert!(cost(MIN_FIRED, MAX_SLOWDOWN).pays());
         assert!(!cost(0.3, 40.0).pays(), "too few playouts changed");
         assert!(!cost(0.9, 1000.0).pays(), "too slow");
+        // A puzzle's tactical playouts that score clearly more pay whatever they cost.
+        let puzzle = |fired, gain| TacticsCost { score_gain: Some(gain), ..cost(fired, 1000.0) };
+        assert!(puzzle(0.9, MIN_SCORE_GAIN).pays());
+        assert!(!puzzle(0.9, 1.0).pays(), "not clearly more");
+        assert!(!puzzle(0.3, 50.0).pays(), "too few playouts changed");
     }
 }

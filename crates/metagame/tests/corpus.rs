@@ -1,7 +1,8 @@
 //! Material estimates and pieces on corpus games, where they should and should not be found.
 
+use analysis::GoalLatches;
 use machine::StateMachine;
-use metagame::{prepare, Budget, Material, Pieces, Wanted};
+use metagame::{prepare, Budget, Knowledge, Material, Pieces, TacticsCost, Wanted};
 use propnet::Program;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -89,4 +90,21 @@ fn dots_and_boxes_playouts_run_guided_for_its_boxes() {
     let steps: Vec<&str> = prepared.report.phases.iter().map(|p| p.phase.as_str()).collect();
     assert_eq!(steps, ["playout tactics", "pieces", "guided captures"]);
     assert!(knowledge.steers_playouts());
+}
+
+#[test]
+fn max_knights_playouts_that_keep_placing_pay_for_their_cost() {
+    let what = "the tactics of max_knights";
+    let Some((_, net)) = testkit::shared::described(env!("CARGO_MANIFEST_DIR"), "max_knights", what) else {
+        return;
+    };
+    let program = Arc::new(Program::new(&net));
+    let knowledge = Knowledge::new(&net, GoalLatches::new(&net, &[], None), true);
+    let cost = TacticsCost::measure(&program, &knowledge, Duration::from_secs(1), 1);
+    // Random placements end at the first knight attacked, a few moves in; the tactical
+    // playouts leave out the placement that ends the game while another does not, so they
+    // place knights until none fits and score far more, however much slower they are.
+    let gain = cost.score_gain.expect("one role");
+    assert!(gain > 10.0, "{cost:?}");
+    assert!(cost.pays(), "{cost:?}");
 }

@@ -178,6 +178,9 @@ pub(super) fn print_learned(roles: &[String], l: &Learned) {
             c.random_per_s,
             c.random_per_s / c.tactical_per_s.max(f64::MIN_POSITIVE)
         );
+        if let Some(gain) = c.score_gain {
+            println!("  their mean score against plain playouts': {gain:+.1} standard errors (one role)");
+        }
     }
     if let Some(v) = &l.move_averages {
         let used = if v.used { "used by mcts" } else { "not used by mcts" };
