@@ -94,10 +94,7 @@ fn dots_and_boxes_playouts_run_guided_for_its_boxes() {
 
 #[test]
 fn max_knights_playouts_that_keep_placing_pay_for_their_cost() {
-    let what = "the tactics of max_knights";
-    let Some((_, net)) = testkit::shared::described(env!("CARGO_MANIFEST_DIR"), "max_knights", what) else {
-        return;
-    };
+    let Some(net) = testkit::shared::net(env!("CARGO_MANIFEST_DIR"), "max_knights") else { return };
     let program = Arc::new(Program::new(&net));
     let knowledge = Knowledge::new(&net, GoalLatches::new(&net, &[], None), true);
     let cost = TacticsCost::measure(&program, &knowledge, Duration::from_secs(1), 1);
