@@ -13,7 +13,7 @@ use serde::Serialize;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use structures::bits;
+use structures::bits::{self, Bits};
 
 /// Playouts of each kind measured, at most (a slow game stops at its time budget first).
 const MAX_PLAYOUTS: u64 = 4096;
@@ -189,6 +189,9 @@ pub struct MoveVariety {
     /// The share of the chosen moves (those played at least twice) whose name fixes an effect
     /// of its own, 0..=1.
     pub fixed_share: f64,
+    /// The share of the chosen moves that their role had already played earlier in the same
+    /// game, 0..=1: none in a game of marks, where a move is played once and its effect stays.
+    pub repeat_share: f64,
 }
 
 impl MoveVariety {
@@ -220,6 +223,20 @@ impl MoveVariety {
         self.choices > 0 && self.legal_share <= Self::MAX_LEGAL_SHARE && self.fixed_share >= Self::MIN_FIXED_SHARE
     }
 
+    /// The largest share of repeated moves for all-moves-as-first statistics to be kept: in a
+    /// game of marks (Tic-Tac-Toe, Hex, Reversi's discs) a move is made once and its effect
+    /// stays, so what it scored when played later in a game says what it is worth now; where
+    /// moves come again (a piece stepping back and forth, a disc dropped into a column) the
+    /// same move does different things at different times.
+    pub const MAX_REPEAT_SHARE: f64 = 0.02;
+
+    /// Whether a move's score over the games that played it later speaks of it now (see
+    /// [`MoveVariety::MAX_REPEAT_SHARE`]): its roles choose, rarely repeat a move, and its names
+    /// fix their effects.
+    pub fn marks(&self) -> bool {
+        self.choices > 0 && self.repeat_share <= Self::MAX_REPEAT_SHARE && self.fixed_share >= Self::MIN_FIXED_SHARE
+    }
+
     /// Samples random games of `program` from the initial state for `budget` (or
     /// [`VARIETY_GAMES`] games) on one thread.
     pub fn measure(program: &Arc<Program>, budget: Duration, seed: u64) -> MoveVariety {
@@ -235,8 +252,12 @@ impl MoveVariety {
         // true; and what every chosen play of the role made true.
         let mut effects: Vec<HashMap<u32, (u64, Vec<u64>)>> = vec![HashMap::new(); roles];
         let mut common: Vec<Option<Vec<u64>>> = vec![None; roles];
+        // Per role, the moves it chose in the game under way.
+        let mut played: Vec<Vec<u64>> = vec![Vec::new(); roles];
+        let mut repeats = 0u64;
         'games: for _ in 0..VARIETY_GAMES {
             let mut state = initial.clone();
+            played.iter_mut().for_each(Vec::clear);
             for _ in 0..1000 {
                 if Instant::now() >= deadline {
                     break 'games;
@@ -254,6 +275,8 @@ impl MoveVariety {
                     if chose[r] {
                         legal_sum[r] += legal.len() as u64;
                         choices[r] += 1;
+                        repeats += u64::from(played[r].bit(joint[r] as usize));
+                        bits::insert(&mut played[r], joint[r] as usize);
                         for &mv in &legal {
                             bits::insert(&mut seen[r], mv as usize);
                         }
@@ -290,7 +313,8 @@ impl MoveVariety {
             }
         }
         let fixed_share = if repeated == 0 { 1.0 } else { fixed as f64 / repeated as f64 };
-        MoveVariety { legal_share: if total == 0 { 0.0 } else { weighted / total as f64 }, choices: total, fixed_share }
+        let share = |n: f64| if total == 0 { 0.0 } else { n / total as f64 };
+        MoveVariety { legal_share: share(weighted), choices: total, fixed_share, repeat_share: share(repeats as f64) }
     }
 }
 
@@ -333,6 +357,17 @@ mod tests {
         assert!((0.4..0.7).contains(&tictactoe.legal_share), "{tictactoe:?}");
         // A piece's step always puts that side's piece on the square it names.
         assert!(breakthrough.fixed_share > 0.99, "{breakthrough:?}");
+    }
+
+    #[test]
+    fn a_game_of_marks_repeats_no_move_and_dropped_discs_repeat_most() {
+        let tictactoe = variety("tictactoe");
+        assert_eq!(tictactoe.repeat_share, 0.0, "{tictactoe:?}");
+        assert!(tictactoe.marks());
+        // Seven columns, up to 21 discs a side.
+        let connectfour = variety("connectfour");
+        assert!(connectfour.repeat_share > 0.5, "{connectfour:?}");
+        assert!(!connectfour.marks());
     }
 
     /// A king and a pawn step around a ring of twelve squares under one name, `(move FROM TO)`;

@@ -46,6 +46,8 @@ pub(super) struct VarietyEntry {
     variety: MoveVariety,
     /// Whether the `mcts` player would steer its playouts by move averages.
     used: bool,
+    /// Whether the `mcts` player would keep all-moves-as-first statistics (RAVE).
+    rave: bool,
 }
 
 /// The roles' pieces, if random games showed them, and where they stand better.
@@ -134,7 +136,9 @@ pub(super) fn learned(
     let started = Instant::now();
     let variety = MoveVariety::measure(&propnet.program, MoveVariety::trial(end.saturating_duration_since(started)), 0);
     learned.phases.push(Phase { phase: "move variety".to_owned(), seconds: started.elapsed().as_secs_f64() });
-    learned.move_averages = Some(VarietyEntry { variety, used: options.wants_move_averages() && variety.pays() });
+    let used = options.wants_move_averages() && variety.pays();
+    let rave = options.keeps_rave(net.roles.len(), knowledge.as_deref(), Some(&variety));
+    learned.move_averages = Some(VarietyEntry { variety, used, rave });
     let started = Instant::now();
     let left = end.saturating_duration_since(started);
     if left.is_zero() {
@@ -195,6 +199,14 @@ pub(super) fn print_learned(roles: &[String], l: &Learned) {
             "  chosen moves whose name fixes what they make true: {:.0}% (used from {:.0}%)",
             100.0 * v.variety.fixed_share,
             100.0 * MoveVariety::MIN_FIXED_SHARE
+        );
+        let rave = if v.rave { "kept by mcts" } else { "not kept by mcts" };
+        println!("all-moves-as-first statistics (RAVE): {rave}");
+        println!(
+            "  chosen moves their role had played before in the game: {:.1}% (kept up to {:.0}%, \
+             where the roles have no pieces)",
+            100.0 * v.variety.repeat_share,
+            100.0 * MoveVariety::MAX_REPEAT_SHARE
         );
     }
     if let Some(m) = &l.material {

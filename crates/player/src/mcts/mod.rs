@@ -104,6 +104,7 @@ impl MctsPlayer {
             tactics: false,
             local: false,
             mast: false,
+            rave: false,
             matrix: false,
             ..MctsOptions::seeded(seed)
         };
@@ -525,8 +526,8 @@ impl Player for MctsPlayer {
                     }
                 }
                 let knowledge = prepared.knowledge;
-                let config =
-                    self.options.search_for(&net.program, MoveVariety::trial(end.saturating_duration_since(now)));
+                let trial = MoveVariety::trial(end.saturating_duration_since(now));
+                let config = self.options.search_for(&net.program, knowledge.as_deref(), trial);
                 let several = info.game.roles().len() > 1 && self.options.factored;
                 let exact = knowledge.as_deref().and_then(Knowledge::factors);
                 let splits = exact.into_iter().chain(prepared.neighbourhoods.as_ref()).filter(|_| several);

@@ -4,7 +4,7 @@
 //! (a test keeps it in step) all read the table.
 
 use super::PlayerError;
-use metagame::{MoveVariety, Wanted};
+use metagame::{Knowledge, MoveVariety, Wanted};
 use search::mcts::MctsConfig;
 use std::fmt::Write as _;
 use std::sync::Arc;
@@ -47,6 +47,9 @@ pub struct MctsOptions {
     /// Steer playouts by move averages (`search.mast` is the greedy chance) where the game's
     /// moves say where they are played (see [`MoveVariety`]).
     pub mast: bool,
+    /// Keep all-moves-as-first statistics (`search.rave` weighs them) in a game of marks whose
+    /// roles have no pieces (see [`MoveVariety::marks`]).
+    pub rave: bool,
     /// Where every joint move from the current state ends the game and several roles choose
     /// (a one-shot game, a last round), draw the move from an equilibrium of the payoffs
     /// instead of taking the tree's most visited (see [`search::matrix`]).
@@ -60,6 +63,10 @@ pub struct MctsOptions {
 /// best for MAST across games ("N-Grams and the Last-Good-Reply Policy Applied in General Game
 /// Playing", IEEE TCIAIG 2012).
 const MAST_GREEDY: f64 = 0.6;
+
+/// How fast a move's all-moves-as-first statistics give way to its own visits, where the
+/// player keeps them (`MctsConfig::rave`): the weight the Sancho player gives them.
+const RAVE: f64 = 0.05;
 
 /// Joint moves after which a guided playout stops and is scored by the roles' piece balance,
 /// where the game has pieces: long enough for the exchanges a move starts to play out, short
@@ -184,7 +191,7 @@ impl Setting {
 }
 
 /// Every setting of the `mcts` player: its parts first, then its numbers.
-pub const SETTINGS: [Setting; 29] = [
+pub const SETTINGS: [Setting; 31] = [
     part("analysis", |o| &mut o.analysis, "analyse the game during the start clock and hand the search what it finds"),
     part("ponder", |o| &mut o.ponder, "keep searching between move requests, on the opponents' time"),
     part(
@@ -209,6 +216,7 @@ pub const SETTINGS: [Setting; 29] = [
         "search each factor (or neighbourhood) of a game of several roles in a tree of its own",
     ),
     part("mast", |o| &mut o.mast, "steer playouts by move averages where the game's moves say where they are played"),
+    part("rave", |o| &mut o.rave, "keep all-moves-as-first statistics in a game of marks whose roles have no pieces"),
     part(
         "pieces",
         |o| &mut o.pieces,
@@ -303,6 +311,13 @@ pub const SETTINGS: [Setting; 29] = [
         "the chance that a playout plays the move of best average, where averages are used",
     ),
     number(
+        "rave",
+        |o| Field::Real(&mut o.search.rave),
+        Range::NonNegative,
+        Default::Player(RAVE),
+        "how fast a move's all-moves-as-first statistics give way to its own visits, where kept",
+    ),
+    number(
         "prior",
         |o| Field::Real(&mut o.search.prior_visits),
         Range::NonNegative,
@@ -379,6 +394,7 @@ impl std::default::Default for MctsOptions {
             factors: false,
             factored: false,
             mast: false,
+            rave: false,
             pieces: false,
             outlook: false,
             matrix: false,
@@ -440,13 +456,23 @@ impl MctsOptions {
         options
     }
 
-    /// The search's settings for a game compiled as `program`: move averages are left off
-    /// unless the options ask for them and random games of it show that its moves say where
-    /// they are played (measured within `budget`).
-    pub(super) fn search_for(&self, program: &Arc<propnet::Program>, budget: Duration) -> MctsConfig {
+    /// The search's settings for a game compiled as `program` about which the preparation
+    /// learned `knowledge`: move averages and all-moves-as-first statistics are left off unless
+    /// the options ask for them and random games of it (within `budget`) show what they need.
+    pub(super) fn search_for(
+        &self,
+        program: &Arc<propnet::Program>,
+        knowledge: Option<&Knowledge>,
+        budget: Duration,
+    ) -> MctsConfig {
         let mut config = self.search.clone();
-        if !self.wants_move_averages() || !MoveVariety::measure(program, budget, config.seed).pays() {
+        let variety = (self.wants_move_averages() || self.wants_rave())
+            .then(|| MoveVariety::measure(program, budget, config.seed));
+        if !self.wants_move_averages() || !variety.is_some_and(|v| v.pays()) {
             config.mast = 0.0;
+        }
+        if !self.keeps_rave(program.roles().len(), knowledge, variety.as_ref()) {
+            config.rave = 0.0;
         }
         config
     }
@@ -455,6 +481,20 @@ impl MctsOptions {
     /// the variety they need ([`MoveVariety::pays`]).
     pub fn wants_move_averages(&self) -> bool {
         self.mast && self.search.mast != 0.0
+    }
+
+    /// Whether these options keep all-moves-as-first statistics where the game allows.
+    pub fn wants_rave(&self) -> bool {
+        self.rave && self.search.rave > 0.0
+    }
+
+    /// Whether these options keep all-moves-as-first statistics in a game of `roles` roles with
+    /// `knowledge` and the moves' `variety`: where they are wanted, the game is one of marks
+    /// ([`MoveVariety::marks`]) with an opponent, and the roles have no pieces (whose material
+    /// the tree's priors then weigh; the statistics would swamp them).
+    pub fn keeps_rave(&self, roles: usize, knowledge: Option<&Knowledge>, variety: Option<&MoveVariety>) -> bool {
+        let pieces = knowledge.is_some_and(|k| k.pieces().is_some());
+        self.wants_rave() && roles > 1 && !pieces && variety.is_some_and(MoveVariety::marks)
     }
 
     /// What the preparation should learn for these options: pieces only where the priors or the
@@ -512,6 +552,23 @@ mod tests {
             "docs/match.md's settings are out of date; between the markers put:\n{}",
             settings_reference()
         );
+    }
+
+    #[test]
+    fn all_moves_as_first_statistics_are_kept_in_games_of_marks_with_an_opponent() {
+        let options = MctsOptions::default();
+        let marks = MoveVariety { legal_share: 0.5, choices: 1_000, fixed_share: 1.0, repeat_share: 0.0 };
+        assert!(options.keeps_rave(2, None, Some(&marks)));
+        assert!(!options.keeps_rave(1, None, Some(&marks)), "a puzzle");
+        assert!(!options.keeps_rave(2, None, None), "not measured");
+        let stepping = MoveVariety { repeat_share: 0.3, ..marks };
+        assert!(!options.keeps_rave(2, None, Some(&stepping)));
+        let unnamed = MoveVariety { fixed_share: 0.5, ..marks };
+        assert!(!options.keeps_rave(2, None, Some(&unnamed)));
+        let off = options.clone().adjusted("no-rave").expect("a switch");
+        assert!(!off.keeps_rave(2, None, Some(&marks)));
+        let zero = options.adjusted("rave=0").expect("a setting");
+        assert!(!zero.keeps_rave(2, None, Some(&marks)));
     }
 
     /// Every number's default lies in its range, and the default options hold it.

@@ -21,7 +21,9 @@
 //! measured by [`metagame::TacticsCost`]. Without latches or tactics every playout is
 //! bit-sliced: up to 64 leaves chosen with virtual loss are played out in one pass. With
 //! `MctsConfig::mast`, every move's mean score over the search steers the playouts' draws
-//! (`mast`), where [`metagame::MoveVariety`] says a move's name tells where it is played. Where
+//! (`mast`), where [`metagame::MoveVariety`] says a move's name tells where it is played; with
+//! `MctsConfig::rave`, nodes where one role moves keep each move's all-moves-as-first statistics
+//! and selection blends them into its value (`select`). Where
 //! the search knows the roles' [`metagame::Pieces`], a mover's moves start from priors: the
 //! material each wins or loses since the root (with `MctsConfig::placement`, and where its
 //! pieces stand better or worse, [`metagame::Placement`]), counting as a few playouts
@@ -159,6 +161,14 @@ pub struct MctsConfig {
     /// leaves the mover the most material ahead, where the knowledge knows the roles' pieces: a
     /// piece left where it can be taken is taken (0: never).
     pub captures: f64,
+    /// Where one role alone moves, blend each move's value with its all-moves-as-first
+    /// statistics (RAVE: Gelly and Silver, "Monte-Carlo tree search and rapid action value
+    /// estimation in computer Go", AIJ 2011): its mean score over every iteration through the
+    /// node in which the mover played it there or later, in the tree or the playout. A move's
+    /// weight on them is `ñ / (ñ + n + rave · n · ñ + 1)` for `n` visits of its own and `ñ`
+    /// such samples, so they rank the moves of a node visited a few times and fade as its own
+    /// visits come in; 0 keeps no such statistics.
+    pub rave: f64,
 }
 
 impl Default for MctsConfig {
@@ -186,6 +196,7 @@ impl Default for MctsConfig {
             mast: 0.0,
             regret: 0.1,
             captures: 0.0,
+            rave: 0.0,
         }
     }
 }
@@ -305,6 +316,11 @@ pub struct Mcts<M: SearchMachine = PropnetMachine> {
     checked: Option<(M::State, usize, Vec<f64>)>,
     /// The knowledge's outlook, with scratch space of its own, where it gives the priors.
     outlook: Option<Outlook>,
+    /// Where the search keeps all-moves-as-first statistics: per move index, the number of the
+    /// last backup whose iteration had played it so far (see `select::Mcts::backup`).
+    played: Vec<u32>,
+    /// The number of the backup under way.
+    stamp: u32,
 }
 
 impl<M: SearchMachine> std::fmt::Debug for Mcts<M> {
@@ -349,6 +365,7 @@ impl<M: SearchMachine> Mcts<M> {
         let bits = M::bits(&initial).is_some();
         let mast =
             (config.mast > 0.0 && machine.move_count() > 0).then(|| Mast::new(machine.move_count(), config.mast));
+        let played = if config.rave > 0.0 { vec![0; machine.move_count()] } else { Vec::new() };
         let knowledge = knowledge.filter(|g| bits && !g.is_empty());
         let outlook = knowledge.as_deref().and_then(Knowledge::outlook).cloned();
         let dominance = config.dominance && knowledge.as_deref().is_some_and(|k| !k.goals().is_empty());
@@ -371,6 +388,8 @@ impl<M: SearchMachine> Mcts<M> {
             mast,
             checked: None,
             outlook,
+            played,
+            stamp: 0,
         };
         mcts.root = mcts.node_for(initial)?;
         Ok(mcts)
@@ -727,6 +746,9 @@ impl<M: SearchMachine> Mcts<M> {
         };
         if node.kind == Kind::Simultaneous && self.config.regret > 0.0 {
             node.regrets = vec![0.0; node.moves.len()];
+        }
+        if let (Kind::Mover(m), true) = (node.kind, self.config.rave > 0.0) {
+            node.amaf = vec![Edge::default(); node.move_count(m)];
         }
         // Room for what selection fills in later, so that the pool counts its bytes.
         if let (Kind::Mover(m), true) = (node.kind, self.seeds_priors()) {

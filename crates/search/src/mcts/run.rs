@@ -17,8 +17,9 @@ impl<M: SearchMachine> Mcts<M> {
     ) -> Result<SearchStats, MachineError> {
         let settings = Settings {
             max_steps: self.config.max_playout_steps,
-            // Plans need the moves of single-player playouts, move averages and RAVE those of all.
-            trace: self.roles == 1 || self.mast.is_some(),
+            // Plans need the moves of single-player playouts, move averages and all-moves-as-first
+            // statistics those of all.
+            trace: self.roles == 1 || self.mast.is_some() || !self.played.is_empty(),
             knowledge: self.knowledge.clone().filter(|g| self.config.guided_playouts && g.steers_playouts()),
             deadline,
             mast: None,
@@ -152,7 +153,7 @@ impl<M: SearchMachine> Mcts<M> {
         for _ in 0..count {
             match self.select()? {
                 Selected::Known(leaf, scores) => {
-                    self.backup(&leaf, &scores, true);
+                    self.backup(&leaf, &scores, true, &[]);
                     if self.settled() {
                         break;
                     }
@@ -196,7 +197,7 @@ impl<M: SearchMachine> Mcts<M> {
                     if self.roles == 1 {
                         leaf.moves.extend_from_slice(&outcome.moves);
                     }
-                    self.backup(&leaf, &outcome.scores, outcome.complete);
+                    self.backup(&leaf, &outcome.scores, outcome.complete, &outcome.moves);
                 }
                 None => self.take_back(&leaf),
             }

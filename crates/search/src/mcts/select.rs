@@ -180,8 +180,10 @@ impl<M: SearchMachine> Mcts<M> {
 
     /// Propagates proofs up from a proven leaf, then adds `scores` to the statistics along
     /// `leaf`'s path (above a node whose mover has a better proven move, that move's scores
-    /// instead), and keeps a better single-player plan.
-    pub(super) fn backup(&mut self, leaf: &Leaf<M>, scores: &[u8], complete: bool) {
+    /// instead), and keeps a better single-player plan. Where the search keeps
+    /// all-moves-as-first statistics, the moves of `playout` (every role's, joint move after
+    /// joint move) and those chosen along the path count for each node they come at or after.
+    pub(super) fn backup(&mut self, leaf: &Leaf<M>, scores: &[u8], complete: bool, playout: &[M::Move]) {
         self.iterations += 1;
         let proven = leaf.node.and_then(|n| self.pool.get(n)).is_some_and(|n| n.proof.is_some());
         if proven {
@@ -195,6 +197,13 @@ impl<M: SearchMachine> Mcts<M> {
             self.offer_plan(Plan { moves: leaf.moves.clone(), score: u32::from(scores[0]) });
         }
         let roles = self.roles;
+        let rave = !self.played.is_empty();
+        if rave {
+            self.next_stamp();
+            for mv in playout {
+                self.mark_played(mv);
+            }
+        }
         let mut scores: Box<[u8]> = scores.into();
         for (k, &at) in leaf.path.iter().enumerate().rev() {
             let Some(node) = self.pool.get_mut(at) else { continue };
@@ -203,12 +212,44 @@ impl<M: SearchMachine> Mcts<M> {
                 if !node.regrets.is_empty() {
                     learn_regret(node, r, c as usize, leaf.chances[k * roles + r], scores[r]);
                 }
+                if let Some(slot) =
+                    M::move_index(&node.role_move(r, c as usize)).and_then(|i| self.played.get_mut(i as usize))
+                {
+                    *slot = self.stamp;
+                }
+            }
+            if let Kind::Mover(m) = node.kind {
+                for (i, amaf) in node.amaf.iter_mut().enumerate() {
+                    let mv = node.moves[node.starts[m] as usize + i];
+                    if M::move_index(&mv).and_then(|x| self.played.get(x as usize)) == Some(&self.stamp) {
+                        amaf.visits += 1;
+                        amaf.sum += f64::from(scores[m]);
+                    }
+                }
             }
             if let (Kind::Mover(m), Some(floor)) = (node.kind, &node.floor) {
                 if floor[m] > scores[m] {
                     scores.clone_from(floor);
                 }
             }
+        }
+    }
+
+    /// Starts a new backup's record of the moves played (clearing the record when the stamps
+    /// wrap round).
+    fn next_stamp(&mut self) {
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            self.played.fill(0);
+            self.stamp = 1;
+        }
+    }
+
+    /// Records that the iteration under backup played `mv` (at the node being backed up or
+    /// later).
+    fn mark_played(&mut self, mv: &M::Move) {
+        if let Some(slot) = M::move_index(mv).and_then(|i| self.played.get_mut(i as usize)) {
+            *slot = self.stamp;
         }
     }
 
@@ -232,7 +273,9 @@ impl<M: SearchMachine> Mcts<M> {
 
 /// `role`'s move index at `node` by UCB on its own statistics: untried moves first (a random
 /// one; a move with a prior counts as tried), others at mean (blended with the prior) plus
-/// exploration plus the fading goal-latch hint and latch-heuristic gain plus the local search's
+/// exploration plus the fading goal-latch hint and latch-heuristic gain, blended with the
+/// move's all-moves-as-first mean where the node keeps those (and there untried moves are
+/// valued as once visited at the node's mean instead of coming first), plus the local search's
 /// verdict. Moves whose result is proven are left alone while any other is open: playing them
 /// again teaches nothing, and the open ones are what stands between the node and its proof
 /// (their value reaches the ancestors through the node's floor instead). So are moves another
@@ -252,6 +295,12 @@ fn choose<M: SearchMachine>(
     }
     let alone = node.kind == Kind::Mover(role);
     let log_n = f64::from(node.visits.max(1)).ln();
+    // With all-moves-as-first statistics an untried move is valued, not tried first: as a
+    // move visited once that scored the node's mean, blended with its statistics.
+    let amaf = |i: usize| node.amaf.get(i).filter(|_| alone);
+    let local = |i: usize| node.local.get(i).filter(|_| alone).map_or(0.0, |&v| f64::from(v) * config.local_weight);
+    let first = (!node.amaf.is_empty() && alone)
+        .then(|| mean_score(node, role).unwrap_or(0.5) + config.exploration * log_n.sqrt());
     let mut best: Option<(usize, f64)> = None;
     let mut proven: Option<(usize, u8)> = None;
     let mut untried = Best::new();
@@ -281,13 +330,19 @@ fn choose<M: SearchMachine>(
                 let (lo, hi) = (node.range[role], c.range[role]);
                 (f64::from(hi.0) - f64::from(lo.0) + f64::from(hi.1) - f64::from(lo.1)) / 100.0
             });
-            let local = node.local.get(i).filter(|_| alone).map_or(0.0, |&v| f64::from(v) * config.local_weight);
             let gain = match (node.heuristic.get(role), child.and_then(|c| c.heuristic.get(role))) {
                 (Some(&here), Some(&there)) => (f64::from(there) - f64::from(here)) / 100.0,
                 _ => 0.0,
             };
             let bias = (config.latch_bias * hint + config.heuristic_bias * gain) / visits;
-            let value = mean / 100.0 + config.exploration * (log_n / visits).sqrt() + bias + local;
+            let value = mean / 100.0 + config.exploration * (log_n / visits).sqrt() + bias;
+            let value = with_amaf(config.rave, value, visits, amaf(i)) + local(i);
+            if best.is_none_or(|(_, v)| value > v) {
+                best = Some((i, value));
+            }
+        } else if let Some(first) = first {
+            // Ties among moves without statistics are broken at random.
+            let value = with_amaf(config.rave, first, 0.0, amaf(i)) + local(i) + rng.random::<f64>() * 1e-9;
             if best.is_none_or(|(_, v)| value > v) {
                 best = Some((i, value));
             }
@@ -297,6 +352,14 @@ fn choose<M: SearchMachine>(
         }
     }
     untried.get().or(best.map(|b| b.0)).or(proven.map(|p| p.0)).unwrap_or(0)
+}
+
+/// `value` (scores scaled to 0..=1) of a move that has `visits` of its own, blended with its
+/// all-moves-as-first mean where it has samples (see [`MctsConfig::rave`]).
+fn with_amaf(rave: f64, value: f64, visits: f64, amaf: Option<&Edge>) -> f64 {
+    let Some((mean, samples)) = amaf.and_then(|a| Some((a.mean()?, f64::from(a.visits)))) else { return value };
+    let weight = samples / (samples + visits + rave * visits * samples + 1.0);
+    (1.0 - weight) * value + weight * mean / 100.0
 }
 
 /// What `role`'s value of a move (whose statistics are `edge`, leading where one role alone
@@ -380,4 +443,22 @@ pub(super) fn totals<M: SearchMachine>(node: &Node<M>, role: usize) -> (f64, u32
         let edge = node.edge(role, i);
         (sum + edge.sum, visits + edge.visits)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn all_moves_as_first_means_lead_a_fresh_move_and_give_way_to_its_own_visits() {
+        let amaf = Edge { visits: 100, sum: 8_000.0 };
+        let fresh = with_amaf(0.05, 0.3, 0.0, Some(&amaf));
+        assert!((fresh - 0.8).abs() < 0.01, "{fresh}");
+        let some = with_amaf(0.05, 0.3, 20.0, Some(&amaf));
+        assert!(some > 0.3 && some < fresh, "{some}");
+        let visited = with_amaf(0.05, 0.3, 1_000.0, Some(&amaf));
+        assert!((visited - 0.3).abs() < 0.02, "{visited}");
+        assert_eq!(with_amaf(0.05, 0.3, 5.0, Some(&Edge::default())), 0.3, "no samples, no blend");
+        assert_eq!(with_amaf(0.05, 0.3, 5.0, None), 0.3);
+    }
 }

@@ -133,6 +133,53 @@ fn move_averages_learn_that_the_centre_is_best_and_leave_the_proof_sound() {
 }
 
 #[test]
+fn all_moves_as_first_statistics_count_every_move_played_at_or_after_a_node() {
+    let net = net("tictactoe");
+    let tactics = Arc::new(Knowledge::new(&net, GoalLatches::new(&net, &[], None), true));
+    // Bit-sliced and guided playouts, on one thread and on workers.
+    for (knowledge, threads) in [(None, 1), (None, 2), (Some(tactics), 1)] {
+        let guided = knowledge.is_some();
+        let config = MctsConfig { threads, rave: 0.05, ..config(200_000) };
+        let mut mcts = Mcts::new(Arc::new(Program::new(&net)), knowledge, config).expect("starts");
+        mcts.search_iterations(2_000).expect("searches");
+        let root = mcts.root_node();
+        assert_eq!(root.kind, Kind::Mover(0));
+        let count = root.move_count(0);
+        assert_eq!(root.amaf.len(), count);
+        let (mut own, mut all) = (0, 0);
+        for i in 0..count {
+            let (edge, amaf) = (root.edge(0, i), root.amaf[i]);
+            // Every iteration that chose the move counts it, and so do those that played it later.
+            assert!(amaf.visits >= edge.visits, "move {i}: {amaf:?} against {edge:?}, guided {guided}");
+            assert!(amaf.visits <= root.visits);
+            let mean = amaf.mean().expect("played");
+            assert!((0.0..=100.0).contains(&mean));
+            (own, all) = (own + edge.visits, all + amaf.visits);
+        }
+        // x makes three or four more marks after its first in most games.
+        assert!(all > 3 * own, "{all} samples over {own} visits, guided {guided}, {threads} threads");
+        let m = mcts.machine();
+        let mean = |name: &str| {
+            let i = (0..count).find(|&i| root.role_move(0, i) == m.find_move(0, name).expect("a move"));
+            root.amaf[i.expect("legal")].mean().expect("played")
+        };
+        // The centre lies on four lines, an edge on two: x wins more of the games it takes it in.
+        assert!(mean("(mark 2 2)") > mean("(mark 1 2)"), "guided {guided}, {threads} threads");
+    }
+    let plain = Mcts::new(Arc::new(Program::new(&net)), None, config(1_000)).expect("starts");
+    assert!(plain.root_node().amaf.is_empty(), "no statistics unless asked for");
+}
+
+#[test]
+fn tictactoe_is_solved_as_a_draw_with_all_moves_as_first_statistics() {
+    let net = net("tictactoe");
+    let mut mcts =
+        Mcts::new(Arc::new(Program::new(&net)), None, MctsConfig { rave: 0.05, ..config(200_000) }).expect("starts");
+    let stats = mcts.search_iterations(50_000).expect("searches");
+    assert_eq!(stats.proven, Some(vec![50, 50]), "after {} iterations", stats.iterations);
+}
+
+#[test]
 fn tictactoe_is_solved_as_a_draw() {
     let net = net("tictactoe");
     let mut mcts = Mcts::new(Arc::new(Program::new(&net)), None, config(200_000)).expect("starts");

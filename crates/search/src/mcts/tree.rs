@@ -103,6 +103,9 @@ pub(super) struct Node<M: SearchMachine> {
     /// How many of its children were proven when selection last looked for proofs that came
     /// by other paths.
     pub proven_children: u32,
+    /// Where one role alone moves and the search keeps them (`MctsConfig::rave`): per move of
+    /// the mover, its all-moves-as-first statistics (empty otherwise).
+    pub amaf: Vec<Edge>,
 }
 
 impl<M: SearchMachine> Node<M> {
@@ -128,6 +131,7 @@ impl<M: SearchMachine> Node<M> {
             local: Vec::new(),
             floor: None,
             proven_children: 0,
+            amaf: Vec::new(),
         }
     }
 
@@ -135,7 +139,7 @@ impl<M: SearchMachine> Node<M> {
     /// table keeps a copy as its key), its moves and statistics, a table entry, an allowance
     /// for the one child entry an average node gets in its parent (a vector that grows by
     /// doubling), and the allocator's overhead on each of its nine allocations (one more with
-    /// regrets).
+    /// regrets, one more with all-moves-as-first statistics).
     fn footprint(&self) -> usize {
         use std::mem::size_of;
         let state = M::state_bytes(&self.state);
@@ -145,13 +149,15 @@ impl<M: SearchMachine> Node<M> {
             + self.starts.capacity() * size_of::<u32>()
             + self.edges.capacity() * size_of::<Edge>()
             + self.regrets.capacity() * size_of::<f32>()
+            + self.amaf.capacity() * size_of::<Edge>()
             + self.range.capacity() * size_of::<(u8, u8)>()
             + self.priors.capacity()
             + self.heuristic.capacity()
             + self.local.capacity()
             + size_of::<(M::State, u32)>()
             + 2 * size_of::<(u64, NodeRef)>()
-            + (9 + usize::from(self.regrets.capacity() > 0)) * ALLOCATION_OVERHEAD
+            + (9 + usize::from(self.regrets.capacity() > 0) + usize::from(self.amaf.capacity() > 0))
+                * ALLOCATION_OVERHEAD
     }
 
     /// How many legal moves `role` has.
