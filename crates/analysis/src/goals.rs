@@ -115,6 +115,11 @@ pub struct GoalLatches {
 }
 
 impl GoalLatches {
+    /// The constant sum of the two roles' goal values at the end, where it is proved.
+    pub fn sum(&self) -> Option<u32> {
+        self.sum
+    }
+
     /// Works out the effect of every latch in `latches` (found by any method) on every goal, and
     /// with proved `invariants`, in the states that satisfy their groups, the effect of their
     /// latching sets too (a member true makes the set hold for good, and every other member of

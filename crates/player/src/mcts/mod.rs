@@ -109,6 +109,7 @@ impl MctsPlayer {
             ..MctsOptions::seeded(seed)
         };
         options.search.regret = 0.0;
+        options.search.rivalry = 0.0;
         MctsPlayer::with_options("mcts-plain", options)
     }
 

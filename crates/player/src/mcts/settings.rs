@@ -68,6 +68,11 @@ const MAST_GREEDY: f64 = 0.6;
 /// player keeps them (`MctsConfig::rave`): the weight the Sancho player gives them.
 const RAVE: f64 = 0.05;
 
+/// The points a role's score at the end gains for each other role it ties, twice that for each
+/// it beats, where the goals are not proved zero-sum (`MctsConfig::rivalry`): the Sancho player's
+/// competitiveness bonus.
+const RIVALRY: f64 = 2.0;
+
 /// Joint moves after which a guided playout stops and is scored by the roles' piece balance,
 /// where the game has pieces: long enough for the exchanges a move starts to play out, short
 /// enough that the material is still the leaf's. Measured in Breakthrough self-play
@@ -191,7 +196,7 @@ impl Setting {
 }
 
 /// Every setting of the `mcts` player: its parts first, then its numbers.
-pub const SETTINGS: [Setting; 31] = [
+pub const SETTINGS: [Setting; 32] = [
     part("analysis", |o| &mut o.analysis, "analyse the game during the start clock and hand the search what it finds"),
     part("ponder", |o| &mut o.ponder, "keep searching between move requests, on the opponents' time"),
     part(
@@ -316,6 +321,13 @@ pub const SETTINGS: [Setting; 31] = [
         Range::NonNegative,
         Default::Player(RAVE),
         "how fast a move's all-moves-as-first statistics give way to its own visits, where kept",
+    ),
+    number(
+        "rivalry",
+        |o| Field::Real(&mut o.search.rivalry),
+        Range::NonNegative,
+        Default::Player(RIVALRY),
+        "points a role's final score gains per role it ties, twice per role it beats, unless zero-sum",
     ),
     number(
         "prior",

@@ -43,6 +43,7 @@
 
 mod engines;
 mod mast;
+mod rivalry;
 mod run;
 mod safety;
 mod select;
@@ -54,6 +55,7 @@ mod tests;
 
 pub use self::engines::SearchMachine;
 use self::mast::Mast;
+use self::rivalry::Rivalry;
 use self::solver::{compare, dominated, sure};
 use self::tree::{Edge, Kind, Node, NodeRef, Pool, Proof};
 use crate::matrix::{NormalForm, MAX_JOINT_MOVES};
@@ -169,6 +171,12 @@ pub struct MctsConfig {
     /// such samples, so they rank the moves of a node visited a few times and fade as its own
     /// visits come in; 0 keeps no such statistics.
     pub rave: f64,
+    /// Where several roles play and their goals are not proved to sum to a constant: the
+    /// points a role's score at the end gains for each other role it ties (twice that for each
+    /// it beats), the whole rescaled to 0..=100, so that the search takes every role to prefer
+    /// beating the others to matching their goal (see `rivalry`); 0 scores goal values alone.
+    /// The tree's means and proofs are then on that scale.
+    pub rivalry: f64,
 }
 
 impl Default for MctsConfig {
@@ -197,6 +205,7 @@ impl Default for MctsConfig {
             regret: 0.1,
             captures: 0.0,
             rave: 0.0,
+            rivalry: 0.0,
         }
     }
 }
@@ -321,6 +330,8 @@ pub struct Mcts<M: SearchMachine = PropnetMachine> {
     played: Vec<u32>,
     /// The number of the backup under way.
     stamp: u32,
+    /// How finished games are scored beyond their goal values, where they are.
+    rivalry: Option<Rivalry>,
 }
 
 impl<M: SearchMachine> std::fmt::Debug for Mcts<M> {
@@ -369,6 +380,8 @@ impl<M: SearchMachine> Mcts<M> {
         let knowledge = knowledge.filter(|g| bits && !g.is_empty());
         let outlook = knowledge.as_deref().and_then(Knowledge::outlook).cloned();
         let dominance = config.dominance && knowledge.as_deref().is_some_and(|k| !k.goals().is_empty());
+        let zero_sum = knowledge.as_deref().is_some_and(|k| k.goals().sum().is_some());
+        let rivalry = Rivalry::new(config.rivalry, roles, zero_sum);
         let mut mcts = Mcts {
             knowledge,
             pool: Pool::new(config.max_nodes, config.max_bytes),
@@ -390,6 +403,7 @@ impl<M: SearchMachine> Mcts<M> {
             outlook,
             played,
             stamp: 0,
+            rivalry,
         };
         mcts.root = mcts.node_for(initial)?;
         Ok(mcts)
@@ -690,6 +704,12 @@ impl<M: SearchMachine> Mcts<M> {
         Ok(self.pool.insert(node, self.root, self.tick).unwrap_or_else(|_| unreachable!("a trimmed pool has room")))
     }
 
+    /// The search's scores for a game that ended with `goals`: the goals, or where the roles
+    /// are rivals, what [`Rivalry`] makes of them.
+    fn score(&self, goals: &[u8]) -> Box<[u8]> {
+        self.rivalry.map_or_else(|| goals.into(), |r| r.scores(goals))
+    }
+
     /// A new node for `state`: its moves, achievable ranges, and a proof if the game is over or
     /// its scores are decided.
     fn describe(&mut self, state: M::State) -> Result<Node<M>, MachineError> {
@@ -732,9 +752,13 @@ impl<M: SearchMachine> Mcts<M> {
                 Some(g) => g.scores(m, &node.state, M::bits(&node.state)),
                 None => playout::scores(m, &node.state),
             };
-            node.proof = Some(Proof { scores: scores.into(), depth: 0 });
+            node.proof = Some(Proof { scores: self.score(&scores), depth: 0 });
         } else if let Some(decided) = decided {
-            node.proof = Some(Proof { scores: decided.iter().map(|&v| v.min(100) as u8).collect(), depth: 0 });
+            let goals: Vec<u8> = decided.iter().map(|&v| v.min(100) as u8).collect();
+            node.proof = Some(Proof { scores: self.score(&goals), depth: 0 });
+        }
+        if let Some(rivalry) = self.rivalry {
+            node.range.iter_mut().for_each(|range| *range = rivalry.range(self.roles, *range));
         }
         node.joint_count = (0..self.roles).try_fold(1u64, |n, r| n.checked_mul(node.move_count(r) as u64));
         let movers: Vec<usize> = (0..self.roles).filter(|&r| node.move_count(r) > 1).collect();

@@ -191,7 +191,11 @@ impl<M: SearchMachine> Mcts<M> {
         let mut outcomes = outcomes.into_iter();
         for mut leaf in leaves.into_iter().filter(|l| l.state.is_some()) {
             match outcomes.next().flatten() {
-                Some(outcome) => {
+                Some(mut outcome) => {
+                    // A playout cut off early is scored by an estimate, not goals to compare.
+                    if self.rivalry.is_some() && outcome.complete {
+                        outcome.scores = self.score(&outcome.scores).into();
+                    }
                     self.playouts += 1;
                     self.record_moves(&leaf, &outcome);
                     if self.roles == 1 {

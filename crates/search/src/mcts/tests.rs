@@ -179,6 +179,41 @@ fn tictactoe_is_solved_as_a_draw_with_all_moves_as_first_statistics() {
     assert_eq!(stats.proven, Some(vec![50, 50]), "after {} iterations", stats.iterations);
 }
 
+/// ticTacToeParallel (marks on two boards at once; a line on either ends the game and scores its
+/// maker 50, two drawn boards score 50 each) after x took both centres and o the corners it
+/// took in a match lost to Sancho: x threatens (1 2) on both boards, and o to move has one
+/// saving mark, `(mark 1 2 1 2)`. Searched with the rivalry bonus `rivalry` until the root is
+/// proven: o's move, the saving mark, and what the proof of `(mark 2 1 1 2)` (which leaves the
+/// line on the first board open) gives o.
+fn parallel_defence(rivalry: f64) -> Option<(u32, u32, Option<u32>)> {
+    let net = testkit::shared::net(env!("CARGO_MANIFEST_DIR"), "ticTacToeParallel")?;
+    let moves = [
+        ["(mark 2 2 2 2)", "noop"],
+        ["noop", "(mark 3 3 3 1)"],
+        ["(mark 1 3 1 3)", "noop"],
+        ["noop", "(mark 3 1 3 3)"],
+        ["(mark 3 2 3 2)", "noop"],
+    ];
+    let config = MctsConfig { rivalry, ..config(400_000) };
+    let (m, mut mcts) = search_from(&net, &moves, Some(knowledge(&net)), config);
+    let stats = mcts.search_iterations(20_000).expect("searches");
+    assert!(stats.proven.is_some(), "the goal latches prove the position within {} iterations", stats.iterations);
+    let open = m.find_move(1, "(mark 2 1 1 2)")?;
+    let left = mcts.move_stats(1).iter().find(|s| s.mv == open)?.proven;
+    Some((mcts.best_move(1)?, m.find_move(1, "(mark 1 2 1 2)")?, left))
+}
+
+#[test]
+fn a_rival_is_expected_to_complete_a_line_worth_no_more_than_a_draw() {
+    let Some((played, saving, left)) = parallel_defence(2.0) else { return };
+    assert_eq!(played, saving, "o leaves x a line");
+    assert_eq!(left, Some(0), "x completes the line");
+    // On goal values alone, x is as happy to play on to a drawn end as to complete its line,
+    // and the proof counts on it: leaving the line open is proven as good as closing it.
+    let Some((_, _, left)) = parallel_defence(0.0) else { return };
+    assert_eq!(left, Some(50));
+}
+
 #[test]
 fn tictactoe_is_solved_as_a_draw() {
     let net = net("tictactoe");
