@@ -446,8 +446,8 @@ mod tests {
         assert!(e.to_string().contains("\"depth=3\"") && e.to_string().contains("batch"), "{e}");
         let player = create("mcts:no-forms", 1).unwrap();
         assert_eq!(player.name(), "mcts:no-forms");
-        let e = create("mcts:no-rave", 1).err().unwrap();
-        assert!(e.to_string().contains("\"no-rave\"") && e.to_string().contains("forms"), "{e}");
+        let e = create("mcts:no-minimax", 1).err().unwrap();
+        assert!(e.to_string().contains("\"no-minimax\"") && e.to_string().contains("forms"), "{e}");
         assert!(create("mcts:forms", 1).is_err(), "a switch turns a part off: no-NAME");
     }
 }

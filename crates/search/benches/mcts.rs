@@ -5,8 +5,9 @@
 //! number (the player's configuration), the same with playouts preferring captures, and with
 //! playouts guided for the pieces alone (no tactics); where
 //! there are no pieces, the fuzzy goal
-//! heuristic's outlook as the priors instead (criterion's "elements/s" are iterations/s). Each
-//! sample searches a fresh tree.
+//! heuristic's outlook as the priors instead; and with all-moves-as-first statistics (RAVE)
+//! and the rivalry bonus, each on plain and tactical search (criterion's "elements/s" are
+//! iterations/s). Each sample searches a fresh tree.
 //! `cargo bench -p search --bench mcts`.
 
 use analysis::{Analysis, AnalysisConfig};
@@ -23,6 +24,8 @@ use std::time::{Duration, Instant};
 /// skirmish have goal latches too, skirmish a terminal that reads the whole board.
 const GAMES: &[(&str, u64)] = &[
     ("ticTacToe", 2_000),
+    ("ticTacToeParallel", 2_000),
+    ("nineBoardTicTacToe", 500),
     ("connectFour", 2_000),
     ("breakthrough", 500),
     ("knightThrough", 500),
@@ -33,6 +36,12 @@ const GAMES: &[(&str, u64)] = &[
     ("englishDraughts", 200),
     ("speedChess", 200),
 ];
+
+/// The weight of the all-moves-as-first variants (the player's setting).
+const RAVE: f64 = 0.05;
+
+/// The bonus of the rivalry variants (the player's setting).
+const RIVALRY: f64 = 2.0;
 
 /// The greedy chance of the move-average variants.
 const MAST: f64 = 0.6;
@@ -77,6 +86,10 @@ fn iterations(c: &mut Criterion) {
             ("tactics", knowledge(true), plain.clone()),
             ("plain+mast", None, mast.clone()),
             ("tactics+mast", knowledge(true), mast.clone()),
+            ("plain+rave", None, MctsConfig { rave: RAVE, ..plain.clone() }),
+            ("tactics+rave", knowledge(true), MctsConfig { rave: RAVE, ..plain.clone() }),
+            ("plain+rivalry", None, MctsConfig { rivalry: RIVALRY, ..plain.clone() }),
+            ("tactics+rivalry", knowledge(true), MctsConfig { rivalry: RIVALRY, ..plain.clone() }),
         ];
         if let (Some(untactical), Some(tactics)) = (with_pieces(false), with_pieces(true)) {
             let cutoff = MctsConfig { cutoff: CUTOFF, ..mast.clone() };

@@ -46,7 +46,8 @@ pub(super) struct VarietyEntry {
     variety: MoveVariety,
     /// Whether the `mcts` player would steer its playouts by move averages.
     used: bool,
-    /// Whether the `mcts` player would keep all-moves-as-first statistics (RAVE).
+    /// Whether the game suits all-moves-as-first statistics (RAVE), which the `mcts` player
+    /// keeps where `rave=N` turns them on.
     rave: bool,
 }
 
@@ -137,7 +138,7 @@ pub(super) fn learned(
     let variety = MoveVariety::measure(&propnet.program, MoveVariety::trial(end.saturating_duration_since(started)), 0);
     learned.phases.push(Phase { phase: "move variety".to_owned(), seconds: started.elapsed().as_secs_f64() });
     let used = options.wants_move_averages() && variety.pays();
-    let rave = options.keeps_rave(net.roles.len(), knowledge.as_deref(), Some(&variety));
+    let rave = MctsOptions::suits_rave(net.roles.len(), knowledge.as_deref(), Some(&variety));
     learned.move_averages = Some(VarietyEntry { variety, used, rave });
     let started = Instant::now();
     let left = end.saturating_duration_since(started);
@@ -200,10 +201,10 @@ pub(super) fn print_learned(roles: &[String], l: &Learned) {
             100.0 * v.variety.fixed_share,
             100.0 * MoveVariety::MIN_FIXED_SHARE
         );
-        let rave = if v.rave { "kept by mcts" } else { "not kept by mcts" };
+        let rave = if v.rave { "kept by mcts with rave=N" } else { "not kept by mcts" };
         println!("all-moves-as-first statistics (RAVE): {rave}");
         println!(
-            "  chosen moves their role had played before in the game: {:.1}% (kept up to {:.0}%, \
+            "  chosen moves their role had played before in the game: {:.1}% (suits up to {:.0}%, \
              where the roles have no pieces)",
             100.0 * v.variety.repeat_share,
             100.0 * MoveVariety::MAX_REPEAT_SHARE

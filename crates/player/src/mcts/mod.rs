@@ -104,11 +104,11 @@ impl MctsPlayer {
             tactics: false,
             local: false,
             mast: false,
-            rave: false,
             matrix: false,
             ..MctsOptions::seeded(seed)
         };
         options.search.regret = 0.0;
+        options.search.rave = 0.0;
         options.search.rivalry = 0.0;
         MctsPlayer::with_options("mcts-plain", options)
     }

@@ -47,9 +47,6 @@ pub struct MctsOptions {
     /// Steer playouts by move averages (`search.mast` is the greedy chance) where the game's
     /// moves say where they are played (see [`MoveVariety`]).
     pub mast: bool,
-    /// Keep all-moves-as-first statistics (`search.rave` weighs them) in a game of marks whose
-    /// roles have no pieces (see [`MoveVariety::marks`]).
-    pub rave: bool,
     /// Where every joint move from the current state ends the game and several roles choose
     /// (a one-shot game, a last round), draw the move from an equilibrium of the payoffs
     /// instead of taking the tree's most visited (see [`search::matrix`]).
@@ -65,8 +62,11 @@ pub struct MctsOptions {
 const MAST_GREEDY: f64 = 0.6;
 
 /// How fast a move's all-moves-as-first statistics give way to its own visits, where the
-/// player keeps them (`MctsConfig::rave`): the weight the Sancho player gives them.
-const RAVE: f64 = 0.05;
+/// player keeps them (`MctsConfig::rave`): none by default. With the Sancho player's weight,
+/// 0.05, the player lost to random play in Dual Tic-Tac-Toe at 300 ms a move in two of four
+/// six-game series that it won without them five times of five, and went 11–9 in
+/// nineBoardTicTacToe self-play (BENCHMARKS.md).
+const RAVE: f64 = 0.0;
 
 /// The points a role's score at the end gains for each other role it ties, twice that for each
 /// it beats, where the goals are not proved zero-sum (`MctsConfig::rivalry`): the Sancho player's
@@ -196,7 +196,7 @@ impl Setting {
 }
 
 /// Every setting of the `mcts` player: its parts first, then its numbers.
-pub const SETTINGS: [Setting; 32] = [
+pub const SETTINGS: [Setting; 31] = [
     part("analysis", |o| &mut o.analysis, "analyse the game during the start clock and hand the search what it finds"),
     part("ponder", |o| &mut o.ponder, "keep searching between move requests, on the opponents' time"),
     part(
@@ -221,7 +221,6 @@ pub const SETTINGS: [Setting; 32] = [
         "search each factor (or neighbourhood) of a game of several roles in a tree of its own",
     ),
     part("mast", |o| &mut o.mast, "steer playouts by move averages where the game's moves say where they are played"),
-    part("rave", |o| &mut o.rave, "keep all-moves-as-first statistics in a game of marks whose roles have no pieces"),
     part(
         "pieces",
         |o| &mut o.pieces,
@@ -320,7 +319,7 @@ pub const SETTINGS: [Setting; 32] = [
         |o| Field::Real(&mut o.search.rave),
         Range::NonNegative,
         Default::Player(RAVE),
-        "how fast a move's all-moves-as-first statistics give way to its own visits, where kept",
+        "keep all-moves-as-first statistics in games of marks without pieces, this fast giving way (0: none)",
     ),
     number(
         "rivalry",
@@ -406,7 +405,6 @@ impl std::default::Default for MctsOptions {
             factors: false,
             factored: false,
             mast: false,
-            rave: false,
             pieces: false,
             outlook: false,
             matrix: false,
@@ -497,16 +495,23 @@ impl MctsOptions {
 
     /// Whether these options keep all-moves-as-first statistics where the game allows.
     pub fn wants_rave(&self) -> bool {
-        self.rave && self.search.rave > 0.0
+        self.search.rave > 0.0
     }
 
     /// Whether these options keep all-moves-as-first statistics in a game of `roles` roles with
-    /// `knowledge` and the moves' `variety`: where they are wanted, the game is one of marks
-    /// ([`MoveVariety::marks`]) with an opponent, and the roles have no pieces (whose material
-    /// the tree's priors then weigh; the statistics would swamp them).
+    /// `knowledge` and the moves' `variety`: where they are wanted and the game suits them
+    /// ([`MctsOptions::suits_rave`]).
     pub fn keeps_rave(&self, roles: usize, knowledge: Option<&Knowledge>, variety: Option<&MoveVariety>) -> bool {
+        self.wants_rave() && Self::suits_rave(roles, knowledge, variety)
+    }
+
+    /// Whether a game of `roles` roles with `knowledge` and the moves' `variety` suits
+    /// all-moves-as-first statistics: a game of marks ([`MoveVariety::marks`]) with an
+    /// opponent, whose roles have no pieces (their material gives the tree's priors; the
+    /// statistics would swamp them).
+    pub fn suits_rave(roles: usize, knowledge: Option<&Knowledge>, variety: Option<&MoveVariety>) -> bool {
         let pieces = knowledge.is_some_and(|k| k.pieces().is_some());
-        self.wants_rave() && roles > 1 && !pieces && variety.is_some_and(MoveVariety::marks)
+        roles > 1 && !pieces && variety.is_some_and(MoveVariety::marks)
     }
 
     /// What the preparation should learn for these options: pieces only where the priors or the
@@ -568,8 +573,9 @@ mod tests {
 
     #[test]
     fn all_moves_as_first_statistics_are_kept_in_games_of_marks_with_an_opponent() {
-        let options = MctsOptions::default();
         let marks = MoveVariety { legal_share: 0.5, choices: 1_000, fixed_share: 1.0, repeat_share: 0.0 };
+        assert!(!MctsOptions::default().keeps_rave(2, None, Some(&marks)), "off by default");
+        let options = MctsOptions::default().adjusted("rave=0.05").expect("a setting");
         assert!(options.keeps_rave(2, None, Some(&marks)));
         assert!(!options.keeps_rave(1, None, Some(&marks)), "a puzzle");
         assert!(!options.keeps_rave(2, None, None), "not measured");
@@ -577,8 +583,6 @@ mod tests {
         assert!(!options.keeps_rave(2, None, Some(&stepping)));
         let unnamed = MoveVariety { fixed_share: 0.5, ..marks };
         assert!(!options.keeps_rave(2, None, Some(&unnamed)));
-        let off = options.clone().adjusted("no-rave").expect("a switch");
-        assert!(!off.keeps_rave(2, None, Some(&marks)));
         let zero = options.adjusted("rave=0").expect("a setting");
         assert!(!zero.keeps_rave(2, None, Some(&marks)));
     }
