@@ -224,7 +224,7 @@ impl MoveVariety {
     }
 
     /// The largest share of repeated moves for all-moves-as-first statistics to be kept: in a
-    /// game of marks (Tic-Tac-Toe, Hex, Reversi's discs) a move is made once and its effect
+    /// game of marks (Tic-Tac-Toe, Hex) a move is made once and its effect
     /// stays, so what it scored when played later in a game says what it is worth now; where
     /// moves come again (a piece stepping back and forth, a disc dropped into a column) the
     /// same move does different things at different times.
