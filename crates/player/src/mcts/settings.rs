@@ -319,7 +319,7 @@ pub const SETTINGS: [Setting; 31] = [
         |o| Field::Real(&mut o.search.rave),
         Range::NonNegative,
         Default::Player(RAVE),
-        "keep all-moves-as-first statistics in games of marks without pieces, this fast giving way (0: none)",
+        "keep all-moves-as-first statistics in games of marks without pieces, at this weight (0: none)",
     ),
     number(
         "rivalry",
