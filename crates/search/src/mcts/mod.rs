@@ -758,7 +758,7 @@ impl<M: SearchMachine> Mcts<M> {
             node.proof = Some(Proof { scores: self.score(&goals), depth: 0 });
         }
         if let Some(rivalry) = self.rivalry {
-            node.range.iter_mut().for_each(|range| *range = rivalry.range(self.roles, *range));
+            node.range.iter_mut().for_each(|range| *range = rivalry.range(*range));
         }
         node.joint_count = (0..self.roles).try_fold(1u64, |n, r| n.checked_mul(node.move_count(r) as u64));
         let movers: Vec<usize> = (0..self.roles).filter(|&r| node.move_count(r) > 1).collect();

@@ -14,6 +14,8 @@
 pub(super) struct Rivalry {
     /// Points for each other role tied; twice as many for each beaten.
     bonus: f64,
+    /// The points of a role that beats every other.
+    most: f64,
     /// Makes the best goal with every other role beaten 100.
     scale: f64,
 }
@@ -23,7 +25,7 @@ impl Rivalry {
     /// bonus is 0 or not positive, there is one role, or the game is `zero_sum`).
     pub fn new(bonus: f64, roles: usize, zero_sum: bool) -> Option<Rivalry> {
         let most = 2.0 * bonus * (roles.saturating_sub(1)) as f64;
-        (bonus > 0.0 && roles > 1 && !zero_sum).then(|| Rivalry { bonus, scale: 100.0 / (100.0 + most) })
+        (bonus > 0.0 && roles > 1 && !zero_sum).then(|| Rivalry { bonus, most, scale: 100.0 / (100.0 + most) })
     }
 
     /// Every role's score for a game that ended with `goals` (0..=100 each).
@@ -42,10 +44,9 @@ impl Rivalry {
 
     /// The scores a role's goal range `(lo, hi)` allows: from its lowest goal with no bonus to
     /// its highest with every other role beaten.
-    pub fn range(&self, roles: usize, (lo, hi): (u8, u8)) -> (u8, u8) {
-        let most = 2.0 * self.bonus * (roles - 1) as f64;
+    pub fn range(&self, (lo, hi): (u8, u8)) -> (u8, u8) {
         let lo = (f64::from(lo) * self.scale).floor();
-        let hi = ((f64::from(hi) + most) * self.scale).ceil().min(100.0);
+        let hi = ((f64::from(hi) + self.most) * self.scale).ceil().min(100.0);
         (lo as u8, hi as u8)
     }
 }
@@ -72,7 +73,7 @@ mod tests {
         let r = Rivalry::new(2.0, 2, false).expect("a rivalry");
         for lo in (0..=100).step_by(5) {
             for hi in (lo..=100).step_by(5) {
-                let (a, b) = r.range(2, (lo, hi));
+                let (a, b) = r.range((lo, hi));
                 for own in (lo..=hi).step_by(5) {
                     for other in (0..=100).step_by(5) {
                         let s = r.scores(&[own, other])[0];

@@ -197,11 +197,10 @@ impl<M: SearchMachine> Mcts<M> {
             self.offer_plan(Plan { moves: leaf.moves.clone(), score: u32::from(scores[0]) });
         }
         let roles = self.roles;
-        let rave = !self.played.is_empty();
-        if rave {
+        if !self.played.is_empty() {
             self.next_stamp();
             for mv in playout {
-                self.mark_played(mv);
+                mark_played::<M>(&mut self.played, self.stamp, mv);
             }
         }
         let mut scores: Box<[u8]> = scores.into();
@@ -212,11 +211,7 @@ impl<M: SearchMachine> Mcts<M> {
                 if !node.regrets.is_empty() {
                     learn_regret(node, r, c as usize, leaf.chances[k * roles + r], scores[r]);
                 }
-                if let Some(slot) =
-                    M::move_index(&node.role_move(r, c as usize)).and_then(|i| self.played.get_mut(i as usize))
-                {
-                    *slot = self.stamp;
-                }
+                mark_played::<M>(&mut self.played, self.stamp, &node.role_move(r, c as usize));
             }
             if let Kind::Mover(m) = node.kind {
                 for (i, amaf) in node.amaf.iter_mut().enumerate() {
@@ -242,14 +237,6 @@ impl<M: SearchMachine> Mcts<M> {
         if self.stamp == 0 {
             self.played.fill(0);
             self.stamp = 1;
-        }
-    }
-
-    /// Records that the iteration under backup played `mv` (at the node being backed up or
-    /// later).
-    fn mark_played(&mut self, mv: &M::Move) {
-        if let Some(slot) = M::move_index(mv).and_then(|i| self.played.get_mut(i as usize)) {
-            *slot = self.stamp;
         }
     }
 
@@ -352,6 +339,15 @@ fn choose<M: SearchMachine>(
         }
     }
     untried.get().or(best.map(|b| b.0)).or(proven.map(|p| p.0)).unwrap_or(0)
+}
+
+/// Records in `played` (per move index, the stamp of the last backup that saw it) that the
+/// iteration under backup, stamped `stamp`, played `mv` at the node being backed up or later;
+/// nothing where the search keeps no record (`played` empty).
+fn mark_played<M: SearchMachine>(played: &mut [u32], stamp: u32, mv: &M::Move) {
+    if let Some(slot) = M::move_index(mv).and_then(|i| played.get_mut(i as usize)) {
+        *slot = stamp;
+    }
 }
 
 /// `value` (scores scaled to 0..=1) of a move that has `visits` of its own, blended with its
