@@ -32,6 +32,8 @@ pub struct Outcome<Mv> {
     pub complete: bool,
     /// The moves played, when asked for (single-player plans).
     pub moves: Vec<Mv>,
+    /// Joint moves played from the start state.
+    pub steps: u32,
 }
 
 /// How a batch of playouts runs.
@@ -149,15 +151,15 @@ pub fn random<M: StateMachine>(
     let mut state = start.clone();
     let mut moves = Vec::new();
     let mut steps = 0u32;
-    let ended = |m: &mut M, state: &M::State, complete: bool, moves: Vec<M::Move>| {
-        Ok(Some(Outcome { scores: scores(m, state), complete, moves }))
+    let ended = |m: &mut M, state: &M::State, complete: bool, moves: Vec<M::Move>, steps: u32| {
+        Ok(Some(Outcome { scores: scores(m, state), complete, moves, steps }))
     };
     loop {
         if m.is_terminal(&state)? {
-            return ended(m, &state, true, moves);
+            return ended(m, &state, true, moves, steps);
         }
         if steps >= s.max_steps {
-            return ended(m, &state, false, moves);
+            return ended(m, &state, false, moves, steps);
         }
         // A step of a machine without a fast path can take milliseconds: look at every one.
         if s.out_of_time() {
@@ -167,7 +169,7 @@ pub fn random<M: StateMachine>(
         for r in 0..roles {
             let mut legal = m.legal_moves(&state, r)?;
             if legal.is_empty() {
-                return ended(m, &state, false, moves);
+                return ended(m, &state, false, moves, steps);
             }
             joint.push(legal.swap_remove(rng.random_range(0..legal.len())));
         }
@@ -202,6 +204,7 @@ pub fn bit_sliced(
                 scores: e.goals.iter().map(score).collect(),
                 complete: e.end == PlayoutEnd::Terminal,
                 moves: e.trace.to_vec(),
+                steps: e.length,
             });
         });
     }
@@ -318,14 +321,14 @@ fn guided_by(
                 Some(decided) => decided.iter().map(|&v| v.min(100) as u8).collect(),
                 None => knowledge.scores(m, &state, Some(state.words())),
             };
-            return Ok((Some(Outcome { scores, complete: true, moves }), steps));
+            return Ok((Some(Outcome { scores, complete: true, moves, steps }), steps));
         }
         if steps >= s.max_steps {
-            return Ok((Some(Outcome { scores: scores(m, &state), complete: false, moves }), steps));
+            return Ok((Some(Outcome { scores: scores(m, &state), complete: false, moves, steps }), steps));
         }
         if let Some((_, balance)) = cutoff.as_ref().filter(|(at, _)| steps >= *at) {
             let scores = (0..roles).map(|r| (balance.value(state.words(), r) * 100.0).round() as u8).collect();
-            return Ok((Some(Outcome { scores, complete: false, moves }), steps));
+            return Ok((Some(Outcome { scores, complete: false, moves, steps }), steps));
         }
         if steps & (CLOCK_EVERY - 1) == 0 && s.out_of_time() {
             return Ok((None, steps));
@@ -336,7 +339,7 @@ fn guided_by(
                 None => *l = m.legal_moves(&state, r)?,
             }
             if l.is_empty() {
-                return Ok((Some(Outcome { scores: scores(m, &state), complete: false, moves }), steps));
+                return Ok((Some(Outcome { scores: scores(m, &state), complete: false, moves, steps }), steps));
             }
             joint[r] = match &s.mast {
                 Some(policy) => policy.pick(l, rng),

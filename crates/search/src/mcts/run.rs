@@ -197,6 +197,9 @@ impl<M: SearchMachine> Mcts<M> {
                         outcome.scores = self.score(&outcome.scores).into();
                     }
                     self.playouts += 1;
+                    if outcome.complete && outcome.steps == 1 {
+                        self.prove_by_playout(&leaf, &outcome.scores);
+                    }
                     self.record_moves(&leaf, &outcome);
                     if self.roles == 1 {
                         leaf.moves.extend_from_slice(&outcome.moves);

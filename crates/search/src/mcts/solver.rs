@@ -10,7 +10,7 @@
 //! least as good as every open move's best is the node's result.
 
 use super::tree::{Kind, Node, NodeRef, Pool, Proof};
-use super::{Mcts, SearchMachine};
+use super::{Leaf, Mcts, SearchMachine};
 
 impl<M: SearchMachine> Mcts<M> {
     /// Proves `at` from its children if it can; whether it is proven now.
@@ -61,6 +61,25 @@ impl<M: SearchMachine> Mcts<M> {
             node.proof = Some(proof);
         }
         true
+    }
+
+    /// Proves `leaf`'s node from its playout where that playout ended the game (or had its
+    /// scores decided) at the first joint move with `scores`, nobody else having a choice there:
+    /// a node where nobody chooses takes the scores, and one where a single role chooses takes
+    /// them if they give that role the most it can achieve there, as the proof of that move's
+    /// node would. A playout with tactics plays a decisive move wherever it sees one, so a
+    /// node where the mover can win at once is proven by its first playout rather than when
+    /// selection has come to try the winning move.
+    pub(super) fn prove_by_playout(&mut self, leaf: &Leaf<M>, scores: &[u8]) {
+        let Some(node) = leaf.node.and_then(|n| self.pool.get_mut(n)).filter(|n| n.proof.is_none()) else { return };
+        let proves = match node.kind {
+            Kind::Forced => true,
+            Kind::Mover(m) => scores[m] >= node.range[m].1,
+            Kind::End | Kind::Simultaneous => false,
+        };
+        if proves {
+            node.proof = Some(Proof { scores: scores.into(), depth: 1 });
+        }
     }
 
     /// Proves the open node `at` from proofs its children gained by other paths, if it can;

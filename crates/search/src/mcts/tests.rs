@@ -710,3 +710,39 @@ fn a_state_proven_along_one_path_proves_its_other_parents() {
         assert_eq!(stats.proven, Some(vec![0, 100]), "seed {seed}: after {} iterations", stats.iterations);
     }
 }
+
+/// q picks one of eight numbers (remembered, so no two picks meet), then p picks one and the
+/// game ends: p wins if it picked 1. `won` is a latch and the end reads two bases, so a guided
+/// playout from p's turn takes the winning pick at once.
+fn pick_one() -> Net {
+    let mut text = String::from(
+        "(role q) (role p) (init (turn q))
+         (<= (legal q (pick ?n)) (true (turn q)) (number ?n))
+         (<= (legal p noop) (true (turn q)))
+         (<= (legal p (pick ?n)) (true (turn p)) (number ?n))
+         (<= (legal q noop) (true (turn p)))
+         (<= (next (turn p)) (true (turn q)))
+         (<= (next (first ?n)) (does q (pick ?n))) (<= (next (first ?n)) (true (first ?n)))
+         (<= (next done) (true (turn p)))
+         (<= (next won) (does p (pick 1))) (<= (next won) (true won))
+         (<= terminal (true done))
+         (<= (goal p 100) (true won)) (<= (goal q 0) (true won))
+         (<= (goal p 0) (not (true won))) (<= (goal q 100) (not (true won)))",
+    );
+    for n in 1..=8 {
+        text.push_str(&format!("(number {n})"));
+    }
+    testkit::compile(&testkit::load("pick-one", &text))
+}
+
+#[test]
+fn a_node_whose_mover_wins_at_once_is_proven_by_its_first_playout() {
+    // Each of q's picks is tried once, and its playout, p's winning pick, proves it: the root
+    // is lost for q after eight iterations. Selection alone would have to come back to each
+    // of p's nodes until it tried the winning pick there.
+    let net = pick_one();
+    let mut mcts = Mcts::new(Arc::new(Program::new(&net)), Some(knowledge(&net)), config(10_000)).expect("starts");
+    let stats = mcts.search_iterations(8).expect("searches");
+    assert_eq!(stats.proven, Some(vec![0, 100]), "after {} iterations", stats.iterations);
+    assert_eq!(stats.proven_depth, Some(2));
+}
