@@ -68,7 +68,7 @@ impl<M: SearchMachine> Mcts<M> {
             let starts: Vec<M::State> = leaves.iter().filter_map(|l| l.state.clone()).collect();
             let settings = self.batch_settings(settings);
             let outcomes = self.machine.play_out(&mut worker.scratch, &starts, &mut worker.rng, &settings)?;
-            self.finish(leaves, outcomes);
+            self.finish(leaves, outcomes)?;
         }
     }
 
@@ -126,7 +126,7 @@ impl<M: SearchMachine> Mcts<M> {
                 busy[w] -= 1;
                 let leaves = pending[id].take().unwrap_or_default();
                 in_flight -= leaves.iter().filter(|l| l.state.is_some()).count() as u64;
-                self.finish(leaves, outcomes?);
+                self.finish(leaves, outcomes?)?;
             }
         });
         self.helpers = helpers;
@@ -187,7 +187,11 @@ impl<M: SearchMachine> Mcts<M> {
 
     /// Backs up the playouts of `leaves` (those with a start state, in order, as `outcomes`
     /// lists them); a leaf whose playout was cut short is taken back.
-    pub(super) fn finish(&mut self, leaves: Vec<Leaf<M>>, outcomes: Vec<Option<Outcome<M::Move>>>) {
+    pub(super) fn finish(
+        &mut self,
+        leaves: Vec<Leaf<M>>,
+        outcomes: Vec<Option<Outcome<M::Move>>>,
+    ) -> Result<(), MachineError> {
         let mut outcomes = outcomes.into_iter();
         for mut leaf in leaves.into_iter().filter(|l| l.state.is_some()) {
             match outcomes.next().flatten() {
@@ -198,7 +202,7 @@ impl<M: SearchMachine> Mcts<M> {
                     }
                     self.playouts += 1;
                     if outcome.complete && outcome.steps == 1 {
-                        self.prove_by_playout(&leaf, &outcome.scores);
+                        self.prove_by_playout(&leaf, &outcome.scores)?;
                     }
                     self.record_moves(&leaf, &outcome);
                     if self.roles == 1 {
@@ -209,5 +213,6 @@ impl<M: SearchMachine> Mcts<M> {
                 None => self.take_back(&leaf),
             }
         }
+        Ok(())
     }
 }

@@ -11,6 +11,7 @@
 
 use super::tree::{Kind, Node, NodeRef, Pool, Proof};
 use super::{Leaf, Mcts, SearchMachine};
+use machine::MachineError;
 
 impl<M: SearchMachine> Mcts<M> {
     /// Proves `at` from its children if it can; whether it is proven now.
@@ -63,23 +64,56 @@ impl<M: SearchMachine> Mcts<M> {
         true
     }
 
-    /// Proves `leaf`'s node from its playout where that playout ended the game (or had its
-    /// scores decided) at the first joint move with `scores`, nobody else having a choice there:
-    /// a node where nobody chooses takes the scores, and one where a single role chooses takes
-    /// them if they give that role the most it can achieve there, as the proof of that move's
-    /// node would. A playout with tactics plays a decisive move wherever it sees one, so a
-    /// node where the mover can win at once is proven by its first playout rather than when
-    /// selection has come to try the winning move.
-    pub(super) fn prove_by_playout(&mut self, leaf: &Leaf<M>, scores: &[u8]) {
-        let Some(node) = leaf.node.and_then(|n| self.pool.get_mut(n)).filter(|n| n.proof.is_none()) else { return };
-        let proves = match node.kind {
-            Kind::Forced => true,
-            Kind::Mover(m) => scores[m] >= node.range[m].1,
-            Kind::End | Kind::Simultaneous => false,
+    /// Where `leaf`'s playout ended the game (or had its scores decided) at its first joint
+    /// move with `scores`, nobody else having a choice there, and where those scores would
+    /// prove the node (nobody chose, or the one role choosing got the most it can achieve
+    /// there): finds a move of the node that does as well, adds its node and proves the node
+    /// from it. A playout with tactics plays a decisive move wherever it sees one, so a node
+    /// whose mover wins at once is proven by its first playout rather than when selection has
+    /// come to try the winning move; the proof is the solver's own, from a child with a node.
+    pub(super) fn prove_by_playout(&mut self, leaf: &Leaf<M>, scores: &[u8]) -> Result<(), MachineError> {
+        let Some(at) = leaf.node else { return Ok(()) };
+        let Some(node) = self.pool.get(at).filter(|n| n.proof.is_none()) else { return Ok(()) };
+        let mover = match node.kind {
+            Kind::Forced => None,
+            Kind::Mover(m) if scores[m] >= node.range[m].1 => Some(m),
+            _ => return Ok(()),
         };
-        if proves {
-            node.proof = Some(Proof { scores: scores.into(), depth: 1 });
+        let state = node.state.clone();
+        let mut choice = vec![0u32; self.roles];
+        for i in 0..mover.map_or(1, |m| node.move_count(m)) {
+            let Some(node) = self.pool.get(at) else { return Ok(()) };
+            if let Some(m) = mover {
+                choice[m] = i as u32;
+            }
+            let key = node.key(&choice);
+            if node.child(key).is_some() {
+                continue;
+            }
+            let joint: Vec<M::Move> = choice.iter().enumerate().map(|(r, &c)| node.role_move(r, c as usize)).collect();
+            let next = self.machine.next_state(&state, &joint)?;
+            let child = match self.pool.find(&next) {
+                Some(found) => found,
+                None => {
+                    let described = self.describe(next)?;
+                    let wins = described.proof.as_ref().is_some_and(|p| mover.is_none_or(|m| p.scores[m] >= scores[m]));
+                    if !wins {
+                        continue;
+                    }
+                    match self.pool.insert(described, self.root, self.tick) {
+                        Ok(made) => made,
+                        Err(_) => return Ok(()),
+                    }
+                }
+            };
+            if let Some(node) = self.pool.get_mut(at) {
+                node.set_child(key, child);
+            }
+            if self.prove(at) {
+                break;
+            }
         }
+        Ok(())
     }
 
     /// Proves the open node `at` from proofs its children gained by other paths, if it can;

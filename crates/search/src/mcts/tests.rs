@@ -745,4 +745,9 @@ fn a_node_whose_mover_wins_at_once_is_proven_by_its_first_playout() {
     let stats = mcts.search_iterations(8).expect("searches");
     assert_eq!(stats.proven, Some(vec![0, 100]), "after {} iterations", stats.iterations);
     assert_eq!(stats.proven_depth, Some(2));
+    // The proof stands on the winning pick's node, so p knows its move without searching.
+    let m = PropnetMachine::new(&net);
+    let joint = [m.find_move(0, "(pick 3)").expect("a move"), m.find_move(1, "noop").expect("a move")];
+    mcts.advance(&joint).expect("legal");
+    assert_eq!(mcts.best_move(1), m.find_move(1, "(pick 1)"));
 }
