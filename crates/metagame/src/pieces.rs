@@ -16,15 +16,28 @@
 //! standard errors of no correlation (and at least 0.1), and the other half confirms it beyond
 //! two standard errors. Every role must have one, and not all the same one (the balance is a difference).
 //!
+//! The score correlated with is the role's score against the others': half the difference
+//! between its goal and the others' mean, plus a half. Where goals have a constant sum this is
+//! the score up to a linear change; where each role scores on its own (in Skirmish, by the
+//! pieces it has captured) a role's own pieces say nothing of its score, but much of its lead.
+//!
+//! Where each kind of piece has a group of its own (`(location ? ? whitePawn)`,
+//! `(location ? ? whiteKnight)`, ...), no one group is a side's pieces. A group is a role's
+//! when that role made nine in ten of the moves of its pieces on the joint moves where one role
+//! alone had a choice (a blank square "moves" on every role's turn); the two to twelve groups of
+//! a role that fix the same argument position and pass the first two rules above are then also a
+//! candidate together. Whichever goes best with the score, a group or such a set, is the role's
+//! pieces; a set's groups are its kinds.
+//!
 //! A role's pieces may be of several kinds worth different amounts (a queen against a pawn).
 //! Where another argument position of the group's relation names kinds (every group fixing it
-//! keeps its count as pieces do, and two to twelve values there cover the role's pieces), each
-//! kind is worth its mobility in the same random games: how often a piece of that kind was the
-//! one moved, per piece present, which in uniformly random play follows the moves it has. The
-//! least mobile kind is worth one. The kinds are kept only where the worth at the end of the
-//! games correlates with the role's score better than the plain count did on the half the
-//! group was chosen on, and the other half confirms it. A role's *material* is its pieces'
-//! worth.
+//! keeps its count as pieces do, and two to twelve values there cover the role's pieces), or
+//! the pieces are a set of groups, each kind is worth its mobility in the same random games:
+//! how often a piece of that kind was the one moved, per piece present, which in uniformly
+//! random play follows the moves it has. The least mobile kind is worth one. The kinds are kept
+//! only where the worth at the end of the games correlates with the role's score better than
+//! the plain count did on the half the group was chosen on, and the other half confirms it. A
+//! role's *material* is its pieces' worth.
 //!
 //! A state's value for a role (the "simple" piece heuristic the Sancho player describes) is the
 //! share of the change in material since the root that the role gained, through a logistic:

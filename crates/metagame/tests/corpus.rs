@@ -73,6 +73,35 @@ fn speed_chess_pieces_are_worth_their_kinds_mobility() {
 }
 
 #[test]
+fn skirmish_pieces_are_each_sides_kinds_together() {
+    // Each kind of piece has a group of its own, and a side's score is what it captured: the
+    // pieces are found as a set of the kinds a side moves, against the score of its lead.
+    let Some(net) = testkit::shared::net(env!("CARGO_MANIFEST_DIR"), "skirmish") else { return };
+    let pieces = Pieces::discover(&net, Instant::now() + Pieces::TIME, 1).expect("pieces found");
+    let initial = propnet::PropnetMachine::new(&net).initial_state();
+    for (set, side) in pieces.sets.iter().zip(["white", "black"]) {
+        let parts = propnet::net::name_parts(&set.group.name);
+        assert_eq!(parts[..3], ["location", "?", "?"], "{set:?}");
+        let kinds: Vec<&str> = parts[3].split('|').collect();
+        assert_eq!(kinds.len(), 6, "{side}: {set:?}");
+        assert!(kinds.iter().all(|k| k.starts_with(side)), "{side}: {set:?}");
+        assert!(kinds.contains(&format!("{side}pawn").as_str()), "{side}: {set:?}");
+        // The side starts with its 16 pieces.
+        let count = set.group.mask.iter().zip(initial.words()).map(|(m, w)| (m & w).count_ones()).sum::<u32>();
+        assert_eq!(count, 16, "{side}: {set:?}");
+        assert!(set.holdout_correlation > 0.0, "{set:?}");
+    }
+    // White taking a black pawn gains against the root; black loses as much.
+    let base = |name: &str| net.bases.iter().position(|b| b.name == name).expect("a base");
+    let mut taken = initial.words().to_vec();
+    let gone = base("(location 1 7 blackpawn)");
+    taken[gone / 64] &= !(1u64 << (gone % 64));
+    let balance = pieces.balance(initial.words(), initial.words(), 0.0);
+    let (w, b) = (balance.value(&taken, 0), balance.value(&taken, 1));
+    assert!(w > 0.55 && b < 0.45, "{w} {b}");
+}
+
+#[test]
 fn dots_and_boxes_playouts_run_guided_for_its_boxes() {
     let what = "the guidance of dotsAndBoxes' playouts";
     let Some((desc, net)) = testkit::shared::described(env!("CARGO_MANIFEST_DIR"), "dotsAndBoxes", what) else {
