@@ -336,8 +336,8 @@ fn sample(net: &Net, candidates: &[Group], wholes: &[usize], deadline: Instant, 
     let counts = |words: &[u64]| -> Vec<u32> { candidates.iter().map(|g| count(&g.mask, words)).collect() };
     while out.games.len() < MAX_GAMES && Instant::now() < deadline {
         let game = match random_game(&mut m, &initial, &mut rng, deadline) {
-            Played::Ended(game) => game,
-            Played::Unended => continue,
+            Played::Ended(game) if !game.choosers.is_empty() => game,
+            Played::Ended(_) | Played::Unended => continue,
             Played::Stopped => break,
         };
         let index = out.games.len() as u32;
