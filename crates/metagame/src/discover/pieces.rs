@@ -156,8 +156,8 @@ struct Game {
 /// Sampled games and positions from them, and per candidate the joint moves that left its
 /// count unchanged, (of those that left its whole relation's count unchanged) how many kept
 /// its own count and how many there were, its count summed over the states moved from, the
-/// joint moves that moved one of its pieces (its count kept, its propositions changed), of those
-/// the ones where a role alone had a choice, by that role, and their number.
+/// joint moves that moved one of its pieces (its count kept, its propositions changed), and of
+/// those the ones where a role alone had a choice, by that role.
 struct Samples {
     games: Vec<Game>,
     positions: Positions,
@@ -166,7 +166,6 @@ struct Samples {
     present: Vec<u64>,
     moved: Vec<u64>,
     moved_by: Vec<Vec<u64>>,
-    moved_alone: Vec<u64>,
     steps: u64,
 }
 
@@ -174,7 +173,7 @@ impl Samples {
     /// The role that moves candidate `g`'s pieces: the one that alone had a choice on at least
     /// [`MIN_OWNED`] of the joint moves that moved one of them where a role alone had a choice.
     fn owner(&self, g: usize) -> Option<usize> {
-        let alone = self.moved_alone[g];
+        let alone: u64 = self.moved_by[g].iter().sum();
         let (role, most) = self.moved_by[g].iter().enumerate().max_by_key(|&(_, &n)| n)?;
         (alone > 0 && *most as f64 >= MIN_OWNED * alone as f64).then_some(role)
     }
@@ -274,7 +273,8 @@ fn union_of(members: &[usize], candidates: &[Group]) -> Group {
         return candidates[g].clone();
     }
     let mut parts = propnet::net::name_parts(&candidates[members[0]].name);
-    let p = parts.iter().skip(1).position(|&a| a != "?").map_or(0, |p| p + 1);
+    // The fixed argument's place among the name's parts, after the relation.
+    let p = candidates[members[0]].kind().fixed.map_or(0, |p| p + 1);
     let values: Vec<&str> = members.iter().map(|&h| propnet::net::name_parts(&candidates[h].name)[p]).collect();
     let joined = values.join("|");
     parts[p] = &joined;
@@ -330,7 +330,6 @@ fn sample(net: &Net, candidates: &[Group], wholes: &[usize], deadline: Instant, 
         present: vec![0; candidates.len()],
         moved: vec![0; candidates.len()],
         moved_by: vec![vec![0; roles]; candidates.len()],
-        moved_alone: vec![0; candidates.len()],
         steps: 0,
     };
     let counts = |words: &[u64]| -> Vec<u32> { candidates.iter().map(|g| count(&g.mask, words)).collect() };
@@ -362,7 +361,6 @@ fn sample(net: &Net, candidates: &[Group], wholes: &[usize], deadline: Instant, 
                 out.moved[g] += u64::from(moved);
                 if let (true, Some(r)) = (moved, game.choosers[step]) {
                     out.moved_by[g][r] += 1;
-                    out.moved_alone[g] += 1;
                 }
                 if last[wholes[g]] == now[wholes[g]] {
                     out.kept[g].0 += u64::from(a == b);
