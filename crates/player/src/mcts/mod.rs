@@ -83,7 +83,7 @@ pub struct MctsPlayer {
     session: Option<Session>,
     /// An analysis the start stopped waiting for; joined before the next match and on drop.
     late_analysis: Option<Analyst>,
-    /// Seeds each match's equilibrium draws, so that matches of a series draw differently.
+    /// Seeds each match's draws of moves, so that matches of a series draw differently.
     draws: SmallRng,
     /// What the search expected of the last move played, where it said.
     expected: Option<f64>,
@@ -194,8 +194,9 @@ trait Tree: Send + 'static {
     /// How many legal moves `role` has at the root.
     fn choices(&mut self, role: usize) -> usize;
 
-    /// The move to play for `role`, printed; `None` if it has no legal move.
-    fn best(&mut self, role: usize) -> Result<Option<String>, MachineError>;
+    /// The move to play for `role`, printed; `None` if it has no legal move. With `draw`
+    /// (uniform in 0..1), a move of a mixed strategy where the tree keeps one.
+    fn best(&mut self, role: usize, draw: Option<f64>) -> Result<Option<String>, MachineError>;
 
     /// What the search expects `role` to score after its root move printed as `name`: the
     /// proven score where there is one, else the mean of the iterations through it.
@@ -244,8 +245,8 @@ impl<M: SearchMachine + 'static> Tree for Mcts<M> {
         self.move_stats(role).len()
     }
 
-    fn best(&mut self, role: usize) -> Result<Option<String>, MachineError> {
-        Ok(self.checked_best_move(role).map(|mv| self.machine().format_move(&mv)))
+    fn best(&mut self, role: usize, draw: Option<f64>) -> Result<Option<String>, MachineError> {
+        Ok(self.checked_best_move(role, draw).map(|mv| self.machine().format_move(&mv)))
     }
 
     fn expected(&mut self, role: usize, name: &str) -> Option<f64> {
@@ -298,7 +299,7 @@ impl Tree for Factored {
         self.legal_moves(role).map_or(0, |l| l.len())
     }
 
-    fn best(&mut self, role: usize) -> Result<Option<String>, MachineError> {
+    fn best(&mut self, role: usize, _draw: Option<f64>) -> Result<Option<String>, MachineError> {
         Ok(self.best_move(role)?.map(|mv| self.machine().format_move(&mv)))
     }
 
@@ -320,9 +321,17 @@ struct Thinker<T: Tree> {
     idle: Option<Sender<()>>,
     /// Work done between slices of search (the local search's requests and results).
     helper: Option<Box<dyn Helper<T>>>,
-    /// Where the player plays equilibria of states whose every joint move ends the game, the
-    /// random numbers its moves are drawn with.
-    equilibria: Option<SmallRng>,
+    /// Where the player draws its moves (equilibria, mixed strategies), what it draws.
+    draws: Option<Draws>,
+}
+
+/// The random numbers a thinker draws its moves with, and which moves it draws.
+struct Draws {
+    rng: SmallRng,
+    /// Equilibria of states whose every joint move ends the game (`MctsOptions::matrix`).
+    equilibria: bool,
+    /// Moves of the tree's mixed strategy where several roles choose (`MctsOptions::mixed`).
+    mixed: bool,
 }
 
 /// Work the thinking thread does between slices of tree search.
@@ -340,7 +349,7 @@ impl Helper<Mcts<PropnetMachine>> for LocalWorker {
 impl<T: Tree> Thinker<T> {
     /// A thinker for `role` searching `tree`.
     fn new(tree: T, role: usize, ponder: bool, settled: bool, idle: Sender<()>) -> Thinker<T> {
-        Thinker { tree, role, ponder, settled, stalled: false, idle: Some(idle), helper: None, equilibria: None }
+        Thinker { tree, role, ponder, settled, stalled: false, idle: Some(idle), helper: None, draws: None }
     }
 
     /// Searches until `until`, in slices with the helper's work between them if there is one.
@@ -427,8 +436,8 @@ impl<T: Tree> Thinker<T> {
         }
         self.stalled = false;
         let choosing = self.tree.choices(self.role) > 1;
-        if let Some(rng) = self.equilibria.as_mut().filter(|_| choosing) {
-            if let Some(mv) = self.tree.equilibrium_move(self.role, until, rng)? {
+        if let Some(draws) = self.draws.as_mut().filter(|d| choosing && d.equilibria) {
+            if let Some(mv) = self.tree.equilibrium_move(self.role, until, &mut draws.rng)? {
                 return Ok(mv);
             }
         }
@@ -438,7 +447,8 @@ impl<T: Tree> Thinker<T> {
             self.tree.prepare(self.role, now + time.min(PREPARE_TIME))?;
             self.search(until)?;
         }
-        self.tree.best(self.role)?.ok_or(PlayerError::NoLegalMove)
+        let draw = self.draws.as_mut().filter(|d| d.mixed).map(|d| d.rng.random());
+        self.tree.best(self.role, draw)?.ok_or(PlayerError::NoLegalMove)
     }
 }
 
@@ -546,7 +556,7 @@ impl Player for MctsPlayer {
                     _ => false,
                 };
                 let mut thinker = Thinker::new(mcts, role, ponder, settled, idle);
-                thinker.equilibria = self.equilibria();
+                thinker.draws = self.draws();
                 if let Some(locality) = prepared.locality.filter(|_| self.options.local) {
                     let worker = LocalWorker::spawn(
                         Arc::clone(&net.net),
@@ -562,7 +572,7 @@ impl Player for MctsPlayer {
             None => {
                 let mcts = Mcts::on(Reasoner::new(&info.game.desc), None, self.options.search.clone())?;
                 let mut thinker = Thinker::new(mcts, role, ponder, false, idle);
-                thinker.equilibria = self.equilibria();
+                thinker.draws = self.draws();
                 thinker.spawn(name, inbox)?
             }
         };
@@ -623,10 +633,11 @@ impl MctsPlayer {
         Ok(())
     }
 
-    /// The random numbers a thinker draws equilibrium moves with, where the options ask for them.
-    fn equilibria(&mut self) -> Option<SmallRng> {
-        let seed = self.draws.random();
-        self.options.matrix.then(|| SmallRng::seed_from_u64(seed))
+    /// The random numbers a thinker draws its moves with, where the options ask for draws.
+    fn draws(&mut self) -> Option<Draws> {
+        let rng = SmallRng::seed_from_u64(self.draws.random());
+        let (equilibria, mixed) = (self.options.matrix, self.options.mixed);
+        (equilibria || mixed).then_some(Draws { rng, equilibria, mixed })
     }
 
     /// Waits for an analysis the last start gave up on, so none outlives its match for long.

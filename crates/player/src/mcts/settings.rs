@@ -51,6 +51,10 @@ pub struct MctsOptions {
     /// (a one-shot game, a last round), draw the move from an equilibrium of the payoffs
     /// instead of taking the tree's most visited (see [`search::matrix`]).
     pub matrix: bool,
+    /// Where several roles choose at once and regret matching picks their moves, draw the move
+    /// from the tree's mixed strategy instead of taking the most visited (see
+    /// [`search::mcts::Mcts::checked_best_move`]).
+    pub mixed: bool,
     /// The search's own settings (threads, seed, pool size, exploration).
     pub search: MctsConfig,
 }
@@ -196,7 +200,7 @@ impl Setting {
 }
 
 /// Every setting of the `mcts` player: its parts first, then its numbers.
-pub const SETTINGS: [Setting; 31] = [
+pub const SETTINGS: [Setting; 32] = [
     part("analysis", |o| &mut o.analysis, "analyse the game during the start clock and hand the search what it finds"),
     part("ponder", |o| &mut o.ponder, "keep searching between move requests, on the opponents' time"),
     part(
@@ -235,6 +239,11 @@ pub const SETTINGS: [Setting; 31] = [
         "matrix",
         |o| &mut o.matrix,
         "where every joint move ends the game and several roles choose, draw from an equilibrium",
+    ),
+    part(
+        "mixed",
+        |o| &mut o.mixed,
+        "where several roles choose at once, draw the move from the tree's mixed strategy, not its most visited",
     ),
     part(
         "check",
@@ -408,6 +417,7 @@ impl std::default::Default for MctsOptions {
             pieces: false,
             outlook: false,
             matrix: false,
+            mixed: false,
             search: MctsConfig::default(),
         };
         for setting in &SETTINGS {

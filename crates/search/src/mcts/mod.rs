@@ -517,7 +517,7 @@ impl<M: SearchMachine> Mcts<M> {
     /// game, the best plan's next move unless a move is proven to do better.
     /// `None` when the role has no legal move (the game is over).
     pub fn best_move(&self, role: usize) -> Option<M::Move> {
-        self.pick(role, None)
+        self.pick(role, None, None)
     }
 
     /// [`best_move`](Self::best_move), where the configuration asks for it and a
@@ -525,15 +525,20 @@ impl<M: SearchMachine> Mcts<M> {
     /// only those that keep as much material a few plies deep as the best of them (to within
     /// [`safety::SAFE_MARGIN`]). The check is not made here: choosing the move must not take
     /// time from the margin kept for answering.
-    pub fn checked_best_move(&self, role: usize) -> Option<M::Move> {
+    ///
+    /// With `draw` (a number drawn uniformly from 0..1), where several roles choose at the root
+    /// and regret matching picks their moves there, the open move is drawn from the strategy the
+    /// tree played (see [`mixed`](Self::mixed)) instead of being the most visited: in a game of
+    /// simultaneous moves a move the opponent can foresee is one it can answer.
+    pub fn checked_best_move(&self, role: usize, draw: Option<f64>) -> Option<M::Move> {
         let count = if role < self.roles { self.root_node().move_count(role) } else { 0 };
         let check = self.checked(role).filter(|c| self.config.material_check && c.len() == count);
-        self.pick(role, check)
+        self.pick(role, check, draw)
     }
 
-    /// The move [`best_move`](Self::best_move) describes, the open moves limited by `check` (each
-    /// move's material a few plies deep) where there is one.
-    fn pick(&self, role: usize, check: Option<&[f64]>) -> Option<M::Move> {
+    /// The move [`checked_best_move`](Self::checked_best_move) describes, the open moves limited
+    /// by `check` (each move's material a few plies deep) where there is one.
+    fn pick(&self, role: usize, check: Option<&[f64]>, draw: Option<f64>) -> Option<M::Move> {
         let root = self.root_node();
         let count = if role < self.roles { root.move_count(role) } else { 0 };
         if count <= 1 {
@@ -577,7 +582,10 @@ impl<M: SearchMachine> Mcts<M> {
         unproven.retain(|&i| all_lost || local(i) != Some(false));
         let top = check.and_then(|c| unproven.iter().map(|&i| c[i]).max_by(f64::total_cmp));
         let safe = |i: usize| check.zip(top).is_none_or(|(c, top)| c[i] >= top - safety::SAFE_MARGIN);
-        let open = unproven.iter().copied().filter(|&i| safe(i)).max_by_key(by_visits);
+        let open: Vec<usize> = unproven.iter().copied().filter(|&i| safe(i)).collect();
+        let mixing = draw.filter(|_| root.kind == Kind::Simultaneous && !root.regrets.is_empty());
+        let open =
+            mixing.and_then(|u| self.mixed(role, &open, u)).or_else(|| open.iter().copied().max_by_key(by_visits));
         // The best proven move against the most visited open one: a proven loss never wins, and
         // the open move must beat the proven score on average.
         let pick = match (decided, open) {
@@ -595,6 +603,35 @@ impl<M: SearchMachine> Mcts<M> {
             (None, None) => return None,
         };
         Some(root.role_move(role, pick))
+    }
+
+    /// Among the root's moves `open` of `role`, the one `draw` (uniform in 0..1) falls on in the
+    /// strategy regret matching played there: each move in proportion to its visits less twice
+    /// the visits the uniform share (`MctsConfig::regret`) alone gave it, so that moves tried
+    /// only because every move is tried are never played (the average strategy with its
+    /// exploration taken out, as in Lanctot, Lisý and Winands, "Monte Carlo Tree Search in
+    /// Simultaneous Move Games with Applications to Goofspiel", 2013). `None` where no move
+    /// has more than that.
+    fn mixed(&self, role: usize, open: &[usize], draw: f64) -> Option<usize> {
+        let root = self.root_node();
+        let count = root.move_count(role);
+        let total: f64 = (0..count).map(|i| f64::from(root.edge(role, i).visits)).sum();
+        let explored = 2.0 * self.config.regret * total / count as f64;
+        let weight = |i: usize| (f64::from(root.edge(role, i).visits) - explored).max(0.0);
+        let sum: f64 = open.iter().map(|&i| weight(i)).sum();
+        if sum <= 0.0 {
+            return None;
+        }
+        let mut left = draw * sum;
+        let mut chosen = None;
+        for &i in open.iter().filter(|&&i| weight(i) > 0.0) {
+            chosen = Some(i);
+            if left < weight(i) {
+                break;
+            }
+            left -= weight(i);
+        }
+        chosen
     }
 
     /// The legal root move of `role` that the machine prints as `name` (canonical KIF).

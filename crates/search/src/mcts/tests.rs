@@ -523,6 +523,37 @@ fn regret_matching_defects_in_the_prisoners_dilemma() {
     }
 }
 
+/// How often each role plays its first move when the move is drawn from the tree's mixed
+/// strategy at `draws` evenly spread numbers, after `iterations` of search; and whether its
+/// most visited move is the first.
+fn first_move_draws(net: &Net, iterations: u64, draws: usize) -> ([f64; 2], [bool; 2]) {
+    let config = MctsConfig { regret: 0.1, ..config(10_000) };
+    let mut mcts = Mcts::new(Arc::new(Program::new(net)), None, config).expect("starts");
+    mcts.search_iterations(iterations).expect("searches");
+    let shares = [0, 1].map(|r| {
+        let first = mcts.move_stats(r)[0].mv;
+        let drawn = (0..draws).map(|k| (k as f64 + 0.5) / draws as f64);
+        drawn.filter(|&u| mcts.checked_best_move(r, Some(u)) == Some(first)).count() as f64 / draws as f64
+    });
+    (shares, [0, 1].map(|r| mcts.best_move(r) == Some(mcts.move_stats(r)[0].mv)))
+}
+
+#[test]
+fn drawn_moves_follow_the_mix_and_leave_out_what_was_only_explored() {
+    // The uneven mix above: each role plays `one` a third of the time when its move is drawn.
+    let net = one_shot([100, 0, 0, 50, 0, 100, 100, 50]);
+    let (shares, _) = first_move_draws(&net, 30_000, 1_000);
+    for share in shares {
+        assert!((0.22..0.42).contains(&share), "{shares:?}");
+    }
+    // Where defecting dominates, cooperating is visited only by the uniform share and never
+    // drawn, and the most visited move is the one drawn.
+    let net = one_shot([60, 0, 100, 20, 60, 100, 0, 20]);
+    let (shares, best) = first_move_draws(&net, 10_000, 1_000);
+    assert_eq!(shares, [0.0, 0.0]);
+    assert_eq!(best, [false, false], "defecting is each role's second move");
+}
+
 #[test]
 fn the_material_check_keeps_the_player_from_hanging_a_pawn() {
     let net = net("breakthrough");
@@ -541,7 +572,7 @@ fn the_material_check_keeps_the_player_from_hanging_a_pawn() {
     assert!((top - 0.5).abs() < 0.01, "white can keep its material: {top}");
     assert!(value(hang) < top - 0.05, "a6 loses the pawn: {} against {top}", value(hang));
     // Whatever the tree prefers, the player's move keeps the material.
-    let played = mcts.checked_best_move(0).expect("a move");
+    let played = mcts.checked_best_move(0, None).expect("a move");
     assert!(value(played) >= top - 0.03, "{} keeps {}", m.format_move(&played), value(played));
     // The check is kept for the root: asked again, it answers at once with the same values.
     assert_eq!(mcts.material_check(0, Instant::now()).expect("checks"), Some(values));
@@ -585,7 +616,7 @@ fn the_material_check_sees_a_pawn_through_in_two_moves() {
     }
     assert!(value("(move 8 2 8 3)") >= top - 0.03, "a move far away keeps the rank");
     mcts.search_iterations(200).expect("searches");
-    let played = mcts.checked_best_move(0).expect("a move");
+    let played = mcts.checked_best_move(0, None).expect("a move");
     assert!(value(&m.format_move(&played)) >= top - 0.03, "{} keeps the rank", m.format_move(&played));
 }
 
