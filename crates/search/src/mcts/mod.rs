@@ -82,6 +82,11 @@ const GUIDED_BATCH: usize = 4;
 /// piece heuristic at even material.
 const PRIOR_VISITS: f64 = 6.0;
 
+/// Where the move played is drawn from the tree's mixed strategy, how far (in points of score)
+/// below the best a move's mean score may be and the move still be drawn: about twice the
+/// standard error of a mean over a thousand visits of scores spread from 0 to 100.
+const MIXED_MARGIN: f64 = 3.0;
+
 /// How the search runs.
 #[derive(Debug, Clone)]
 pub struct MctsConfig {
@@ -610,14 +615,20 @@ impl<M: SearchMachine> Mcts<M> {
     /// the visits the uniform share (`MctsConfig::regret`) alone gave it, so that moves tried
     /// only because every move is tried are never played (the average strategy with its
     /// exploration taken out, as in Lanctot, Lisý and Winands, "Monte Carlo Tree Search in
-    /// Simultaneous Move Games with Applications to Goofspiel", 2013). `None` where no move
-    /// has more than that.
+    /// Simultaneous Move Games with Applications to Goofspiel", 2013). Of those, only the moves
+    /// whose mean score is within [`MIXED_MARGIN`] of the best: at an equilibrium every move of
+    /// the mix scores alike against the opponent's, so a move scoring clearly less was played
+    /// while the mix was being learned, and where the roles' choices no longer meet (cycles of
+    /// Tron walled apart) the best move alone is left. `None` where no move is left.
     fn mixed(&self, role: usize, open: &[usize], draw: f64) -> Option<usize> {
         let root = self.root_node();
         let count = root.move_count(role);
         let total: f64 = (0..count).map(|i| f64::from(root.edge(role, i).visits)).sum();
         let explored = 2.0 * self.config.regret * total / count as f64;
-        let weight = |i: usize| (f64::from(root.edge(role, i).visits) - explored).max(0.0);
+        let played = |i: usize| (f64::from(root.edge(role, i).visits) - explored).max(0.0);
+        let mean = |i: usize| root.edge(role, i).mean().unwrap_or(0.0);
+        let best = open.iter().filter(|&&i| played(i) > 0.0).map(|&i| mean(i)).fold(f64::MIN, f64::max);
+        let weight = |i: usize| if mean(i) >= best - MIXED_MARGIN { played(i) } else { 0.0 };
         let sum: f64 = open.iter().map(|&i| weight(i)).sum();
         if sum <= 0.0 {
             return None;

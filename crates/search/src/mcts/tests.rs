@@ -555,6 +555,25 @@ fn drawn_moves_follow_the_mix_and_leave_out_what_was_only_explored() {
 }
 
 #[test]
+fn a_move_scoring_far_below_the_best_is_never_drawn_however_often_it_was_tried() {
+    // The row role's `one` scores 100 and `two` nothing, whatever the other does. After a few
+    // iterations `two` may still have more visits than exploring alone gives it (regret
+    // matching plays uniformly until some move has a positive regret), but never its mean.
+    let net = one_shot([100, 100, 0, 0, 50, 50, 50, 50]);
+    let program = Arc::new(Program::new(&net));
+    for seed in 0..40 {
+        let config = MctsConfig { regret: 0.1, seed, ..config(10_000) };
+        let mut mcts = Mcts::new(Arc::clone(&program), None, config).expect("starts");
+        mcts.search_iterations(16).expect("searches");
+        let stats = mcts.move_stats(0);
+        for k in 0..100 {
+            let drawn = mcts.checked_best_move(0, Some((f64::from(k) + 0.5) / 100.0));
+            assert_eq!(drawn, Some(stats[0].mv), "seed {seed}: {stats:?}");
+        }
+    }
+}
+
+#[test]
 fn the_material_check_keeps_the_player_from_hanging_a_pawn() {
     let net = net("breakthrough");
     let knowledge = Arc::new(piece_guide(&net, false));
