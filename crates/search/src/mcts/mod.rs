@@ -83,9 +83,10 @@ const GUIDED_BATCH: usize = 4;
 const PRIOR_VISITS: f64 = 6.0;
 
 /// Where the move played is drawn from the tree's mixed strategy, how far (in points of score)
-/// below the best a move's mean score may be and the move still be drawn: about twice the
-/// standard error of a mean over a thousand visits of scores spread from 0 to 100.
-const MIXED_MARGIN: f64 = 3.0;
+/// below the root's mean a move's mean score may be and the move still be drawn. In Blocker the
+/// moves of the crosser's mix scored 35 to 46 after a 3 s search; in Tron a move that loses at
+/// once scores about 1 where the root scores 50.
+const MIXED_MARGIN: f64 = 15.0;
 
 /// How the search runs.
 #[derive(Debug, Clone)]
@@ -616,19 +617,21 @@ impl<M: SearchMachine> Mcts<M> {
     /// only because every move is tried are never played (the average strategy with its
     /// exploration taken out, as in Lanctot, Lisý and Winands, "Monte Carlo Tree Search in
     /// Simultaneous Move Games with Applications to Goofspiel", 2013). Of those, only the moves
-    /// whose mean score is within [`MIXED_MARGIN`] of the best: at an equilibrium every move of
-    /// the mix scores alike against the opponent's, so a move scoring clearly less was played
-    /// while the mix was being learned, and where the roles' choices no longer meet (cycles of
-    /// Tron walled apart) the best move alone is left. `None` where no move is left.
+    /// whose mean score is within [`MIXED_MARGIN`] of the root's (every iteration's): at an
+    /// equilibrium each move of the mix scores what the mix does, so a move scoring far less is
+    /// a blunder the mix had not yet left. The root's mean, not the best move's: a move seldom
+    /// played may score more than the mix against the opponent's mix, and keeping only it
+    /// would make the move foreseeable again. `None` where no move is left.
     fn mixed(&self, role: usize, open: &[usize], draw: f64) -> Option<usize> {
         let root = self.root_node();
         let count = root.move_count(role);
-        let total: f64 = (0..count).map(|i| f64::from(root.edge(role, i).visits)).sum();
+        let edges = (0..count).map(|i| root.edge(role, i));
+        let (scored, total) = edges.fold((0.0, 0.0), |(s, n), e| (s + e.sum, n + f64::from(e.visits)));
         let explored = 2.0 * self.config.regret * total / count as f64;
         let played = |i: usize| (f64::from(root.edge(role, i).visits) - explored).max(0.0);
         let mean = |i: usize| root.edge(role, i).mean().unwrap_or(0.0);
-        let best = open.iter().filter(|&&i| played(i) > 0.0).map(|&i| mean(i)).fold(f64::MIN, f64::max);
-        let weight = |i: usize| if mean(i) >= best - MIXED_MARGIN { played(i) } else { 0.0 };
+        let floor = scored / total.max(1.0) - MIXED_MARGIN;
+        let weight = |i: usize| if mean(i) >= floor { played(i) } else { 0.0 };
         let sum: f64 = open.iter().map(|&i| weight(i)).sum();
         if sum <= 0.0 {
             return None;

@@ -555,7 +555,7 @@ fn drawn_moves_follow_the_mix_and_leave_out_what_was_only_explored() {
 }
 
 #[test]
-fn a_move_scoring_far_below_the_best_is_never_drawn_however_often_it_was_tried() {
+fn a_move_scoring_far_below_the_mix_is_never_drawn_however_often_it_was_tried() {
     // The row role's `one` scores 100 and `two` nothing, whatever the other does. After a few
     // iterations `two` may still have more visits than exploring alone gives it (regret
     // matching plays uniformly until some move has a positive regret), but never its mean.
