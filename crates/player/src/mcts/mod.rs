@@ -105,6 +105,7 @@ impl MctsPlayer {
             local: false,
             mast: false,
             matrix: false,
+            mixed: false,
             ..MctsOptions::seeded(seed)
         };
         options.search.regret = 0.0;
