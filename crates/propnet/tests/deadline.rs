@@ -59,8 +59,10 @@ fn every_phase_of_a_build_stops_soon_after_its_deadline() {
         let program = propnet::Program::within(&net, deadline);
         (program, [built, optimised, t.elapsed()])
     };
-    let (program, [built, optimised, laid_out]) = build(None);
-    assert!(program.is_some());
+    // The phases' times from the faster of two whole builds (the first pays for fresh memory).
+    let (first, second) = (build(None), build(None));
+    assert!(first.0.is_some() && second.0.is_some());
+    let [built, optimised, laid_out] = if second.1[2] < first.1[2] { second.1 } else { first.1 };
     // Deadlines in the middle of the building (the grounding's are tested above), at the start,
     // middle and end of the optimisation, and in the middle of the layout and its native code.
     let mut gave_up = 0;
