@@ -214,15 +214,24 @@ impl<Mv: Clone> NormalForm<Mv> {
         if total <= 0.0 {
             return self.moves[role][best].clone();
         }
-        let mut left = rng.random_range(0.0..total);
-        for (i, &p) in strategy.iter().enumerate() {
-            left -= kept(p);
-            if kept(p) > 0.0 && left < 0.0 {
-                return self.moves[role][i].clone();
-            }
-        }
-        self.moves[role][best].clone()
+        let kept: Vec<f64> = strategy.iter().map(|&p| kept(p)).collect();
+        let i = weighted_index(&kept, rng.random_range(0.0..total)).unwrap_or(best);
+        self.moves[role][i].clone()
     }
+}
+
+/// The index whose share of the line laid end to end by `weights` (none negative) holds `at`
+/// (from 0 up to their sum): each index drawn in proportion to its weight when `at` is uniform
+/// over that range. `None` where `at` lies past the end.
+pub(crate) fn weighted_index(weights: &[f64], at: f64) -> Option<usize> {
+    let mut left = at;
+    for (i, &w) in weights.iter().enumerate() {
+        left -= w;
+        if w > 0.0 && left < 0.0 {
+            return Some(i);
+        }
+    }
+    None
 }
 
 /// The regret-matching strategy for `regrets`: shares proportional to the positive regrets, or

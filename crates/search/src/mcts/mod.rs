@@ -631,21 +631,12 @@ impl<M: SearchMachine> Mcts<M> {
         let played = |i: usize| (f64::from(root.edge(role, i).visits) - explored).max(0.0);
         let mean = |i: usize| root.edge(role, i).mean().unwrap_or(0.0);
         let floor = scored / total.max(1.0) - MIXED_MARGIN;
-        let weight = |i: usize| if mean(i) >= floor { played(i) } else { 0.0 };
-        let sum: f64 = open.iter().map(|&i| weight(i)).sum();
+        let weights: Vec<f64> = open.iter().map(|&i| if mean(i) >= floor { played(i) } else { 0.0 }).collect();
+        let sum: f64 = weights.iter().sum();
         if sum <= 0.0 {
             return None;
         }
-        let mut left = draw * sum;
-        let mut chosen = None;
-        for &i in open.iter().filter(|&&i| weight(i) > 0.0) {
-            chosen = Some(i);
-            if left < weight(i) {
-                break;
-            }
-            left -= weight(i);
-        }
-        chosen
+        crate::matrix::weighted_index(&weights, draw * sum).map(|k| open[k])
     }
 
     /// The legal root move of `role` that the machine prints as `name` (canonical KIF).
