@@ -32,12 +32,14 @@ impl<M: SearchMachine> Mcts<M> {
         };
         let target = iterations.map(|n| self.iterations.saturating_add(n));
         let mut workers = std::mem::take(&mut self.workers);
+        self.pool.trim_before(deadline);
         let result = if workers.len() == 1 {
             self.run_here(&mut workers[0], &settings, batch, target)
         } else {
             self.run_threads(&mut workers, &settings, batch, target)
         };
         self.workers = workers;
+        self.pool.trim_before(None);
         result?;
         Ok(self.stats())
     }

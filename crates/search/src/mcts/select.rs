@@ -25,8 +25,8 @@ impl<M: SearchMachine> Mcts<M> {
         // A proven root still open to sampling is descended through like any other node.
         let open_root = (!self.settled()).then_some(self.root);
         loop {
+            self.pool.visit(at, now);
             let node = self.pool.get_mut(at).expect("a node on the path was visited this tick");
-            node.last_visit = now;
             node.visits += 1;
             if let Some(p) = node.proof.as_ref().filter(|_| Some(at) != open_root) {
                 let scores = p.scores.clone();

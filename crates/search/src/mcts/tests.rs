@@ -331,6 +331,50 @@ fn a_tiny_pool_stays_within_its_bound() {
 }
 
 #[test]
+fn a_full_pool_hands_nodes_back_rather_than_trim_past_the_search_deadline() {
+    let net = net("connectfour");
+    let mut m = PropnetMachine::new(&net);
+    let mut mcts = Mcts::new(Arc::new(Program::new(&net)), None, config(50)).expect("starts");
+    mcts.search_iterations(2_000).expect("searches");
+    let trims = mcts.stats().trims;
+    assert!(trims > 0, "{:?}", mcts.stats());
+    // The states two plies from the start (49) that the pool has no node for.
+    let initial = m.initial_state();
+    let mut fresh = Vec::new();
+    let waits = m.legal_moves(&initial, 1).expect("legal")[0];
+    for a in m.legal_moves(&initial, 0).expect("legal") {
+        let after = m.next_state(&initial, &[a, waits]).expect("next");
+        let waits = m.legal_moves(&after, 0).expect("legal")[0];
+        for b in m.legal_moves(&after, 1).expect("legal") {
+            let state = m.next_state(&after, &[waits, b]).expect("next");
+            if mcts.pool.find(&state).is_none() {
+                fresh.push(state);
+            }
+        }
+    }
+    let (root, tick) = (mcts.root, mcts.tick + 1);
+    // With the deadline passed, a trim would make the search late: once the pool is full, the
+    // node comes back.
+    mcts.pool.trim_before(Some(Instant::now()));
+    let mut refused = None;
+    for state in fresh {
+        let node = mcts.describe(state.clone()).expect("describes");
+        if mcts.pool.insert(node, root, tick).is_err() {
+            refused = Some(state);
+            break;
+        }
+    }
+    let refused = refused.expect("the pool fills up before the states run out");
+    assert_eq!((mcts.pool.trims, mcts.pool.len()), (trims, 50));
+    // With time to spare, the pool makes room.
+    let node = mcts.describe(refused.clone()).expect("describes");
+    mcts.pool.trim_before(Some(Instant::now() + Duration::from_secs(60)));
+    assert!(mcts.pool.insert(node, root, tick).is_ok());
+    assert_eq!(mcts.pool.trims, trims + 1);
+    assert!(mcts.pool.find(&refused).is_some() && mcts.pool.len() <= 50);
+}
+
+#[test]
 fn a_byte_budget_bounds_the_pool_before_its_node_count_does() {
     let net = net("connectfour");
     let budget = 64 << 10;

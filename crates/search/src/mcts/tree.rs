@@ -11,6 +11,7 @@
 
 use super::SearchMachine;
 use rustc_hash::FxHashMap;
+use std::time::{Duration, Instant};
 
 /// Bytes a heap allocation costs beyond what it holds (glibc's chunk header and rounding).
 const ALLOCATION_OVERHEAD: usize = 16;
@@ -66,8 +67,6 @@ pub(super) struct Node<M: SearchMachine> {
     bytes: usize,
     pub state: M::State,
     pub kind: Kind,
-    /// The tick of the last iteration that went through the node.
-    pub last_visit: u64,
     pub visits: u32,
     /// Every role's legal moves, role after role: role r's are `moves[starts[r]..starts[r + 1]]`.
     pub moves: Vec<M::Move>,
@@ -115,7 +114,6 @@ impl<M: SearchMachine> Node<M> {
             bytes: 0,
             state,
             kind: Kind::End,
-            last_visit: 0,
             visits: 0,
             moves: Vec::new(),
             starts: Vec::new(),
@@ -201,15 +199,23 @@ impl<M: SearchMachine> Node<M> {
 }
 
 /// A place for a node, and the serial number of what it holds (bumped when the node is freed,
-/// so that references to it go stale).
+/// so that references to it go stale). A freed node stays in its slot until the slot is used
+/// again: dropping it then spreads the cost of freeing over the insertions that follow a trim,
+/// instead of stalling the search for all of it at once.
 struct Slot<M: SearchMachine> {
     serial: u32,
     node: Option<Node<M>>,
 }
 
+/// What [`Pool::visited`] holds for a free slot: later than any tick, so never trimmed.
+const FREE: u64 = u64::MAX;
+
 /// The nodes, the free slots and the index from states to nodes.
 pub(super) struct Pool<M: SearchMachine> {
     slots: Vec<Slot<M>>,
+    /// Per slot, the tick of the last iteration through its node ([`FREE`] for a free slot):
+    /// apart from the nodes, so that a trim reads eight bytes a node to find the oldest.
+    visited: Vec<u64>,
     free: Vec<u32>,
     table: FxHashMap<M::State, u32>,
     max: usize,
@@ -218,6 +224,11 @@ pub(super) struct Pool<M: SearchMachine> {
     bytes: usize,
     /// Times the pool was trimmed.
     pub trims: u64,
+    /// How long the last trim took, and the deadline of the search under way: no trim starts
+    /// later than twice that before it, a full pool hands nodes back rather than make a search
+    /// late.
+    last_trim: Duration,
+    deadline: Option<Instant>,
 }
 
 impl<M: SearchMachine> Pool<M> {
@@ -225,7 +236,18 @@ impl<M: SearchMachine> Pool<M> {
     /// about `max_bytes` bytes of them.
     pub fn new(max: usize, max_bytes: usize) -> Pool<M> {
         let max = max.clamp(2, u32::MAX as usize);
-        Pool { slots: Vec::new(), free: Vec::new(), table: FxHashMap::default(), max, max_bytes, bytes: 0, trims: 0 }
+        Pool {
+            slots: Vec::new(),
+            visited: Vec::new(),
+            free: Vec::new(),
+            table: FxHashMap::default(),
+            max,
+            max_bytes,
+            bytes: 0,
+            trims: 0,
+            last_trim: Duration::ZERO,
+            deadline: None,
+        }
     }
 
     /// Nodes in use.
@@ -243,6 +265,12 @@ impl<M: SearchMachine> Pool<M> {
         self.bytes
     }
 
+    /// From now on (until the next call) no trim starts so late that, taking twice what the
+    /// last one took, it would run past `deadline`; `None`: trims start whenever the pool is full.
+    pub fn trim_before(&mut self, deadline: Option<Instant>) {
+        self.deadline = deadline;
+    }
+
     /// The node `r` refers to, unless it has been trimmed.
     pub fn get(&self, r: NodeRef) -> Option<&Node<M>> {
         self.slots.get(r.index as usize).filter(|s| s.serial == r.serial)?.node.as_ref()
@@ -253,6 +281,14 @@ impl<M: SearchMachine> Pool<M> {
         self.slots.get_mut(r.index as usize).filter(|s| s.serial == r.serial)?.node.as_mut()
     }
 
+    /// Records that the iteration of tick `now` went through the node `r` refers to (unless it
+    /// has been trimmed): the most recently visited nodes are the last a trim frees.
+    pub fn visit(&mut self, r: NodeRef, now: u64) {
+        if self.slots.get(r.index as usize).is_some_and(|s| s.serial == r.serial) {
+            self.visited[r.index as usize] = now;
+        }
+    }
+
     /// The node of `state`, if there is one.
     pub fn find(&self, state: &M::State) -> Option<NodeRef> {
         let &index = self.table.get(state)?;
@@ -260,29 +296,36 @@ impl<M: SearchMachine> Pool<M> {
     }
 
     /// Puts `node` into the pool, unless its state already has a node. When the pool is full it
-    /// is trimmed first, sparing `root` and every node visited at tick `now` or later; if that
-    /// frees nothing, the node is handed back.
+    /// is trimmed first, sparing `root` and every node visited at tick `now` or later, unless
+    /// that could make the search late ([`trim_before`](Self::trim_before)); if nothing is
+    /// freed, the node is handed back.
     pub fn insert(&mut self, mut node: Node<M>, root: NodeRef, now: u64) -> Result<NodeRef, Box<Node<M>>> {
         if let Some(found) = self.find(&node.state) {
             return Ok(found);
         }
         let bytes = node.footprint();
-        if (self.free.is_empty() && self.slots.len() >= self.max) || self.bytes + bytes > self.max_bytes {
+        let full = (self.free.is_empty() && self.slots.len() >= self.max) || self.bytes + bytes > self.max_bytes;
+        if full {
+            if self.deadline.is_some_and(|d| Instant::now() + 2 * self.last_trim >= d) {
+                return Err(Box::new(node));
+            }
             self.trim(root, now);
         }
         let index = match self.free.pop() {
             Some(index) => index,
             None if self.slots.len() < self.max => {
                 self.slots.push(Slot { serial: 0, node: None });
+                self.visited.push(FREE);
                 (self.slots.len() - 1) as u32
             }
             None => return Err(Box::new(node)),
         };
-        let slot = &mut self.slots[index as usize];
         node.bytes = bytes;
         self.bytes += bytes;
-        node.last_visit = now;
+        self.visited[index as usize] = now;
         self.table.insert(node.state.clone(), index);
+        let slot = &mut self.slots[index as usize];
+        // The node freed here last (if any) is dropped now.
         slot.node = Some(node);
         Ok(NodeRef { index, serial: slot.serial })
     }
@@ -290,10 +333,10 @@ impl<M: SearchMachine> Pool<M> {
     /// Frees the least recently visited eighth of the nodes, sparing `root` and the nodes
     /// visited at tick `now` or later (the iteration under way).
     fn trim(&mut self, root: NodeRef, now: u64) {
+        let started = Instant::now();
         let mut old: Vec<(u64, u32)> = (0..self.slots.len() as u32)
-            .filter(|&i| i != root.index)
-            .filter_map(|i| Some((self.slots[i as usize].node.as_ref()?.last_visit, i)))
-            .filter(|&(t, _)| t < now)
+            .map(|i| (self.visited[i as usize], i))
+            .filter(|&(t, i)| t < now && i != root.index)
             .collect();
         let count = (self.table.len() / 8).max(1).min(old.len());
         if count == 0 {
@@ -302,14 +345,18 @@ impl<M: SearchMachine> Pool<M> {
         old.select_nth_unstable(count - 1);
         for &(_, i) in &old[..count] {
             let slot = &mut self.slots[i as usize];
-            if let Some(node) = slot.node.take() {
-                self.table.remove(&node.state);
+            if let Some(node) = slot.node.as_ref() {
                 self.bytes -= node.bytes;
             }
             // The next node in this slot must not look like this one.
             slot.serial = slot.serial.wrapping_add(1);
+            self.visited[i as usize] = FREE;
             self.free.push(i);
         }
+        // One pass over the table rather than a lookup per freed state.
+        let visited = &self.visited;
+        self.table.retain(|_, &mut i| visited[i as usize] != FREE);
         self.trims += 1;
+        self.last_trim = started.elapsed();
     }
 }
