@@ -32,7 +32,7 @@ use reasoner::Reasoner;
 use search::factored::Factored;
 use search::mcts::{Mcts, Plan, SearchMachine};
 use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -40,9 +40,9 @@ use std::time::{Duration, Instant};
 /// waits at most this long before the thread turns to it.
 const SLICE: Duration = Duration::from_millis(20);
 
-/// How long the thinking thread searches between looks at the local search's results while it
-/// answers a move request.
-const HELPER_SLICE: Duration = Duration::from_millis(100);
+/// How long the thinking thread searches, while it answers a move request, between looks at the
+/// local search's results and updates of its provisional move.
+const ANSWER_SLICE: Duration = Duration::from_millis(100);
 
 /// How often the start looks whether the analysis is done.
 const POLL: Duration = Duration::from_millis(5);
@@ -135,7 +135,13 @@ struct Command {
     joints: Vec<Vec<String>>,
     until: Instant,
     reply: Sender<Result<Answer, PlayerError>>,
+    /// The move the search would play if it stopped now, kept up to date while it searches:
+    /// what the player plays if the answer does not come in time.
+    provisional: Provisional,
 }
+
+/// A move the thinking thread offers before its answer, printed.
+type Provisional = Arc<Mutex<Option<String>>>;
 
 /// The thinking thread's answer: our move, printed, and what the search expects of it.
 struct Answer {
@@ -154,16 +160,19 @@ struct Session {
 
 impl Session {
     /// Sends the thinking thread a move request and waits for its answer until `wait_until`;
-    /// `None` if it does not answer by then or is gone.
+    /// `Err` with the move it offered so far (if any) if it does not answer by then or is gone.
     fn ask(
         &self,
         joints: Vec<Vec<String>>,
         until: Instant,
         wait_until: Instant,
-    ) -> Option<Result<Answer, PlayerError>> {
+    ) -> Result<Result<Answer, PlayerError>, Option<String>> {
         let (reply, answer) = mpsc::channel();
-        self.commands.as_ref()?.send(Command { joints, until, reply }).ok()?;
-        answer.recv_timeout(wait_until.saturating_duration_since(Instant::now())).ok()
+        let provisional = Provisional::default();
+        let command = Command { joints, until, reply, provisional: Arc::clone(&provisional) };
+        let sent = self.commands.as_ref().is_some_and(|c| c.send(command).is_ok());
+        let answer = sent.then(|| answer.recv_timeout(wait_until.saturating_duration_since(Instant::now())).ok());
+        answer.flatten().ok_or_else(|| provisional.lock().ok().and_then(|mut p| p.take()))
     }
 }
 
@@ -355,21 +364,35 @@ impl<T: Tree> Thinker<T> {
 
     /// Searches until `until`, in slices with the helper's work between them if there is one.
     fn search(&mut self, until: Instant) -> Result<(), MachineError> {
-        let Some(mut helper) = self.helper.take() else { return self.tree.search(until) };
+        self.search_offering(until, &mut |_| Ok(()))
+    }
+
+    /// Searches until `until` in slices, with the helper's work and `offer` between them.
+    fn search_offering(
+        &mut self,
+        until: Instant,
+        offer: &mut dyn FnMut(&mut T) -> Result<(), MachineError>,
+    ) -> Result<(), MachineError> {
+        let mut helper = self.helper.take();
         let searched = loop {
-            helper.between(&mut self.tree);
+            if let Some(helper) = helper.as_mut() {
+                helper.between(&mut self.tree);
+            }
+            if let Err(e) = offer(&mut self.tree) {
+                break Err(e);
+            }
             let now = Instant::now();
             if now >= until {
                 break Ok(());
             }
-            if let Err(e) = self.tree.search(until.min(now + HELPER_SLICE)) {
+            if let Err(e) = self.tree.search(until.min(now + ANSWER_SLICE)) {
                 break Err(e);
             }
             if !self.worth_searching() {
                 break Ok(());
             }
         };
-        self.helper = Some(helper);
+        self.helper = helper;
         searched
     }
 
@@ -408,7 +431,7 @@ impl<T: Tree> Thinker<T> {
                     Err(_) => return,
                 }
             };
-            let answer = self.answer(&command.joints, command.until);
+            let answer = self.answer(&command);
             let failed = answer.is_err();
             // The player may have stopped waiting (it answered without us): nothing to do then.
             let _ = command.reply.send(answer);
@@ -418,16 +441,23 @@ impl<T: Tree> Thinker<T> {
         }
     }
 
-    /// Advances the tree along `joints` and chooses our move, searching until `until` unless
-    /// the move is forced or already decided; with what the search expects of it.
-    fn answer(&mut self, joints: &[Vec<String>], until: Instant) -> Result<Answer, PlayerError> {
-        let mv = self.choose(joints, until)?;
+    /// Advances the tree along the command's joint moves and chooses our move, searching until
+    /// its `until` unless the move is forced or already decided; with what the search expects
+    /// of it.
+    fn answer(&mut self, command: &Command) -> Result<Answer, PlayerError> {
+        let mv = self.choose(&command.joints, command.until, &command.provisional)?;
         let expected = self.tree.expected(self.role, &mv);
         Ok(Answer { mv, expected })
     }
 
-    /// Advances the tree along `joints` and chooses our move, printed.
-    fn choose(&mut self, joints: &[Vec<String>], until: Instant) -> Result<String, PlayerError> {
+    /// Advances the tree along `joints` and chooses our move, printed; while it searches, the
+    /// move it would play if it stopped is kept in `provisional`.
+    fn choose(
+        &mut self,
+        joints: &[Vec<String>],
+        until: Instant,
+        provisional: &Provisional,
+    ) -> Result<String, PlayerError> {
         for joint in joints {
             let mut moves = Vec::with_capacity(joint.len());
             for (r, name) in joint.iter().enumerate() {
@@ -442,13 +472,23 @@ impl<T: Tree> Thinker<T> {
                 return Ok(mv);
             }
         }
+        let draw = self.draws.as_mut().filter(|d| d.mixed).map(|d| d.rng.random());
+        let role = self.role;
+        let mut offer = |tree: &mut T| {
+            let best = tree.best(role, draw)?;
+            if let (Some(mv), Ok(mut held)) = (best, provisional.lock()) {
+                *held = Some(mv);
+            }
+            Ok(())
+        };
         if choosing && self.worth_searching() {
+            // The pondered tree's choice stands until the search has a better one.
+            offer(&mut self.tree)?;
             let now = Instant::now();
             let time = until.saturating_duration_since(now) / PREPARE_SHARE;
             self.tree.prepare(self.role, now + time.min(PREPARE_TIME))?;
-            self.search(until)?;
+            self.search_offering(until, &mut offer)?;
         }
-        let draw = self.draws.as_mut().filter(|d| d.mixed).map(|d| d.rng.random());
         self.tree.best(self.role, draw)?.ok_or(PlayerError::NoLegalMove)
     }
 }
@@ -585,13 +625,18 @@ impl Player for MctsPlayer {
         let joints = session.follower.step(last)?;
         let mut legal = session.follower.legal()?;
         let keep = margin(deadline.saturating_duration_since(Instant::now()));
-        let found = session.ask(joints, before(deadline, keep), before(deadline, keep / 2)).transpose()?;
-        // Without an answer in time (or a thread to give one), any legal move beats a late one.
-        // The thread follows the same joint moves as the follower, so an answer that is not
-        // legal only guards against the two disagreeing.
-        let found = found.filter(|a| legal.contains(&a.mv));
-        let expected = found.as_ref().and_then(|a| a.expected);
-        let mv = found.map_or_else(|| legal.swap_remove(0), |a| a.mv);
+        // Without an answer in time (or a thread to give one), the move the search offered so
+        // far, or failing that any legal move, beats a late one. The thread follows the same
+        // joint moves as the follower, so a move that is not legal only guards against the two
+        // disagreeing.
+        let (found, expected) = match session.ask(joints, before(deadline, keep), before(deadline, keep / 2)) {
+            Ok(answer) => answer.map(|a| (Some(a.mv), a.expected))?,
+            Err(provisional) => (provisional, None),
+        };
+        let (mv, expected) = match found.filter(|mv| legal.contains(mv)) {
+            Some(mv) => (mv, expected),
+            None => (legal.swap_remove(0), None),
+        };
         let answer = session.follower.answer(&mv);
         self.expected = expected;
         answer
@@ -652,5 +697,60 @@ impl MctsPlayer {
 impl Drop for MctsPlayer {
     fn drop(&mut self) {
         self.join_late_analysis();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A tree that names `b` its best move and whose search runs far past its stop.
+    struct Late;
+
+    impl Tree for Late {
+        type Move = ();
+
+        fn search(&mut self, until: Instant) -> Result<(), MachineError> {
+            std::thread::sleep(until.saturating_duration_since(Instant::now()) + Duration::from_millis(500));
+            Ok(())
+        }
+
+        fn root_move(&mut self, _role: usize, _name: &str) -> Option<()> {
+            Some(())
+        }
+
+        fn advance(&mut self, _joint: &[()]) -> Result<(), MachineError> {
+            Ok(())
+        }
+
+        fn choices(&mut self, _role: usize) -> usize {
+            2
+        }
+
+        fn best(&mut self, _role: usize, _draw: Option<f64>) -> Result<Option<String>, MachineError> {
+            Ok(Some("b".to_owned()))
+        }
+
+        fn finished(&self, _settled: bool) -> bool {
+            false
+        }
+    }
+
+    #[test]
+    fn a_search_that_answers_late_has_offered_its_move_by_then() {
+        let bundled = games::find("tictactoe").expect("bundled");
+        let (desc, _) = gdl::load(bundled.name, bundled.text).expect("valid rules");
+        let game = crate::Game::on_reasoner(bundled.name.into(), bundled.text.into(), desc);
+        let (commands, inbox) = mpsc::channel();
+        let (idle, _) = mpsc::channel();
+        let thread = Thinker::new(Late, 0, false, false, idle).spawn("late".into(), inbox).expect("spawns");
+        let session = Session {
+            follower: game.follow("xplayer").expect("a role"),
+            commands: Some(commands),
+            thread: Some(thread),
+        };
+        let now = Instant::now();
+        let asked = session.ask(Vec::new(), now + Duration::from_millis(50), now + Duration::from_millis(150));
+        assert_eq!(asked.err(), Some(Some("b".to_owned())), "the answer comes late: the offered move stands in");
     }
 }
