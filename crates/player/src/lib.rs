@@ -217,7 +217,7 @@ pub enum PlayerError {
     Unknown(String),
     /// An `mcts:` spec names a switch the player does not have.
     #[error(
-        "unknown switch {0:?} for mcts (parts: {parts}, each as no-NAME; settings: {settings}, each as NAME=VALUE; joined by colons)",
+        "unknown switch {0:?} for mcts (parts: {parts}; settings: {settings}, each as NAME=VALUE; joined by colons)",
         parts = mcts_switches().collect::<Vec<_>>().join(", "),
         settings = mcts_settings().collect::<Vec<_>>().join(", ")
     )]
@@ -448,6 +448,10 @@ mod tests {
         assert_eq!(player.name(), "mcts:no-forms");
         let e = create("mcts:no-minimax", 1).err().unwrap();
         assert!(e.to_string().contains("\"no-minimax\"") && e.to_string().contains("forms"), "{e}");
-        assert!(create("mcts:forms", 1).is_err(), "a switch turns a part off: no-NAME");
+        assert!(e.to_string().contains("no-forms") && e.to_string().contains(" paranoid,"), "{e}");
+        assert!(create("mcts:forms", 1).is_err(), "a part on by default is only turned off: no-NAME");
+        assert!(create("mcts:no-paranoid", 1).is_err(), "a part off by default is only turned on: NAME");
+        let options = MctsOptions::default();
+        assert!(!options.paranoid && options.adjusted("paranoid").unwrap().paranoid);
     }
 }

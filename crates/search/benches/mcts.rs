@@ -6,14 +6,16 @@
 //! playouts guided for the pieces alone (no tactics); where
 //! there are no pieces, the fuzzy goal
 //! heuristic's outlook as the priors instead; and with all-moves-as-first statistics (RAVE)
-//! and the rivalry bonus, each on plain and tactical search (criterion's "elements/s" are
-//! iterations/s). Each sample searches a fresh tree.
+//! and the rivalry bonus, each on plain and tactical search; where several roles choose at
+//! once from the start, with the others answering the first role's move (criterion's
+//! "elements/s" are iterations/s). Each sample searches a fresh tree.
 //! `cargo bench -p search --bench mcts`.
 
 use analysis::{Analysis, AnalysisConfig};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use machine::StateMachine;
 use metagame::{Knowledge, LeadSource, Outlook, Pieces};
-use propnet::Program;
+use propnet::{Program, PropnetMachine};
 use search::mcts::{Mcts, MctsConfig};
 use std::path::Path;
 use std::sync::Arc;
@@ -25,6 +27,7 @@ use std::time::{Duration, Instant};
 const GAMES: &[(&str, u64)] = &[
     ("ticTacToe", 2_000),
     ("ticTacToeParallel", 2_000),
+    ("tron_10x10", 500),
     ("nineBoardTicTacToe", 500),
     ("connectFour", 2_000),
     ("breakthrough", 500),
@@ -91,6 +94,14 @@ fn iterations(c: &mut Criterion) {
             ("plain+rivalry", None, MctsConfig { rivalry: RIVALRY, ..plain.clone() }),
             ("tactics+rivalry", knowledge(true), MctsConfig { rivalry: RIVALRY, ..plain.clone() }),
         ];
+        let mut m = PropnetMachine::from_program(Arc::clone(&program));
+        let start = m.initial_state();
+        let choosers = (0..m.roles().len()).filter(|&r| m.legal_moves(&start, r).map_or(0, |l| l.len()) > 1);
+        if choosers.count() > 1 {
+            let paranoid = MctsConfig { leader: Some(0), ..plain.clone() };
+            variants.push(("plain+paranoid", None, paranoid.clone()));
+            variants.push(("tactics+paranoid", knowledge(true), paranoid));
+        }
         if let (Some(untactical), Some(tactics)) = (with_pieces(false), with_pieces(true)) {
             let cutoff = MctsConfig { cutoff: CUTOFF, ..mast.clone() };
             variants.push(("analysis+pieces", untactical, plain));

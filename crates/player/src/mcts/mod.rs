@@ -579,7 +579,7 @@ impl Player for MctsPlayer {
                 }
                 let knowledge = prepared.knowledge;
                 let trial = MoveVariety::trial(end.saturating_duration_since(now));
-                let config = self.options.search_for(&net.program, knowledge.as_deref(), trial);
+                let config = self.options.search_for(role, &net.program, knowledge.as_deref(), trial);
                 let several = info.game.roles().len() > 1 && self.options.factored;
                 let exact = knowledge.as_deref().and_then(Knowledge::factors);
                 let splits = exact.into_iter().chain(prepared.neighbourhoods.as_ref()).filter(|_| several);
@@ -611,7 +611,7 @@ impl Player for MctsPlayer {
                 thinker.spawn(name, inbox)?
             }
             None => {
-                let mcts = Mcts::on(Reasoner::new(&info.game.desc), None, self.options.search.clone())?;
+                let mcts = Mcts::on(Reasoner::new(&info.game.desc), None, self.options.search_as(role))?;
                 let mut thinker = Thinker::new(mcts, role, ponder, false, idle);
                 thinker.draws = self.draws();
                 thinker.spawn(name, inbox)?

@@ -55,6 +55,10 @@ pub struct MctsOptions {
     /// from the tree's mixed strategy instead of taking the most visited (see
     /// [`search::mcts::Mcts::checked_best_move`]).
     pub mixed: bool,
+    /// Where several roles choose at once, take the others to see our move before they choose
+    /// theirs, valuing each of our moves at their best replies to it (see
+    /// [`MctsConfig::leader`]), in place of regret matching and the mixed strategy's draw.
+    pub paranoid: bool,
     /// The search's own settings (threads, seed, pool size, exploration).
     pub search: MctsConfig,
 }
@@ -110,7 +114,8 @@ const LOCAL_IDLE: f64 = 0.05;
 /// What a setting is.
 #[derive(Clone, Copy)]
 pub enum Kind {
-    /// A part of the player, on by default unless `on` is false; `no-NAME` turns it off.
+    /// A part of the player, on by default unless `on` is false: `no-NAME` turns it off,
+    /// `NAME` on.
     Part { flag: fn(&mut MctsOptions) -> &mut bool, on: bool },
     /// A number within `range`.
     Number { field: fn(&mut MctsOptions) -> Field<'_>, range: Range, default: Default },
@@ -200,7 +205,7 @@ impl Setting {
 }
 
 /// Every setting of the `mcts` player: its parts first, then its numbers.
-pub const SETTINGS: [Setting; 32] = [
+pub const SETTINGS: [Setting; 33] = [
     part("analysis", |o| &mut o.analysis, "analyse the game during the start clock and hand the search what it finds"),
     part("ponder", |o| &mut o.ponder, "keep searching between move requests, on the opponents' time"),
     part(
@@ -245,6 +250,11 @@ pub const SETTINGS: [Setting; 32] = [
         |o| &mut o.mixed,
         "where several roles choose at once, draw the move from the tree's mixed strategy, not its most visited",
     ),
+    Setting {
+        name: "paranoid",
+        kind: Kind::Part { flag: |o| &mut o.paranoid, on: false },
+        meaning: "where several roles choose at once, value each of our moves at the others' best replies to it",
+    },
     part(
         "check",
         |o| &mut o.search.material_check,
@@ -418,6 +428,7 @@ impl std::default::Default for MctsOptions {
             outlook: false,
             matrix: false,
             mixed: false,
+            paranoid: false,
             search: MctsConfig::default(),
         };
         for setting in &SETTINGS {
@@ -433,9 +444,14 @@ impl std::default::Default for MctsOptions {
     }
 }
 
-/// The names of the parts a `no-` switch turns off, for messages.
-pub fn mcts_switches() -> impl Iterator<Item = &'static str> {
-    SETTINGS.iter().filter(|s| matches!(s.kind, Kind::Part { .. })).map(|s| s.name)
+/// The switches that turn the parts off (`no-NAME`) or, for those off by default, on
+/// (`NAME`), for messages.
+pub fn mcts_switches() -> impl Iterator<Item = String> {
+    SETTINGS.iter().filter_map(|s| match s.kind {
+        Kind::Part { on: true, .. } => Some(format!("no-{}", s.name)),
+        Kind::Part { on: false, .. } => Some(s.name.to_owned()),
+        Kind::Number { .. } => None,
+    })
 }
 
 /// The names of the settings a `NAME=VALUE` switch sets, for messages.
@@ -450,9 +466,8 @@ pub fn settings_reference() -> String {
     let mut out = String::from("| setting | values | default | what it does |\n|---|---|---|---|\n");
     for s in &SETTINGS {
         let (spec, values, default) = match s.kind {
-            Kind::Part { on, .. } => {
-                (format!("`no-{}`", s.name), "–".to_owned(), if on { "on" } else { "off" }.to_owned())
-            }
+            Kind::Part { on: true, .. } => (format!("`no-{}`", s.name), "–".to_owned(), "on".to_owned()),
+            Kind::Part { on: false, .. } => (format!("`{}`", s.name), "–".to_owned(), "off".to_owned()),
             Kind::Number { range, field, default } => {
                 let value = match (default, field(&mut defaults)) {
                     (Default::Machine(text), _) => text.to_owned(),
@@ -476,16 +491,23 @@ impl MctsOptions {
         options
     }
 
-    /// The search's settings for a game compiled as `program` about which the preparation
-    /// learned `knowledge`: move averages and all-moves-as-first statistics are left off unless
-    /// the options ask for them and random games of it (within `budget`) show what they need.
+    /// The search's settings for playing `role`: with `paranoid`, the role the others answer.
+    pub(super) fn search_as(&self, role: usize) -> MctsConfig {
+        MctsConfig { leader: self.paranoid.then_some(role), ..self.search.clone() }
+    }
+
+    /// The search's settings for playing `role` in a game compiled as `program` about which the
+    /// preparation learned `knowledge`: move averages and all-moves-as-first statistics are left
+    /// off unless the options ask for them and random games of it (within `budget`) show what
+    /// they need.
     pub(super) fn search_for(
         &self,
+        role: usize,
         program: &Arc<propnet::Program>,
         knowledge: Option<&Knowledge>,
         budget: Duration,
     ) -> MctsConfig {
-        let mut config = self.search.clone();
+        let mut config = self.search_as(role);
         let variety = (self.wants_move_averages() || self.wants_rave())
             .then(|| MoveVariety::measure(program, budget, config.seed));
         if !self.wants_move_averages() || !variety.is_some_and(|v| v.pays()) {
@@ -540,7 +562,8 @@ impl MctsOptions {
     }
 
     /// The options as `switches` change them, joined by colons: `no-NAME` turns off a part,
-    /// `NAME=VALUE` sets a number (`no-forms:batch=8`); see [`SETTINGS`].
+    /// `NAME` turns on one that is off by default, `NAME=VALUE` sets a number
+    /// (`no-forms:batch=8`); see [`SETTINGS`].
     pub fn adjusted(mut self, switches: &str) -> Result<MctsOptions, PlayerError> {
         for switch in switches.split(':') {
             let unknown = || PlayerError::Switch(switch.to_owned());
@@ -551,12 +574,16 @@ impl MctsOptions {
                 setting.set(&mut self, v).map_err(|why| PlayerError::Setting(switch.to_owned(), why))?;
                 continue;
             }
-            let name = switch.strip_prefix("no-").ok_or_else(unknown)?;
+            let (name, on) = match switch.strip_prefix("no-") {
+                Some(name) => (name, false),
+                None => (switch, true),
+            };
+            // A part on by default is only turned off, one off by default only on.
             let flag = SETTINGS.iter().find_map(|s| match s.kind {
-                Kind::Part { flag, .. } if s.name == name => Some(flag),
+                Kind::Part { flag, on: default } if s.name == name && default != on => Some(flag),
                 _ => None,
             });
-            *flag.ok_or_else(unknown)?(&mut self) = false;
+            *flag.ok_or_else(unknown)?(&mut self) = on;
         }
         Ok(self)
     }
@@ -595,6 +622,14 @@ mod tests {
         assert!(!options.keeps_rave(2, None, Some(&unnamed)));
         let zero = options.adjusted("rave=0").expect("a setting");
         assert!(!zero.keeps_rave(2, None, Some(&marks)));
+    }
+
+    #[test]
+    fn a_paranoid_player_has_the_search_answer_its_own_role() {
+        let options = MctsOptions::default();
+        assert_eq!(options.search_as(1).leader, None);
+        let paranoid = options.adjusted("paranoid").expect("a part");
+        assert_eq!(paranoid.search_as(1).leader, Some(1));
     }
 
     /// Every number's default lies in its range, and the default options hold it.

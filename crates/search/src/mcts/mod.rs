@@ -4,7 +4,8 @@
 //! Every node keeps, per role and legal move, that role's visit count and score sum; each role
 //! picks its own move on its own statistics (decoupled selection): by UCB, so a turn-taking game is
 //! plain UCT (the roles not to move have one move), except where several roles choose at once,
-//! where with `MctsConfig::regret` each draws its move by regret matching (`select`). Nodes are
+//! where with `MctsConfig::regret` each draws its move by regret matching, or with
+//! `MctsConfig::leader` the others choose by UCB under the leader's move (`select`). Nodes are
 //! shared by state in a bounded pool that trims the least recently visited ones when it is full
 //! (`tree`). Proven results
 //! propagate up (MCTS-solver): a terminal node is proven; so is a node whose mover has a proven
@@ -165,6 +166,14 @@ pub struct MctsConfig {
     /// are never sampled; regret matching draws from a mixed strategy that converges on an
     /// equilibrium of the node's game.
     pub regret: f64,
+    /// Where several roles choose at once: the role whose move the others are taken to see
+    /// before they choose theirs, as in the Sancho player's tree, which gives one role's
+    /// choice per node. Each other role then picks its reply by UCB on its statistics under
+    /// the leader's move, so a move of the leader comes to be valued at what the others' best
+    /// replies to it leave (the most it can be sure of, however its move is foreseen), and the
+    /// leader picks by UCB on those values; regret matching is not used at such nodes. `None`
+    /// keeps the roles' choices apart.
+    pub leader: Option<usize>,
     /// The chance that a guided playout plays, among the moves its tactics rank best, one that
     /// leaves the mover the most material ahead, where the knowledge knows the roles' pieces: a
     /// piece left where it can be taken is taken (0: never).
@@ -209,6 +218,7 @@ impl Default for MctsConfig {
             local_weight: 1.0,
             mast: 0.0,
             regret: 0.1,
+            leader: None,
             captures: 0.0,
             rave: 0.0,
             rivalry: 0.0,
@@ -810,8 +820,14 @@ impl<M: SearchMachine> Mcts<M> {
             [m] => Kind::Mover(m),
             _ => Kind::Simultaneous,
         };
-        if node.kind == Kind::Simultaneous && self.config.regret > 0.0 {
-            node.regrets = vec![0.0; node.moves.len()];
+        if node.kind == Kind::Simultaneous {
+            match self.config.leader.filter(|&l| node.move_count(l) > 1) {
+                Some(l) => {
+                    node.replies = vec![Edge::default(); node.move_count(l) * (node.moves.len() - node.move_count(l))]
+                }
+                None if self.config.regret > 0.0 => node.regrets = vec![0.0; node.moves.len()],
+                None => {}
+            }
         }
         if let (Kind::Mover(m), true) = (node.kind, self.config.rave > 0.0) {
             node.amaf = vec![Edge::default(); node.move_count(m)];

@@ -1,6 +1,7 @@
 //! Selection and backup: the descent that picks every role's move by UCB at each node (or,
-//! where several roles choose at once and the search asks for it, by regret matching) and
-//! expands the first new joint move, and the statistics added (or taken back) along its path.
+//! where several roles choose at once and the search asks for it, by regret matching or by UCB
+//! under a leader's move) and expands the first new joint move, and the statistics added (or
+//! taken back) along its path.
 
 use super::solver::{dominated, sure};
 use super::tree::{Edge, Kind, Node, NodeRef, Pool};
@@ -50,14 +51,21 @@ impl<M: SearchMachine> Mcts<M> {
             }
             let node = self.pool.get(at).expect("just visited");
             choice.clear();
-            for r in 0..self.roles {
-                let (c, chance) = if node.regrets.is_empty() {
-                    (choose(&self.pool, &mut self.rng, &self.config, self.dominance, node, r), 1.0)
-                } else {
-                    match_regret(node, r, self.config.regret as f32, &mut self.rng)
+            choice.resize(self.roles, 0);
+            let chances = leaf.chances.len();
+            leaf.chances.resize(chances + self.roles, 1.0);
+            // The leader chooses first, where the others answer its move.
+            let leading = leader(&self.config, node);
+            for r in leading.into_iter().chain((0..self.roles).filter(|&r| Some(r) != leading)) {
+                let (c, chance) = match leading {
+                    Some(l) if r != l => (answer(&self.config, &mut self.rng, node, l, choice[l] as usize, r), 1.0),
+                    _ if node.regrets.is_empty() => {
+                        (choose(&self.pool, &mut self.rng, &self.config, self.dominance, node, r), 1.0)
+                    }
+                    _ => match_regret(node, r, self.config.regret as f32, &mut self.rng),
                 };
-                choice.push(c as u32);
-                leaf.chances.push(chance);
+                choice[r] = c as u32;
+                leaf.chances[chances + r] = chance;
             }
             let key = node.key(&choice);
             let next = node.child(key).filter(|&c| self.pool.get(c).is_some());
@@ -65,6 +73,12 @@ impl<M: SearchMachine> Mcts<M> {
             let node = self.pool.get_mut(at).expect("just visited");
             for (r, &c) in choice.iter().enumerate() {
                 node.edges[node.starts[r] as usize + c as usize].visits += 1;
+            }
+            if let Some(l) = leading {
+                for r in (0..self.roles).filter(|&r| r != l) {
+                    let k = node.reply(l, choice[l] as usize, r, choice[r] as usize);
+                    node.replies[k].visits += 1;
+                }
             }
             leaf.path.push(at);
             leaf.choices.extend_from_slice(&choice);
@@ -206,12 +220,19 @@ impl<M: SearchMachine> Mcts<M> {
         let mut scores: Box<[u8]> = scores.into();
         for (k, &at) in leaf.path.iter().enumerate().rev() {
             let Some(node) = self.pool.get_mut(at) else { continue };
-            for (r, &c) in leaf.choices[k * roles..(k + 1) * roles].iter().enumerate() {
+            let choices = &leaf.choices[k * roles..(k + 1) * roles];
+            for (r, &c) in choices.iter().enumerate() {
                 node.edges[node.starts[r] as usize + c as usize].sum += f64::from(scores[r]);
                 if !node.regrets.is_empty() {
                     learn_regret(node, r, c as usize, leaf.chances[k * roles + r], scores[r]);
                 }
                 mark_played::<M>(&mut self.played, self.stamp, &node.role_move(r, c as usize));
+            }
+            if let Some(l) = leader(&self.config, node) {
+                for r in (0..roles).filter(|&r| r != l) {
+                    let k = node.reply(l, choices[l] as usize, r, choices[r] as usize);
+                    node.replies[k].sum += f64::from(scores[r]);
+                }
             }
             if let Kind::Mover(m) = node.kind {
                 for (i, amaf) in node.amaf.iter_mut().enumerate() {
@@ -246,9 +267,16 @@ impl<M: SearchMachine> Mcts<M> {
         for (k, &at) in leaf.path.iter().enumerate() {
             if let Some(node) = self.pool.get_mut(at) {
                 node.visits = node.visits.saturating_sub(1);
-                for (r, &c) in leaf.choices[k * roles..(k + 1) * roles].iter().enumerate() {
+                let choices = &leaf.choices[k * roles..(k + 1) * roles];
+                for (r, &c) in choices.iter().enumerate() {
                     let edge = &mut node.edges[node.starts[r] as usize + c as usize];
                     edge.visits = edge.visits.saturating_sub(1);
+                }
+                if let Some(l) = leader(&self.config, node) {
+                    for r in (0..roles).filter(|&r| r != l) {
+                        let k = node.reply(l, choices[l] as usize, r, choices[r] as usize);
+                        node.replies[k].visits = node.replies[k].visits.saturating_sub(1);
+                    }
                 }
             }
         }
@@ -339,6 +367,42 @@ fn choose<M: SearchMachine>(
         }
     }
     untried.get().or(best.map(|b| b.0)).or(proven.map(|p| p.0)).unwrap_or(0)
+}
+
+/// The role the others answer at `node`, where the search has one (`MctsConfig::leader`) and
+/// the node keeps their replies (several roles choose there, the leader among them).
+fn leader<M: SearchMachine>(config: &MctsConfig, node: &Node<M>) -> Option<usize> {
+    config.leader.filter(|_| !node.replies.is_empty())
+}
+
+/// `role`'s move index at `node` answering `leader`'s move `led`, by UCB on its statistics
+/// under that move (untried moves first, in random order).
+fn answer<M: SearchMachine>(
+    config: &MctsConfig,
+    rng: &mut SmallRng,
+    node: &Node<M>,
+    leader: usize,
+    led: usize,
+    role: usize,
+) -> usize {
+    let count = node.move_count(role);
+    let log_n = f64::from(node.edge(leader, led).visits.max(1)).ln();
+    let mut best: Option<(usize, f64)> = None;
+    let mut untried = Best::new();
+    for j in 0..count {
+        let edge = &node.replies[node.reply(leader, led, role, j)];
+        let visits = f64::from(edge.visits);
+        match edge.visits {
+            0 => untried.offer(j, 0.0, rng),
+            _ => {
+                let value = edge.sum / visits / 100.0 + config.exploration * (log_n / visits).sqrt();
+                if best.is_none_or(|(_, v)| value > v) {
+                    best = Some((j, value));
+                }
+            }
+        }
+    }
+    untried.get().or(best.map(|b| b.0)).unwrap_or(0)
 }
 
 /// Records in `played` (per move index, the stamp of the last backup that saw it) that the

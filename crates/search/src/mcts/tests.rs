@@ -567,6 +567,34 @@ fn regret_matching_defects_in_the_prisoners_dilemma() {
     }
 }
 
+#[test]
+fn answers_under_a_leaders_move_value_it_at_the_best_reply() {
+    // Matching pennies: the row role wins on (one, one) and (two, two). Where the column role
+    // answers the row's move, each row move is worth what the mismatch leaves it, nothing;
+    // where the two choose apart, each is worth half.
+    let net = one_shot([100, 0, 0, 100, 0, 100, 100, 0]);
+    let program = Arc::new(Program::new(&net));
+    let means = |leader: Option<usize>| {
+        let config = MctsConfig { regret: 0.1, leader, ..config(10_000) };
+        let mut mcts = Mcts::new(Arc::clone(&program), None, config).expect("starts");
+        mcts.search_iterations(20_000).expect("searches");
+        mcts.move_stats(0).iter().map(|s| s.mean.expect("visited")).collect::<Vec<_>>()
+    };
+    for mean in means(Some(0)) {
+        assert!(mean < 10.0, "answered: {mean}");
+    }
+    for mean in means(None) {
+        assert!((40.0..60.0).contains(&mean), "apart: {mean}");
+    }
+    // The column role led: its moves are worth nothing to it in turn, and the row's answers
+    // win.
+    let config = MctsConfig { leader: Some(1), ..config(10_000) };
+    let mut mcts = Mcts::new(Arc::clone(&program), None, config).expect("starts");
+    mcts.search_iterations(20_000).expect("searches");
+    let column: Vec<f64> = mcts.move_stats(1).iter().map(|s| s.mean.expect("visited")).collect();
+    assert!(column.iter().all(|&m| m < 10.0), "{column:?}");
+}
+
 /// How often each role plays its first move when the move is drawn from the tree's mixed
 /// strategy at `draws` evenly spread numbers, after `iterations` of search; and whether its
 /// most visited move is the first.

@@ -76,6 +76,10 @@ pub(super) struct Node<M: SearchMachine> {
     /// Where several roles choose at once and the search matches regrets there: per entry of
     /// `moves`, the role's cumulative regret for not having played it (empty otherwise).
     pub regrets: Vec<f32>,
+    /// Where several roles choose at once and the others are taken to see one role's move
+    /// (`MctsConfig::leader`): per move of the leader, every other role's statistics for each
+    /// of its moves when it answered that one (see [`Node::reply`]; empty otherwise).
+    pub replies: Vec<Edge>,
     /// Expanded joint moves, sorted by key (the roles' move indices in mixed radix, role 0
     /// lowest), each with the node it leads to.
     pub children: Vec<(u64, NodeRef)>,
@@ -119,6 +123,7 @@ impl<M: SearchMachine> Node<M> {
             starts: Vec::new(),
             edges: Vec::new(),
             regrets: Vec::new(),
+            replies: Vec::new(),
             children: Vec::new(),
             joint_count: None,
             range: Vec::new(),
@@ -136,8 +141,8 @@ impl<M: SearchMachine> Node<M> {
     /// An estimate of the bytes the node takes in the pool: the node, its state twice (the
     /// table keeps a copy as its key), its moves and statistics, a table entry, an allowance
     /// for the one child entry an average node gets in its parent (a vector that grows by
-    /// doubling), and the allocator's overhead on each of its nine allocations (one more with
-    /// regrets, one more with all-moves-as-first statistics).
+    /// doubling), and the allocator's overhead on each of its nine allocations (one more each
+    /// with regrets, replies and all-moves-as-first statistics).
     fn footprint(&self) -> usize {
         use std::mem::size_of;
         let state = M::state_bytes(&self.state);
@@ -147,6 +152,7 @@ impl<M: SearchMachine> Node<M> {
             + self.starts.capacity() * size_of::<u32>()
             + self.edges.capacity() * size_of::<Edge>()
             + self.regrets.capacity() * size_of::<f32>()
+            + self.replies.capacity() * size_of::<Edge>()
             + self.amaf.capacity() * size_of::<Edge>()
             + self.range.capacity() * size_of::<(u8, u8)>()
             + self.priors.capacity()
@@ -154,7 +160,9 @@ impl<M: SearchMachine> Node<M> {
             + self.local.capacity()
             + size_of::<(M::State, u32)>()
             + 2 * size_of::<(u64, NodeRef)>()
-            + (9 + usize::from(self.regrets.capacity() > 0) + usize::from(self.amaf.capacity() > 0))
+            + (9 + usize::from(self.regrets.capacity() > 0)
+                + usize::from(self.replies.capacity() > 0)
+                + usize::from(self.amaf.capacity() > 0))
                 * ALLOCATION_OVERHEAD
     }
 
@@ -171,6 +179,15 @@ impl<M: SearchMachine> Node<M> {
     /// Role `role`'s statistics for its `i`th legal move.
     pub fn edge(&self, role: usize, i: usize) -> &Edge {
         &self.edges[self.starts[role] as usize + i]
+    }
+
+    /// Where `replies` holds them, the index there of `role`'s statistics for its `j`th move
+    /// answering `leader`'s `i`th: the leader's moves in blocks of every other role's moves, in
+    /// the order of `moves`.
+    pub fn reply(&self, leader: usize, i: usize, role: usize, j: usize) -> usize {
+        let led = self.move_count(leader);
+        let within = self.starts[role] as usize + j - if role > leader { led } else { 0 };
+        i * (self.moves.len() - led) + within
     }
 
     /// The key of the joint move made of each role's move index in `choice`.
