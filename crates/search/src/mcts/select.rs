@@ -76,8 +76,8 @@ impl<M: SearchMachine> Mcts<M> {
             }
             if let Some(l) = leading {
                 for r in (0..self.roles).filter(|&r| r != l) {
-                    let k = node.reply(l, choice[l] as usize, r, choice[r] as usize);
-                    node.replies[k].visits += 1;
+                    let slot = node.reply(l, choice[l] as usize, r, choice[r] as usize);
+                    node.replies[slot].visits += 1;
                 }
             }
             leaf.path.push(at);
@@ -230,8 +230,8 @@ impl<M: SearchMachine> Mcts<M> {
             }
             if let Some(l) = leader(&self.config, node) {
                 for r in (0..roles).filter(|&r| r != l) {
-                    let k = node.reply(l, choices[l] as usize, r, choices[r] as usize);
-                    node.replies[k].sum += f64::from(scores[r]);
+                    let slot = node.reply(l, choices[l] as usize, r, choices[r] as usize);
+                    node.replies[slot].sum += f64::from(scores[r]);
                 }
             }
             if let Kind::Mover(m) = node.kind {
@@ -274,8 +274,8 @@ impl<M: SearchMachine> Mcts<M> {
                 }
                 if let Some(l) = leader(&self.config, node) {
                     for r in (0..roles).filter(|&r| r != l) {
-                        let k = node.reply(l, choices[l] as usize, r, choices[r] as usize);
-                        node.replies[k].visits = node.replies[k].visits.saturating_sub(1);
+                        let slot = node.reply(l, choices[l] as usize, r, choices[r] as usize);
+                        node.replies[slot].visits = node.replies[slot].visits.saturating_sub(1);
                     }
                 }
             }
