@@ -75,10 +75,7 @@ impl<M: SearchMachine> Mcts<M> {
                 node.edges[node.starts[r] as usize + c as usize].visits += 1;
             }
             if let Some(l) = leading {
-                for r in (0..self.roles).filter(|&r| r != l) {
-                    let slot = node.reply(l, choice[l] as usize, r, choice[r] as usize);
-                    node.replies[slot].visits += 1;
-                }
+                node.answered(l, &choice, |_, edge| edge.visits += 1);
             }
             leaf.path.push(at);
             leaf.choices.extend_from_slice(&choice);
@@ -229,10 +226,7 @@ impl<M: SearchMachine> Mcts<M> {
                 mark_played::<M>(&mut self.played, self.stamp, &node.role_move(r, c as usize));
             }
             if let Some(l) = leader(&self.config, node) {
-                for r in (0..roles).filter(|&r| r != l) {
-                    let slot = node.reply(l, choices[l] as usize, r, choices[r] as usize);
-                    node.replies[slot].sum += f64::from(scores[r]);
-                }
+                node.answered(l, choices, |r, edge| edge.sum += f64::from(scores[r]));
             }
             if let Kind::Mover(m) = node.kind {
                 for (i, amaf) in node.amaf.iter_mut().enumerate() {
@@ -273,10 +267,7 @@ impl<M: SearchMachine> Mcts<M> {
                     edge.visits = edge.visits.saturating_sub(1);
                 }
                 if let Some(l) = leader(&self.config, node) {
-                    for r in (0..roles).filter(|&r| r != l) {
-                        let slot = node.reply(l, choices[l] as usize, r, choices[r] as usize);
-                        node.replies[slot].visits = node.replies[slot].visits.saturating_sub(1);
-                    }
+                    node.answered(l, choices, |_, edge| edge.visits = edge.visits.saturating_sub(1));
                 }
             }
         }
@@ -391,11 +382,10 @@ fn answer<M: SearchMachine>(
     let mut untried = Best::new();
     for j in 0..count {
         let edge = &node.replies[node.reply(leader, led, role, j)];
-        let visits = f64::from(edge.visits);
-        match edge.visits {
-            0 => untried.offer(j, 0.0, rng),
-            _ => {
-                let value = edge.sum / visits / 100.0 + config.exploration * (log_n / visits).sqrt();
+        match edge.mean() {
+            None => untried.offer(j, 0.0, rng),
+            Some(mean) => {
+                let value = mean / 100.0 + config.exploration * (log_n / f64::from(edge.visits)).sqrt();
                 if best.is_none_or(|(_, v)| value > v) {
                     best = Some((j, value));
                 }

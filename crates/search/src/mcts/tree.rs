@@ -190,6 +190,15 @@ impl<M: SearchMachine> Node<M> {
         i * (self.moves.len() - led) + within
     }
 
+    /// Applies `f` to every other role's statistics (with the role) for its move in `choice`
+    /// (one move index per role) answering `leader`'s.
+    pub fn answered(&mut self, leader: usize, choice: &[u32], mut f: impl FnMut(usize, &mut Edge)) {
+        for r in (0..choice.len()).filter(|&r| r != leader) {
+            let slot = self.reply(leader, choice[leader] as usize, r, choice[r] as usize);
+            f(r, &mut self.replies[slot]);
+        }
+    }
+
     /// The key of the joint move made of each role's move index in `choice`.
     pub fn key(&self, choice: &[u32]) -> u64 {
         let mut key = 0u64;
