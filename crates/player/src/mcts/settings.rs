@@ -459,15 +459,17 @@ pub fn mcts_settings() -> impl Iterator<Item = &'static str> {
     SETTINGS.iter().filter(|s| matches!(s.kind, Kind::Number { .. })).map(|s| s.name)
 }
 
-/// The settings reference, a Markdown table: docs/match.md holds it as written here. Defaults
-/// are read from the default options, except the machine's, which are described.
+/// The settings reference, two Markdown tables (the parts, then the numbers): docs/match.md
+/// holds it as written here. Defaults are read from the default options, except the machine's,
+/// which are described.
 pub fn settings_reference() -> String {
     let mut defaults = MctsOptions::default();
-    let mut out = String::from("| setting | values | default | what it does |\n|---|---|---|---|\n");
+    let mut parts = String::from("| part | switch | default | what it does |\n|---|---|---|---|\n");
+    let mut numbers = String::from("| setting | values | default | what it does |\n|---|---|---|---|\n");
     for s in &SETTINGS {
-        let (spec, values, default) = match s.kind {
-            Kind::Part { on: true, .. } => (format!("`no-{}`", s.name), "–".to_owned(), "on".to_owned()),
-            Kind::Part { on: false, .. } => (format!("`{}`", s.name), "–".to_owned(), "off".to_owned()),
+        let _ = match s.kind {
+            Kind::Part { on: true, .. } => writeln!(parts, "| {0} | `no-{0}` | on | {1} |", s.name, s.meaning),
+            Kind::Part { on: false, .. } => writeln!(parts, "| {0} | `{0}` | off | {1} |", s.name, s.meaning),
             Kind::Number { range, field, default } => {
                 let value = match (default, field(&mut defaults)) {
                     (Default::Machine(text), _) => text.to_owned(),
@@ -475,12 +477,11 @@ pub fn settings_reference() -> String {
                     (_, Field::Whole(x)) => x.to_string(),
                     (_, Field::Count(x)) => x.to_string(),
                 };
-                (format!("`{}=N`", s.name), range.describe(), value)
+                writeln!(numbers, "| `{}=N` | {} | {value} | {} |", s.name, range.describe(), s.meaning)
             }
         };
-        let _ = writeln!(out, "| {spec} | {values} | {default} | {} |", s.meaning);
     }
-    out
+    format!("{parts}\n{numbers}")
 }
 
 impl MctsOptions {
