@@ -89,6 +89,15 @@ const PRIOR_VISITS: f64 = 6.0;
 /// once scores about 1 where the root scores 50.
 const MIXED_MARGIN: f64 = 15.0;
 
+/// Where the move played would be drawn from the mix, how far (in points of score) below the
+/// root's mean the worst outcome of one move may be and that move be played instead: the most
+/// that playing it however the others answer can cost against what the mix scores.
+const SECURE_MARGIN: f64 = 5.0;
+
+/// How many visits a joint move's child needs before its mean counts as that joint move's
+/// outcome for [`SECURE_MARGIN`].
+const SECURE_VISITS: u32 = 10;
+
 /// How the search runs.
 #[derive(Debug, Clone)]
 pub struct MctsConfig {
@@ -545,7 +554,9 @@ impl<M: SearchMachine> Mcts<M> {
     /// With `draw` (a number drawn uniformly from 0..1), where several roles choose at the root
     /// and regret matching picks their moves there, the open move is drawn from the strategy the
     /// tree played (see [`mixed`](Self::mixed)) instead of being the most visited: in a game of
-    /// simultaneous moves a move the opponent can foresee is one it can answer.
+    /// simultaneous moves a move the opponent can foresee is one it can answer. A move that
+    /// loses little however it is answered is played instead where there is one (see
+    /// [`secure`](Self::secure)).
     pub fn checked_best_move(&self, role: usize, draw: Option<f64>) -> Option<M::Move> {
         let count = if role < self.roles { self.root_node().move_count(role) } else { 0 };
         let check = self.checked(role).filter(|c| self.config.material_check && c.len() == count);
@@ -600,8 +611,8 @@ impl<M: SearchMachine> Mcts<M> {
         let safe = |i: usize| check.zip(top).is_none_or(|(c, top)| c[i] >= top - safety::SAFE_MARGIN);
         let open: Vec<usize> = unproven.iter().copied().filter(|&i| safe(i)).collect();
         let mixing = draw.filter(|_| root.kind == Kind::Simultaneous && !root.regrets.is_empty());
-        let open =
-            mixing.and_then(|u| self.mixed(role, &open, u)).or_else(|| open.iter().copied().max_by_key(by_visits));
+        let drawn = mixing.and_then(|u| self.secure(role, &open).or_else(|| self.mixed(role, &open, u)));
+        let open = drawn.or_else(|| open.iter().copied().max_by_key(by_visits));
         // The best proven move against the most visited open one: a proven loss never wins, and
         // the open move must beat the proven score on average.
         let pick = match (decided, open) {
@@ -647,6 +658,46 @@ impl<M: SearchMachine> Mcts<M> {
             return None;
         }
         crate::matrix::weighted_index(&weights, draw * sum).map(|k| open[k])
+    }
+
+    /// Where several roles choose at the root, the open move of `role` (of `open`) whose worst
+    /// outcome, over every joint move with it, is the highest, if that worst is within
+    /// [`SECURE_MARGIN`] of the root's mean: a move that keeps as much as the mix whatever the
+    /// others answer loses little by being foreseen, and playing it leaves out the moves the mix
+    /// holds only while its sampling has not settled. An outcome is the joint move's child's
+    /// mean score for `role` (its proven score where it has one); `None` unless every joint
+    /// move with the move was tried at least [`SECURE_VISITS`] times.
+    fn secure(&self, role: usize, open: &[usize]) -> Option<usize> {
+        let root = self.root_node();
+        root.joint_count?;
+        let count = root.move_count(role);
+        let stride: u64 = (0..role).map(|r| root.move_count(r) as u64).product();
+        let replies: u64 = (0..self.roles).filter(|&r| r != role).map(|r| root.move_count(r) as u64).product();
+        let mut worst = vec![f64::INFINITY; count];
+        let mut tried = vec![0u64; count];
+        for &(key, child) in &root.children {
+            let Some(node) = self.pool.get(child) else { continue };
+            let value = match &node.proof {
+                Some(p) => f64::from(p.scores[role]),
+                None if node.moves.is_empty() => continue,
+                None => {
+                    let edges = (0..node.move_count(role)).map(|j| node.edge(role, j));
+                    let (sum, visits) = edges.fold((0.0, 0), |(s, n), e| (s + e.sum, n + e.visits));
+                    if visits < SECURE_VISITS {
+                        continue;
+                    }
+                    sum / f64::from(visits)
+                }
+            };
+            let i = (key / stride % count as u64) as usize;
+            tried[i] += 1;
+            worst[i] = worst[i].min(value);
+        }
+        let edges = (0..count).map(|i| root.edge(role, i));
+        let (scored, total) = edges.fold((0.0, 0.0), |(s, n), e| (s + e.sum, n + f64::from(e.visits)));
+        let floor = scored / total.max(1.0) - SECURE_MARGIN;
+        let secure = open.iter().copied().filter(|&i| tried[i] == replies && worst[i] >= floor);
+        secure.max_by(|&a, &b| worst[a].total_cmp(&worst[b]))
     }
 
     /// The legal root move of `role` that the machine prints as `name` (canonical KIF).

@@ -646,6 +646,44 @@ fn a_move_scoring_far_below_the_mix_is_never_drawn_however_often_it_was_tried() 
 }
 
 #[test]
+fn a_move_that_keeps_the_mixs_value_however_it_is_answered_is_played_instead_of_a_draw() {
+    // The row role's `safe` scores 50 whatever the column shows; `high` scores 60 against `x`
+    // and 40 against `y`, `low` the reverse (the column scores the rest of 100). Every mix with
+    // as much `high` as `low` is an equilibrium worth 50, so the tree's mix keeps all three;
+    // only `safe` keeps its 50 when the column foresees it.
+    let mut text = String::from(
+        "(role row) (role col) (init start)
+         (<= (legal row (show ?s)) (pick ?s)) (pick safe) (pick high) (pick low)
+         (<= (legal col (show ?s)) (side ?s)) (side x) (side y)
+         (<= (next (shown ?r ?s)) (does ?r (show ?s)))
+         (<= terminal (true (shown row ?s)))",
+    );
+    for (row, col, score) in
+        [("safe", "x", 50), ("safe", "y", 50), ("high", "x", 60), ("high", "y", 40), ("low", "x", 40), ("low", "y", 60)]
+    {
+        let shown = format!("(true (shown row {row})) (true (shown col {col}))");
+        text.push_str(&format!("(<= (goal row {score}) {shown}) (<= (goal col {}) {shown})", 100 - score));
+    }
+    let net = testkit::compile(&testkit::load("secure", &text));
+    let program = Arc::new(Program::new(&net));
+    for seed in 0..5 {
+        let config = MctsConfig { regret: 0.1, seed, ..config(10_000) };
+        let mut mcts = Mcts::new(Arc::clone(&program), None, config).expect("starts");
+        mcts.search_iterations(20_000).expect("searches");
+        let stats = mcts.move_stats(0);
+        let safe = mcts.root_move(0, "(show safe)").expect("legal");
+        for k in 0..100 {
+            let drawn = mcts.checked_best_move(0, Some((f64::from(k) + 0.5) / 100.0));
+            assert_eq!(drawn, Some(safe), "seed {seed}: {stats:?}");
+        }
+        // The column has no such move: each of its moves loses 60 to one of the row's.
+        let column: std::collections::HashSet<_> =
+            (0..100).filter_map(|k| mcts.checked_best_move(1, Some((f64::from(k) + 0.5) / 100.0))).collect();
+        assert_eq!(column.len(), 2, "seed {seed}: {:?}", mcts.move_stats(1));
+    }
+}
+
+#[test]
 fn the_material_check_keeps_the_player_from_hanging_a_pawn() {
     let net = net("breakthrough");
     let knowledge = Arc::new(piece_guide(&net, false));
