@@ -8,9 +8,8 @@ use serde_json::Value;
 
 #[test]
 fn tictactoe_favours_the_first_player_at_random_and_no_one_under_search() {
-    let dir = std::env::temp_dir().join(format!("latchkey-balance-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let prefix = dir.join("ttt");
+    let scratch = Scratch::new();
+    let prefix = scratch.path("ttt");
     let args = [
         "balance",
         "tictactoe",
@@ -44,7 +43,7 @@ fn tictactoe_favours_the_first_player_at_random_and_no_one_under_search() {
     assert_eq!(searched["verdict"], "balanced", "{searched}");
     // Each series' matches are in its journal, a line each after the settings.
     for (series, file) in [(random, "ttt-random.jsonl"), (searched, "ttt-mcts.jsonl")] {
-        let path = dir.join(file);
+        let path = scratch.path(file);
         assert_eq!(series["journal"].as_str(), path.to_str());
         let lines = std::fs::read_to_string(&path).expect("the journal").lines().count() as u64;
         assert_eq!(lines, series["games"].as_u64().expect("games") + 1);
@@ -68,9 +67,8 @@ fn a_game_of_one_role_has_no_seats_to_compare() {
 
 #[test]
 fn the_text_shows_each_seat_and_the_verdict() {
-    let dir = std::env::temp_dir().join(format!("latchkey-balance-text-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let prefix = dir.join("c4");
+    let scratch = Scratch::new();
+    let prefix = scratch.path("c4");
     let o = latchkey(&[
         "balance",
         "connectfour",

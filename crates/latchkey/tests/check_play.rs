@@ -30,15 +30,11 @@ const COUNT: &str = "
 (<= (goal ?r 0) (role ?r) (not (true (last ?r))))
 ";
 
-/// `COUNT` with `from` replaced by `to`, written to a file of its own.
-fn variant(name: &str, from: &str, to: &str) -> PathBuf {
+/// `COUNT` with `from` replaced by `to`, written to a file of its own in `scratch`.
+fn variant(scratch: &Scratch, name: &str, from: &str, to: &str) -> PathBuf {
     assert!(from.is_empty() || COUNT.contains(from), "{from}");
     let text = if from.is_empty() { format!("{COUNT}{to}") } else { COUNT.replace(from, to) };
-    let dir = std::env::temp_dir().join(format!("latchkey-check-play-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let path = dir.join(format!("{name}.kif"));
-    std::fs::write(&path, text).expect("written");
-    path
+    scratch.file(&format!("{name}.kif"), &text)
 }
 
 /// `check --play` on `path` with `extra` arguments: whether it succeeded, and its JSON.
@@ -65,7 +61,8 @@ fn faults(report: &Value) -> Vec<String> {
 
 #[test]
 fn a_sound_game_passes_and_says_what_it_played() {
-    let (ok, report) = check(&variant("count", "", ""), &[]);
+    let scratch = Scratch::new();
+    let (ok, report) = check(&variant(&scratch, "count", "", ""), &[]);
     assert!(ok, "{report}");
     assert_eq!(faults(&report), Vec::<String>::new());
     let play = &report["play"];
@@ -84,9 +81,11 @@ fn a_sound_game_passes_and_says_what_it_played() {
 
 #[test]
 fn a_role_without_a_legal_move_is_found_with_the_line_that_reaches_it() {
+    let scratch = Scratch::new();
     // The waiting role has no noop once the count is 2: a, after it added 2; b, after each
     // added 1.
-    let path = variant("stuck", "(not (true (control ?r))))", "(not (true (control ?r))) (not (true (count 2))))");
+    let path =
+        variant(&scratch, "stuck", "(not (true (control ?r))))", "(not (true (control ?r))) (not (true (count 2))))");
     let (ok, report) = check(&path, &[]);
     assert!(!ok);
     assert_eq!(faults(&report), ["no_legal_move a", "no_legal_move b"], "{report}");
@@ -106,13 +105,14 @@ fn a_role_without_a_legal_move_is_found_with_the_line_that_reaches_it() {
 
 #[test]
 fn ended_states_without_one_goal_value_from_0_to_100_are_found() {
-    let none = variant("nogoal", "(<= (goal ?r 0) (role ?r) (not (true (last ?r))))", "");
+    let scratch = Scratch::new();
+    let none = variant(&scratch, "nogoal", "(<= (goal ?r 0) (role ?r) (not (true (last ?r))))", "");
     let (ok, report) = check(&none, &[]);
     assert!(!ok);
     let mut found = faults(&report);
     found.sort();
     assert_eq!(found, ["no_goal a", "no_goal b"], "{report}");
-    let several = variant("several", "(role ?r) (not (true (last ?r))))", "(role ?r))");
+    let several = variant(&scratch, "several", "(role ?r) (not (true (last ?r))))", "(role ?r))");
     let (_, report) = check(&several, &[]);
     let found = faults(&report);
     assert!(
@@ -120,7 +120,7 @@ fn ended_states_without_one_goal_value_from_0_to_100_are_found() {
         "{found:?}"
     );
     assert_eq!(report["play"]["findings"][0]["fault"]["values"], serde_json::json!([0, 100]));
-    let high = variant("high", "(goal ?r 100)", "(goal ?r 150)");
+    let high = variant(&scratch, "high", "(goal ?r 100)", "(goal ?r 150)");
     let (_, report) = check(&high, &[]);
     let found = faults(&report);
     assert!(found.contains(&"goal_out_of_range a".to_owned()), "{found:?}");
@@ -133,8 +133,9 @@ fn ended_states_without_one_goal_value_from_0_to_100_are_found() {
 
 #[test]
 fn games_that_do_not_end_and_roles_that_never_choose_are_found() {
+    let scratch = Scratch::new();
     // Past 5 the count is lost and nothing ends the game.
-    let endless = variant("endless", "(<= done (true (count 5)))", "");
+    let endless = variant(&scratch, "endless", "(<= done (true (count 5)))", "");
     let (ok, report) = check(&endless, &["--steps", "40"]);
     assert!(!ok);
     assert!(faults(&report).contains(&"no_end".to_owned()), "{report}");
@@ -142,8 +143,12 @@ fn games_that_do_not_end_and_roles_that_never_choose_are_found() {
         report["play"]["findings"].as_array().expect("findings").iter().find(|f| f["fault"]["kind"] == "no_end");
     assert_eq!(finding.expect("no_end")["line"].as_array().expect("line").len(), 40);
     // b may only add 1.
-    let passive =
-        variant("passive", "(<= (legal ?r (add 2)) (true (control ?r)))", "(<= (legal a (add 2)) (true (control a)))");
+    let passive = variant(
+        &scratch,
+        "passive",
+        "(<= (legal ?r (add 2)) (true (control ?r)))",
+        "(<= (legal a (add 2)) (true (control a)))",
+    );
     let (ok, report) = check(&passive, &[]);
     assert!(!ok);
     assert_eq!(faults(&report), ["never_chooses b"]);
@@ -151,9 +156,10 @@ fn games_that_do_not_end_and_roles_that_never_choose_are_found() {
 
 #[test]
 fn states_and_moves_the_declarations_leave_out_are_found() {
+    let scratch = Scratch::new();
     let declared = "(<= (base (count ?n)) (num ?n)) (<= (base (control ?r)) (role ?r)) \
                     (<= (input ?r (add 1)) (role ?r)) (<= (input ?r (add 2)) (role ?r))";
-    let (ok, report) = check(&variant("declared", "", declared), &[]);
+    let (ok, report) = check(&variant(&scratch, "declared", "", declared), &[]);
     assert!(!ok);
     let mut found = faults(&report);
     found.sort();
@@ -163,13 +169,14 @@ fn states_and_moves_the_declarations_leave_out_are_found() {
     );
     // Declared in full, nothing is found.
     let whole = format!("{declared} (<= (base (last ?r)) (role ?r)) (<= (input ?r noop) (role ?r))");
-    let (ok, report) = check(&variant("whole", "", &whole), &[]);
+    let (ok, report) = check(&variant(&scratch, "whole", "", &whole), &[]);
     assert!(ok, "{report}");
 }
 
 #[test]
 fn rules_without_terminal_are_not_a_game_and_are_not_played() {
-    let path = variant("unending", "(<= terminal done)", "");
+    let scratch = Scratch::new();
+    let path = variant(&scratch, "unending", "(<= terminal done)", "");
     let o = latchkey(&["check", path.to_str().expect("path")]);
     assert!(!o.status.success(), "an error: {}", stdout(&o));
     assert!(stdout(&o).contains("error: no rule defines 'terminal': no game ever ends"), "{}", stdout(&o));

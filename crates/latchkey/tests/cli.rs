@@ -5,14 +5,6 @@ use common::*;
 
 use std::path::PathBuf;
 
-fn temp_file(name: &str, text: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("latchkey-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let path = dir.join(name);
-    std::fs::write(&path, text).expect("temp file");
-    path
-}
-
 #[test]
 fn check_reports_a_bundled_game() {
     let o = latchkey(&["check", "tictactoe"]);
@@ -58,8 +50,9 @@ fn every_bundled_game_is_valid_and_playable() {
 
 #[test]
 fn invalid_rules_name_file_line_and_column_and_fail() {
+    let scratch = Scratch::new();
     let path =
-        temp_file("unsafe.kif", "(role r)\n(init (cell a))\n(<= (legal r (move ?x ?y))\n    (true (cell ?x)))\n");
+        scratch.file("unsafe.kif", "(role r)\n(init (cell a))\n(<= (legal r (move ?x ?y))\n    (true (cell ?x)))\n");
     let o = latchkey(&["check", path.to_str().unwrap()]);
     assert!(!o.status.success());
     let out = stdout(&o);
@@ -73,7 +66,8 @@ fn invalid_rules_name_file_line_and_column_and_fail() {
 
 #[test]
 fn syntax_errors_are_located() {
-    let path = temp_file("unclosed.kif", "(role r)\n\n  (<= (legal r a)\n");
+    let scratch = Scratch::new();
+    let path = scratch.file("unclosed.kif", "(role r)\n\n  (<= (legal r a)\n");
     let o = latchkey(&["check", path.to_str().unwrap()]);
     assert!(!o.status.success());
     assert!(stderr(&o).contains("unclosed.kif:3:3: syntax error: unclosed '('"), "{}", stderr(&o));
@@ -104,9 +98,10 @@ const TINY: &str = "(role a)\n(init (p))\n(<= (legal a go) (true (p)))\n(<= (nex
 
 #[test]
 fn bad_games_are_said_clearly() {
+    let scratch = Scratch::new();
     // GDL-II: with nature (a random role) refused by every command, naming the rules.
     let gdl_ii = format!("{TINY}(role random)\n(<= (legal random noop))\n(<= (sees a (saw ?m)) (does random ?m))\n");
-    let path = temp_file("nature.kif", &gdl_ii);
+    let path = scratch.file("nature.kif", &gdl_ii);
     let o = latchkey(&["check", path.to_str().unwrap()]);
     assert!(!o.status.success());
     assert!(stdout(&o).contains("nature.kif:8:1: error: GDL-II: role 'random' is nature"), "{}", stdout(&o));
@@ -115,7 +110,7 @@ fn bad_games_are_said_clearly() {
     assert!(!o.status.success());
     assert!(stderr(&o).contains("GDL-II: role 'random' is nature"), "{}", stderr(&o));
     // Without nature it is played as GDL, and check says so.
-    let path = temp_file("hidden.kif", &format!("{TINY}(<= (sees a (saw ?m)) (does a ?m))\n"));
+    let path = scratch.file("hidden.kif", &format!("{TINY}(<= (sees a (saw ?m)) (does a ?m))\n"));
     let o = latchkey(&["check", path.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stdout(&o));
     assert!(stdout(&o).contains("every role sees every move"), "{}", stdout(&o));
@@ -123,15 +118,16 @@ fn bad_games_are_said_clearly() {
     assert!(o.status.success(), "{}", stderr(&o));
 
     // No terminal or goal rules: not a game.
-    let path = temp_file("endless.kif", "(role a)\n(init (p))\n(<= (legal a go) (true (p)))\n");
+    let path = scratch.file("endless.kif", "(role a)\n(init (p))\n(<= (legal a go) (true (p)))\n");
     let o = latchkey(&["check", path.to_str().unwrap()]);
     assert!(!o.status.success());
     assert!(stdout(&o).contains("error: no rule defines 'terminal'"), "{}", stdout(&o));
     assert!(stdout(&o).contains("error: no rule defines 'goal'"), "{}", stdout(&o));
 
     // A byte-order mark is skipped, not read as part of the first relation's name.
-    let with_mark = latchkey(&["check", temp_file("mark.kif", &format!("\u{feff}{TINY}")).to_str().unwrap(), "--json"]);
-    let without = latchkey(&["check", temp_file("plain.kif", TINY).to_str().unwrap(), "--json"]);
+    let with_mark =
+        latchkey(&["check", scratch.file("mark.kif", &format!("\u{feff}{TINY}")).to_str().unwrap(), "--json"]);
+    let without = latchkey(&["check", scratch.file("plain.kif", TINY).to_str().unwrap(), "--json"]);
     let counts = |o: &std::process::Output| {
         let report: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
         (report["relations"].clone(), report["roles"].clone(), report["valid"].clone())
@@ -160,10 +156,11 @@ fn bad_games_are_said_clearly() {
 
 #[test]
 fn unknown_games_and_garbage_files_fail_cleanly() {
+    let scratch = Scratch::new();
     let o = latchkey(&["check", "no-such-game"]);
     assert!(!o.status.success());
     assert!(stderr(&o).contains("no such file or bundled game: no-such-game"), "{}", stderr(&o));
-    let path = temp_file("garbage.kif", "\u{0}\u{1}((((\u{fffd} ?");
+    let path = scratch.file("garbage.kif", "\u{0}\u{1}((((\u{fffd} ?");
     let o = latchkey(&["check", path.to_str().unwrap()]);
     assert!(!o.status.success());
     assert!(stderr(&o).contains("garbage.kif:1:"), "{}", stderr(&o));
@@ -196,6 +193,7 @@ fn depth_first_perft_counts_every_path() {
 
 #[test]
 fn conform_passes_on_a_faithful_reference_and_fails_on_a_wrong_one() {
+    let scratch = Scratch::new();
     let shared = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared");
     if !shared.join("reference").is_dir() {
         assert!(std::env::var_os("CI").is_none(), "CI must have ../shared");
@@ -208,7 +206,7 @@ fn conform_passes_on_a_faithful_reference_and_fails_on_a_wrong_one() {
     assert!(o.status.success(), "{}", stdout(&o));
     assert!(stdout(&o).contains("steps checked, 0 mismatches"), "{}", stdout(&o));
     let text = std::fs::read_to_string(&reference).unwrap().replacen("\"states\":72", "\"states\":71", 1);
-    let wrong = temp_file("wrong.jsonl", &text);
+    let wrong = scratch.file("wrong.jsonl", &text);
     let o = latchkey(&["conform", game.to_str().unwrap(), "--reference", wrong.to_str().unwrap()]);
     assert!(!o.status.success());
     assert!(stdout(&o).contains("1 mismatch"), "{}", stdout(&o));
@@ -217,7 +215,8 @@ fn conform_passes_on_a_faithful_reference_and_fails_on_a_wrong_one() {
 
 #[test]
 fn propnet_reports_the_net_and_writes_dot() {
-    let dot = std::env::temp_dir().join(format!("latchkey-cli-{}-uc.dot", std::process::id()));
+    let scratch = Scratch::new();
+    let dot = scratch.path("uc.dot");
     let o = latchkey(&["propnet", "untwistycorridor", "--dot", dot.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stdout(&o).contains("optimised   "), "{}", stdout(&o));
@@ -256,6 +255,7 @@ fn bench_measures_both_engines_in_one_run() {
 
 #[test]
 fn a_game_too_large_for_a_propnet_falls_back_to_the_reasoner() {
+    let scratch = Scratch::new();
     // 56^4 = 9.8M atoms of `big`, every one of which the goal may read: more than grounding's
     // cap of 8M, so no propnet is built.
     let numbers: String = (0..56).map(|i| format!("(n {i}) ")).collect();
@@ -264,7 +264,7 @@ fn a_game_too_large_for_a_propnet_falls_back_to_the_reasoner() {
          (<= (legal r go) (true (s 0)))\n(<= (next (s 1)) (does r go))\n(<= terminal (true (s 1)))\n\
          (<= (goal r 100) (big ?a ?b ?c ?d) (true (s 1)))\n(<= (goal r 0) (true (s 0)))"
     );
-    let path = temp_file("huge.kif", &text);
+    let path = scratch.file("huge.kif", &text);
     let o = latchkey(&["playout", path.to_str().unwrap(), "-n", "3", "--engine", "propnet"]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stderr(&o).contains("no propnet for huge (grounding needs more than"), "{}", stderr(&o));
@@ -426,6 +426,7 @@ fn every_json_output_names_its_schema() {
 
 #[test]
 fn local_finds_a_pawn_race_win_and_rejects_unknown_propositions() {
+    let scratch = Scratch::new();
     let state =
         "(control white) (cellholds 4 3 white) (cellholds 1 1 white) (cellholds 1 7 black) (cellholds 8 8 black)";
     let o = latchkey(&["local", "breakthrough", "--state", state, "--time", "5", "--depth", "6", "--json"]);
@@ -439,7 +440,7 @@ fn local_finds_a_pawn_race_win_and_rejects_unknown_propositions() {
     // for the player who then won.
     let o = latchkey(&["match", "breakthroughsmall", "--players", "random,random", "--games", "1", "--json"]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let report = temp_file("series.json", &stdout(&o));
+    let report = scratch.file("series.json", &stdout(&o));
     let from = report.to_str().unwrap();
     let o = latchkey(&["local", "breakthroughsmall", "--from", from, "--before", "1", "--time", "2", "--json"]);
     assert!(o.status.success(), "{}", stderr(&o));
@@ -454,9 +455,10 @@ fn local_finds_a_pawn_race_win_and_rejects_unknown_propositions() {
 
 #[test]
 fn local_judges_the_moves_played_in_a_match_report() {
+    let scratch = Scratch::new();
     let o = latchkey(&["match", "breakthroughsmall", "--players", "random,random", "--games", "2", "--json"]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let report = temp_file("judged.json", &stdout(&o));
+    let report = scratch.file("judged.json", &stdout(&o));
     let from = report.to_str().unwrap();
     let args = ["local", "breakthroughsmall", "--from", from, "--judge", "--before", "4", "--time", "1"];
     let o = latchkey(&[&args[..], &["--json"]].concat());
@@ -481,6 +483,7 @@ fn local_judges_the_moves_played_in_a_match_report() {
 
 #[test]
 fn board_draws_the_state_after_the_moves_and_says_what_it_inferred() {
+    let scratch = Scratch::new();
     let o = latchkey(&["board", "tictactoe", "--moves", "(mark 1 1)", "noop", "noop", "( MARK 2  2 )"]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(
@@ -496,7 +499,7 @@ fn board_draws_the_state_after_the_moves_and_says_what_it_inferred() {
     let o = latchkey(&["board", "buttonsandlights"]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stdout(&o).contains("no board: "), "{}", stdout(&o));
-    let svg = temp_file("board.svg", "");
+    let svg = scratch.file("board.svg", "");
     let o = latchkey(&["board", "tictactoe", "--moves", "(mark 1 1)", "noop", "--svg", svg.to_str().expect("a path")]);
     assert!(o.status.success(), "{}", stderr(&o));
     let drawing = std::fs::read_to_string(&svg).expect("written");

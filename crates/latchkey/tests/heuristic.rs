@@ -12,14 +12,6 @@ fn chapter_game() -> String {
     path.to_str().expect("UTF-8 path").to_owned()
 }
 
-fn temp_file(name: &str, text: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("latchkey-heuristic-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let path = dir.join(name);
-    std::fs::write(&path, text).expect("temp file");
-    path
-}
-
 #[test]
 fn the_position_of_figure_16_3_gives_the_chapters_value() {
     // x on (1,1) and (3,3), o on (1,2): white's value is 49.589684.
@@ -63,7 +55,8 @@ fn parameters_choose_the_t_norm_and_threshold() {
 
 #[test]
 fn a_state_file_lists_base_propositions_with_or_without_true() {
-    let state = temp_file("state.kif", "; a position\n(true (cell 1 1 x))\n(cell 2 2 o) (control xplayer)\n");
+    let scratch = Scratch::new();
+    let state = scratch.file("state.kif", "; a position\n(true (cell 1 1 x))\n(cell 2 2 o) (control xplayer)\n");
     let report = json(&["heuristic", "tictactoe", "--state", state.to_str().unwrap(), "--json"]);
     let props: Vec<&str> = report["propositions"].as_array().unwrap().iter().map(|p| p.as_str().unwrap()).collect();
     assert_eq!(props, ["(cell 1 1 x)", "(cell 2 2 o)", "(control xplayer)"]);
@@ -96,8 +89,9 @@ fn latches_zero_a_blocked_cell() {
 
 #[test]
 fn bad_input_gets_a_clear_error() {
-    let bad_state = temp_file("bad.kif", "(cell 9 9 x)\n");
-    let rule = temp_file("rule.kif", "(<= p q)\n");
+    let scratch = Scratch::new();
+    let bad_state = scratch.file("bad.kif", "(cell 9 9 x)\n");
+    let rule = scratch.file("rule.kif", "(<= p q)\n");
     let cases: &[(&[&str], &str)] = &[
         (&["--tau", "1"], "tau must be greater than 0.5 and less than 1, not 1"),
         (&["--tau", "0.8", "--theta", "0.85"], "theta must be greater than 0.5 and at most tau (0.8), not 0.85"),
@@ -125,7 +119,7 @@ fn bad_input_gets_a_clear_error() {
         assert_eq!(stderr(&o).matches(message).count(), 1, "{args:?}: said once: {}", stderr(&o));
         assert!(!stderr(&o).contains("panicked"), "{args:?}: {}", stderr(&o));
     }
-    let unclosed = temp_file("unclosed.kif", "(role x)\n(init (a)\n");
+    let unclosed = scratch.file("unclosed.kif", "(role x)\n(init (a)\n");
     let o = latchkey(&["heuristic", unclosed.to_str().unwrap()]);
     let message = "unclosed.kif:2:1: syntax error: unclosed '('";
     assert_eq!(stderr(&o).matches(message).count(), 1, "said once: {}", stderr(&o));

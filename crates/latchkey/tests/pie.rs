@@ -13,14 +13,9 @@ use rand::SeedableRng;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-/// The pie variant of `game` written by the command, and its text.
-fn variant(game: &str) -> (PathBuf, String) {
-    let dir = std::env::temp_dir().join(format!("latchkey-pie-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    // Each call its own file: the tests run at once.
-    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let path = dir.join(format!("{}-{call}.kif", game.replace(['/', '.'], "_")));
+/// The pie variant of `game` written by the command into `scratch`, and its text.
+fn variant(scratch: &Scratch, game: &str) -> (PathBuf, String) {
+    let path = scratch.path(&format!("{}.kif", game.replace(['/', '.'], "_")));
     let o = latchkey(&["pie", game, "-o", path.to_str().expect("path")]);
     assert!(o.status.success(), "{}", stderr(&o));
     let text = std::fs::read_to_string(&path).expect("written");
@@ -50,7 +45,8 @@ fn legal<M: StateMachine>(m: &mut M, state: &M::State, role: usize) -> BTreeSet<
 
 #[test]
 fn the_variant_checks_clean_and_conforms() {
-    let (path, text) = variant("tictactoe");
+    let scratch = Scratch::new();
+    let (path, text) = variant(&scratch, "tictactoe");
     let o = latchkey(&["check", path.to_str().expect("path"), "--play"]);
     assert!(o.status.success(), "{}", stdout(&o));
     // The reasoner's trajectories, replayed on the propnet.
@@ -64,7 +60,8 @@ fn the_variant_checks_clean_and_conforms() {
 
 #[test]
 fn without_the_swap_the_variant_plays_as_the_original() {
-    let (_, text) = variant("connectfour");
+    let scratch = Scratch::new();
+    let (_, text) = variant(&scratch, "connectfour");
     let mut original = PropnetMachine::new(&testkit::bundled("connectfour").1);
     let (_, mut pie) = machine("pie", &text);
     let mut rng = SmallRng::seed_from_u64(7);
@@ -97,7 +94,8 @@ fn without_the_swap_the_variant_plays_as_the_original() {
 
 #[test]
 fn a_swap_keeps_the_position_and_exchanges_the_roles() {
-    let (_, text) = variant("tictactoe");
+    let scratch = Scratch::new();
+    let (_, text) = variant(&scratch, "tictactoe");
     let (_, mut pie) = machine("pie", &text);
     let mut original = PropnetMachine::new(&testkit::bundled("tictactoe").1);
     let start = pie.initial_state();
@@ -138,9 +136,8 @@ fn games_the_pie_rule_does_not_fit_are_refused_with_the_reason() {
         "{}",
         stderr(&o)
     );
-    let dir = std::env::temp_dir().join(format!("latchkey-pie-refused-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let path = dir.join("together.kif");
+    let scratch = Scratch::new();
+    let path = scratch.path("together.kif");
     let together = "(role a) (role b) (init (round 0)) (succ 0 1) (succ 1 2)
         (<= (legal ?r (show ?h)) (role ?r) (hand ?h)) (hand odd) (hand even)
         (<= (next (round ?n)) (true (round ?m)) (succ ?m ?n))
@@ -150,7 +147,7 @@ fn games_the_pie_rule_does_not_fit_are_refused_with_the_reason() {
     assert!(!o.status.success());
     assert!(stderr(&o).contains("together cannot take the pie rule: no role ever waits"), "{}", stderr(&o));
     // Turns at first, then both choose at once.
-    let path = dir.join("then_together.kif");
+    let path = scratch.path("then_together.kif");
     let then_together = "(role a) (role b) (init (round 0)) (succ 0 1) (succ 1 2) (opt x) (opt y)
         (<= (legal a (go ?x)) (true (round 0)) (opt ?x)) (<= (legal b noop) (true (round 0)))
         (<= (legal ?r (go ?x)) (role ?r) (true (round 1)) (opt ?x))
@@ -165,7 +162,7 @@ fn games_the_pie_rule_does_not_fit_are_refused_with_the_reason() {
         stderr(&o)
     );
     // An output file is never overwritten.
-    let existing = dir.join("existing.kif");
+    let existing = scratch.path("existing.kif");
     std::fs::write(&existing, "keep").expect("written");
     let o = latchkey(&["pie", "tictactoe", "-o", existing.to_str().expect("path")]);
     assert!(!o.status.success());
@@ -175,9 +172,8 @@ fn games_the_pie_rule_does_not_fit_are_refused_with_the_reason() {
 #[test]
 fn the_swap_is_offered_after_the_opener_s_whole_first_turn() {
     // a places and then turns (two joint moves) before b moves.
-    let dir = std::env::temp_dir().join(format!("latchkey-pie-turn-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let game = dir.join("two_step.kif");
+    let scratch = Scratch::new();
+    let game = scratch.path("two_step.kif");
     let text = "(role a) (role b) (init (step a place)) (opt x) (opt y)
         (<= (legal ?r (place ?x)) (true (step ?r place)) (opt ?x))
         (<= (legal ?r (turn ?x)) (true (step ?r turn)) (opt ?x))
@@ -193,7 +189,7 @@ fn the_swap_is_offered_after_the_opener_s_whole_first_turn() {
         (<= (goal ?r 0) (role ?r) (not (true (done a))))
         (<= (goal b 0) (true (done a)))";
     std::fs::write(&game, text).expect("written");
-    let (_, pie) = variant(game.to_str().expect("path"));
+    let (_, pie) = variant(&scratch, game.to_str().expect("path"));
     let (_, mut m) = machine("pie", &pie);
     let start = m.initial_state();
     let placed = play(&mut m, start, ["(place x)", "noop"]);
@@ -210,12 +206,11 @@ fn every_corpus_variant_conforms_between_reasoner_and_propnet() {
     let Some(shared) = testkit::shared::locate(env!("CARGO_MANIFEST_DIR"), "pie variants of the corpus") else {
         return;
     };
+    let scratch = Scratch::new();
     let mut accepted = Vec::new();
     for path in testkit::shared::games_with_propnet(&shared) {
         let name = testkit::shared::stem(&path);
-        let dir = std::env::temp_dir().join(format!("latchkey-pie-corpus-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("temp dir");
-        let out = dir.join(format!("{name}.kif"));
+        let out = scratch.path(&format!("{name}.kif"));
         let o = latchkey(&["pie", path.to_str().expect("path"), "-o", out.to_str().expect("path")]);
         if !o.status.success() {
             assert!(stderr(&o).contains("cannot take the pie rule: "), "{name}: {}", stderr(&o));

@@ -8,13 +8,7 @@ mod common;
 use browser::Browser;
 use common::*;
 use serde_json::Value;
-use std::path::{Path, PathBuf};
-
-fn scratch() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("latchkey-replay-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
-}
+use std::path::Path;
 
 /// Runs `latchkey` with `args`, which must succeed; returns standard output.
 fn run(args: &[&str]) -> String {
@@ -70,8 +64,8 @@ fn moves_of(record: &Value) -> Vec<Vec<String>> {
 
 #[test]
 fn a_match_report_replays_step_by_step_in_a_browser() {
-    let dir = scratch();
-    let report_path = dir.join("report.json");
+    let scratch = Scratch::new();
+    let report_path = scratch.path("report.json");
     let report = run(&[
         "match",
         "tictactoe",
@@ -86,7 +80,7 @@ fn a_match_report_replays_step_by_step_in_a_browser() {
         "--json",
     ]);
     std::fs::write(&report_path, &report).unwrap();
-    let page = dir.join("report.html");
+    let page = scratch.path("report.html");
     let said = run(&["replay", report_path.to_str().unwrap(), "-o", page.to_str().unwrap()]);
     assert!(said.contains("2 matches"), "{said}");
     let report: Value = serde_json::from_str(&report).unwrap();
@@ -147,8 +141,8 @@ fn a_match_report_replays_step_by_step_in_a_browser() {
 
 #[test]
 fn a_journal_and_a_ggp_base_match_replay_too() {
-    let dir = scratch();
-    let journal = dir.join("t.jsonl");
+    let scratch = Scratch::new();
+    let journal = scratch.path("t.jsonl");
     let _ = std::fs::remove_file(&journal);
     run(&[
         "tournament",
@@ -163,7 +157,7 @@ fn a_journal_and_a_ggp_base_match_replay_too() {
         journal.to_str().unwrap(),
         "-q",
     ]);
-    let page = dir.join("t.html");
+    let page = scratch.path("t.html");
     let said = run(&["replay", journal.to_str().unwrap(), "-o", page.to_str().unwrap()]);
     assert!(said.contains("2 matches"), "{said}");
     let line = std::fs::read_to_string(&journal).unwrap().lines().nth(1).unwrap().to_owned();
@@ -179,12 +173,12 @@ fn a_journal_and_a_ggp_base_match_replay_too() {
         "playerNamesFromHost": ["one", "two"], "startTime": 0,
         "stateTimes": (0..=moves.len()).map(|k| 1000 + 10 * k).collect::<Vec<_>>(),
     });
-    let base = dir.join("base.json");
+    let base = scratch.path("base.json");
     std::fs::write(&base, ggp.to_string()).unwrap();
-    let o = latchkey(&["replay", base.to_str().unwrap(), "-o", dir.join("x.html").to_str().unwrap()]);
+    let o = latchkey(&["replay", base.to_str().unwrap(), "-o", scratch.path("x.html").to_str().unwrap()]);
     assert!(!o.status.success());
     assert!(stderr(&o).contains("give them with --game FILE"), "{}", stderr(&o));
-    let base_page = dir.join("base.html");
+    let base_page = scratch.path("base.html");
     run(&["replay", base.to_str().unwrap(), "-o", base_page.to_str().unwrap(), "--game", "connectfour"]);
 
     let Some(mut b) = Browser::start() else { return };
@@ -202,13 +196,13 @@ fn a_journal_and_a_ggp_base_match_replay_too() {
 
 #[test]
 fn a_move_the_rules_do_not_allow_is_named() {
-    let dir = scratch();
+    let scratch = Scratch::new();
     let report =
         run(&["match", "tictactoe", "--players", "random,random", "--games", "1", "--startclock", "1", "--json"]);
     let broken = report.replacen("(mark ", "(mark 9", 1);
-    let path = dir.join("broken.json");
+    let path = scratch.path("broken.json");
     std::fs::write(&path, broken).unwrap();
-    let o = latchkey(&["replay", path.to_str().unwrap(), "-o", dir.join("broken.html").to_str().unwrap()]);
+    let o = latchkey(&["replay", path.to_str().unwrap(), "-o", scratch.path("broken.html").to_str().unwrap()]);
     assert!(!o.status.success());
     let err = stderr(&o);
     assert!(err.contains("tictactoe, match 1: joint move 1: (mark 9"), "{err}");
@@ -217,8 +211,8 @@ fn a_move_the_rules_do_not_allow_is_named() {
 
 #[test]
 fn a_report_of_a_game_read_from_a_file_finds_its_rules_there() {
-    let dir = scratch();
-    let rules = dir.join("mygame.kif");
+    let scratch = Scratch::new();
+    let rules = scratch.path("mygame.kif");
     let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../games/tictactoe.kif"));
     std::fs::write(&rules, text.expect("the bundled tictactoe rules")).unwrap();
     let report = run(&[
@@ -232,8 +226,8 @@ fn a_report_of_a_game_read_from_a_file_finds_its_rules_there() {
         "1",
         "--json",
     ]);
-    let path = dir.join("mygame.json");
+    let path = scratch.path("mygame.json");
     std::fs::write(&path, report).unwrap();
-    let said = run(&["replay", path.to_str().unwrap(), "-o", dir.join("mygame.html").to_str().unwrap()]);
+    let said = run(&["replay", path.to_str().unwrap(), "-o", scratch.path("mygame.html").to_str().unwrap()]);
     assert!(said.contains("1 match"), "{said}");
 }

@@ -10,12 +10,6 @@ use common::*;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("latchkey-report-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
-}
-
 /// Writes the report of `game` into `dir` with small counts (`extra` adds flags or replaces
 /// these); returns the page's path and data.
 fn report(game: &str, dir: &Path, extra: &[&str]) -> (PathBuf, Value) {
@@ -44,8 +38,9 @@ fn data(page: &Path) -> Value {
 
 #[test]
 fn the_report_holds_what_the_other_commands_find() {
-    let dir = scratch("ttt");
-    let (_, d) = report("tictactoe", &dir, &[]);
+    let scratch = Scratch::new();
+    let dir = scratch.dir();
+    let (_, d) = report("tictactoe", dir, &[]);
     assert_eq!(d["game"], "tictactoe");
     assert_eq!(d["summary"]["roles"], serde_json::json!(["xplayer", "oplayer"]));
     assert!(d["rules"]["valid"].as_bool().unwrap());
@@ -77,7 +72,7 @@ fn the_report_holds_what_the_other_commands_find() {
     assert_eq!(p["around"], "(goal xplayer 100)");
     assert!(p["shown"].as_u64().unwrap() <= 60 && p["nodes"].as_u64().unwrap() > 60);
     // Written again over the last: the journal is replaced, not added to.
-    let (_, again) = report("tictactoe", &dir, &["--around", "(legal oplayer (mark 2 2))"]);
+    let (_, again) = report("tictactoe", dir, &["--around", "(legal oplayer (mark 2 2))"]);
     assert_eq!(again["balance"]["shown"]["series"][0]["games"], 200);
     assert_eq!(again["propnet"]["shown"]["around"], "(legal oplayer (mark 2 2))");
     let o = latchkey(&[
@@ -99,8 +94,8 @@ fn the_report_holds_what_the_other_commands_find() {
 
 #[test]
 fn broken_rules_are_marked_at_their_lines_and_nothing_else_is_claimed() {
-    let dir = scratch("broken");
-    std::fs::create_dir_all(&dir).unwrap();
+    let scratch = Scratch::new();
+    let dir = scratch.dir();
     let game = dir.join("broken.kif");
     // Line 4 is unsafe: ?x appears only in the head.
     std::fs::write(
@@ -135,12 +130,14 @@ fn broken_rules_are_marked_at_their_lines_and_nothing_else_is_claimed() {
 
 #[test]
 fn a_game_of_one_role_has_no_balance_and_a_faulty_game_shows_its_faults() {
-    let (_, d) = report("buttonsandlights", &scratch("one"), &[]);
+    let one = Scratch::new();
+    let (_, d) = report("buttonsandlights", one.dir(), &[]);
     assert!(d["balance"]["missing"].as_str().unwrap().contains("one role"), "{}", d["balance"]);
     assert!(d["analysis"].get("shown").is_some());
     let Some(shared) = testkit::shared::locate(env!("CARGO_MANIFEST_DIR"), "report on the corpus") else { return };
     let path = testkit::shared::game(&shared, "3pffa").expect("3pffa in the corpus");
-    let (_, d) = report(path.to_str().unwrap(), &scratch("3pffa"), &["--random-games", "20", "--play", "300"]);
+    let many = Scratch::new();
+    let (_, d) = report(path.to_str().unwrap(), many.dir(), &["--random-games", "20", "--play", "300"]);
     let play = &d["play"]["shown"];
     assert_eq!(play["findings"][0]["fault"]["kind"], "no_legal_move", "{play}");
     assert!(play["faults"][0].as_str().unwrap().contains("no legal move"), "{play}");
@@ -149,8 +146,9 @@ fn a_game_of_one_role_has_no_balance_and_a_faulty_game_shows_its_faults() {
 
 #[test]
 fn the_page_renders_every_section_in_a_browser() {
-    let dir = scratch("browser");
-    let (page, d) = report("breakthrough", &dir, &["--random-games", "40", "--play", "20"]);
+    let scratch = Scratch::new();
+    let dir = scratch.dir();
+    let (page, d) = report("breakthrough", dir, &["--random-games", "40", "--play", "20"]);
     let Some(mut b) = Browser::start() else { return };
     b.open(&page);
     assert!(b.errors.is_empty(), "{:?}", b.errors);

@@ -4,19 +4,11 @@
 
 mod common;
 
-use common::{json, latchkey, stderr, stdout};
+use common::{json, latchkey, stderr, stdout, Scratch};
 use std::collections::HashSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
-
-/// A fresh directory for one test's journals.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("latchkey-tournament-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("a scratch directory");
-    dir
-}
 
 /// The keys (game, pairing, round, seating) of the matches in a journal, in order.
 fn keys(journal: &Path) -> Vec<String> {
@@ -32,8 +24,8 @@ fn keys(journal: &Path) -> Vec<String> {
 
 #[test]
 fn a_tournament_killed_at_random_points_resumes_with_every_match_counted_once() {
-    let dir = scratch("resume");
-    let journal = dir.join("t.jsonl");
+    let scratch = Scratch::new();
+    let journal = scratch.path("t.jsonl");
     let journal = journal.to_str().unwrap();
     let first = [
         "tournament",
@@ -89,8 +81,8 @@ fn a_tournament_killed_at_random_points_resumes_with_every_match_counted_once() 
 
 #[test]
 fn external_players_are_started_pinned_and_stopped() {
-    let dir = scratch("cmd");
-    let journal = dir.join("t.jsonl");
+    let scratch = Scratch::new();
+    let journal = scratch.path("t.jsonl");
     let serve = format!(
         "served=cmd:{} serve --host 127.0.0.1 --port {{port}} --player random --margin 0.3",
         env!("CARGO_BIN_EXE_latchkey")
@@ -123,7 +115,7 @@ fn external_players_are_started_pinned_and_stopped() {
     let served = &report["standings"][1];
     assert_eq!((&served["late"], &served["illegal"], &served["errors"]), (&0.into(), &0.into(), &0.into()), "{report}");
     // One log per started player, at most one per concurrent seat it held; all of them stopped.
-    let logs: Vec<_> = std::fs::read_dir(dir.join("t.jsonl.logs")).expect("the logs").collect();
+    let logs: Vec<_> = std::fs::read_dir(scratch.path("t.jsonl.logs")).expect("the logs").collect();
     assert!((1..=2).contains(&logs.len()), "{logs:?}");
     let running = Command::new("pgrep").args(["-f", "--player random --margin 0.3"]).output();
     if let Ok(o) = running {
@@ -133,8 +125,8 @@ fn external_players_are_started_pinned_and_stopped() {
 
 #[test]
 fn an_sprt_stops_a_pairing_when_it_decides() {
-    let dir = scratch("sprt");
-    let journal = dir.join("t.jsonl");
+    let scratch = Scratch::new();
+    let journal = scratch.path("t.jsonl");
     let report = json(&[
         "tournament",
         "tictactoe",
@@ -162,8 +154,8 @@ fn an_sprt_stops_a_pairing_when_it_decides() {
 
 #[test]
 fn bad_tournaments_are_refused_with_a_clear_message() {
-    let dir = scratch("refusals");
-    let journal = dir.join("t.jsonl");
+    let scratch = Scratch::new();
+    let journal = scratch.path("t.jsonl");
     let j = journal.to_str().unwrap();
     let refused = |args: &[&str], says: &str| {
         let o = latchkey(args);

@@ -11,6 +11,7 @@ pub mod shared;
 
 use gdl::Description;
 use propnet::{Net, PropnetState};
+use std::path::{Path, PathBuf};
 
 /// A validated description of the GDL text `text` (read from `label`), panicking on any error.
 pub fn load(label: &str, text: &str) -> Description {
@@ -28,6 +29,40 @@ pub fn bundled(name: &str) -> (Description, Net) {
     let desc = load(game.file, game.text);
     let net = compile(&desc);
     (desc, net)
+}
+
+/// A directory of one test's own under the system's temporary directory, removed with what it
+/// holds when dropped, so that tests running at once never share files and leave none behind.
+pub struct Scratch(tempfile::TempDir);
+
+impl Scratch {
+    /// A new, empty directory.
+    pub fn new() -> Scratch {
+        Scratch(tempfile::Builder::new().prefix("latchkey-test-").tempdir().expect("a scratch directory"))
+    }
+
+    /// The directory.
+    pub fn dir(&self) -> &Path {
+        self.0.path()
+    }
+
+    /// The path of `name` inside the directory (nothing is created).
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.0.path().join(name)
+    }
+
+    /// `text` written to the file `name` inside the directory; its path.
+    pub fn file(&self, name: &str, text: &str) -> PathBuf {
+        let path = self.path(name);
+        std::fs::write(&path, text).unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
+        path
+    }
+}
+
+impl Default for Scratch {
+    fn default() -> Scratch {
+        Scratch::new()
+    }
 }
 
 /// The state of `net` in which exactly the base propositions named `props` hold, panicking on a

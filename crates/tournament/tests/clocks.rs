@@ -7,6 +7,7 @@ use player::{Game, MatchInfo, Player};
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use testkit::Scratch;
 use tournament::{Entrant, Format, Journal, Settings, Tournament};
 
 /// The clocks each START carried, and the legal player behind it.
@@ -54,7 +55,7 @@ fn serve(told: &Arc<Mutex<Vec<(u64, u64)>>>) -> String {
     url
 }
 
-fn tournament(players: Vec<String>, start: f64, play: f64) -> Tournament {
+fn tournament(scratch: &Scratch, players: Vec<String>, start: f64, play: f64) -> Tournament {
     let tictactoe = games::find("tictactoe").expect("bundled");
     let deadline = Instant::now() + Duration::from_secs(5);
     let (game, _) = Game::prepare(tictactoe.name, tictactoe.file, tictactoe.text, deadline).expect("prepares");
@@ -68,14 +69,13 @@ fn tournament(players: Vec<String>, start: f64, play: f64) -> Tournament {
         seed: 1,
         sprt: None,
     };
-    let dir = std::env::temp_dir().join(format!("latchkey-clocks-{}-{start}-{play}", std::process::id()));
     Tournament {
         settings,
         games: vec![Arc::new(game)],
         entrants: Entrant::all(&players).expect("players"),
         concurrency: 1,
         cpus: None,
-        logs: dir.join("logs"),
+        logs: scratch.path("logs"),
     }
 }
 
@@ -90,7 +90,8 @@ fn journal(t: &Tournament) -> Journal {
 fn remote_players_are_told_the_clocks_they_are_judged_by() {
     let told = Arc::new(Mutex::new(Vec::new()));
     let url = serve(&told);
-    let t = tournament(vec!["random".into(), format!("recorder={url}")], 2.0, 1.0);
+    let scratch = Scratch::new();
+    let t = tournament(&scratch, vec!["random".into(), format!("recorder={url}")], 2.0, 1.0);
     let report = tournament::run(&t, &mut journal(&t), Vec::new(), &AtomicBool::new(false), &|_| {}).expect("runs");
     // Both seatings: told 2 s and 1 s, the clocks as given, though the referee's preparation
     // shortens the local player's start clock.
@@ -100,7 +101,7 @@ fn remote_players_are_told_the_clocks_they_are_judged_by() {
     assert_eq!((recorder.late, recorder.illegal, recorder.errors), (0, 0, 0), "{report:?}");
 
     // A clock the protocol cannot carry is refused before a match is played.
-    let t = tournament(vec!["random".into(), format!("recorder={url}")], 2.0, 0.4);
+    let t = tournament(&scratch, vec!["random".into(), format!("recorder={url}")], 2.0, 0.4);
     let e = tournament::run(&t, &mut journal(&t), Vec::new(), &AtomicBool::new(false), &|_| {}).unwrap_err();
     assert_eq!(
         e.to_string(),

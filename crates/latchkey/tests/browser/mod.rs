@@ -209,7 +209,17 @@ impl Browser {
 }
 
 impl Drop for Browser {
+    /// Asks the browser to close, so that it and its helper processes stop writing to the
+    /// profile and remove their own temporary files; kills it if it has not exited within a few
+    /// seconds; then removes the profile.
     fn drop(&mut self) {
+        let close = json!({ "id": self.next_id + 1, "method": "Browser.close", "params": {} });
+        if self.socket.send(Message::text(close.to_string())).is_ok() {
+            let begun = Instant::now();
+            while matches!(self.child.try_wait(), Ok(None)) && begun.elapsed() < Duration::from_secs(5) {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
         let _ = std::fs::remove_dir_all(&self.profile);

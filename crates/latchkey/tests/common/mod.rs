@@ -2,6 +2,8 @@
 #![allow(dead_code)] // each test file uses its own part
 
 use std::process::{Command, Output};
+#[allow(unused_imports)] // as dead_code above: not every test file writes files
+pub use testkit::Scratch;
 
 /// Runs `latchkey` with `args`.
 pub fn latchkey(args: &[&str]) -> Output {
