@@ -1,7 +1,8 @@
 //! What latchkey's tests share, so that each is written once: where the corpus beside the
 //! repository lives and what it holds ([`shared`]), bundled games loaded and compiled, a naive
-//! bottom-up GDL evaluator to check engines against ([`oracle`]), and random programs to check
-//! them on ([`programs`]). A dev-dependency only; never part of a build users run.
+//! bottom-up GDL evaluator to check engines against ([`oracle`]), random programs to check them
+//! on ([`programs`]), and a directory of a test's own for the files it writes ([`Scratch`]). A
+//! dev-dependency only; never part of a build users run.
 
 #![warn(missing_docs)]
 
