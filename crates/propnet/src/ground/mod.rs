@@ -26,7 +26,9 @@
 //! is outside the model always hold and are dropped; the rest are kept for the propnet's NOT
 //! gates. `distinct` is decided during the join. A rule that ORs over every choice but one
 //! ("attacked by a piece other than the captured one") shares its disjunctions through prefix
-//! and suffix chains (see `except`).
+//! and suffix chains (see `except`). Arguments that a relation holds for every value of (its
+//! base rules read them only through a fixed domain, its recursion passes them on) are grounded
+//! once for all values (see `wildcard`): chess's "ignored square" of each attack line.
 
 use gdl::{normal_bodies, Bindings, Description, Lit, Lookup, Pat, Sym, TermId, TermPool, VarNumbering};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -39,6 +41,7 @@ mod join;
 mod model;
 mod relation;
 mod rewrite;
+mod wildcard;
 
 use relation::TupleSet;
 pub use relation::{Candidates, Pattern, Relation};
@@ -336,6 +339,7 @@ impl Grounder {
         if rewrite {
             g.read_unchanging_fluents_from_init();
             g.unfold();
+            g.wildcard_arguments();
             g.restrict_to_constant_uses();
         }
         // Demand drops only atoms that no reader of the rules as written can use, so callers
