@@ -51,11 +51,16 @@ impl Grounder {
             let r = &g.relations[rel as usize];
             r.arity == 1 && !dynamic[rel as usize] && !r.name.is_keyword()
         };
+        // A rule of the game (not the relaxation's) defining a helper of the state.
+        let eligible = |g: &Grounder, rule: &JoinRule| {
+            let rel = rule.head_rel as usize;
+            rule.emit && dynamic[rel] && !g.relations[rel].name.is_keyword()
+        };
         // Seeds: the positions every free-looking rule of a relation leaves free.
         let mut groups: Vec<Option<Group>> = vec![None; n];
         for rule in &self.rules {
             let rel = rule.head_rel as usize;
-            if !dynamic[rel] || self.relations[rel].name.is_keyword() || !rule.emit {
+            if !eligible(self, rule) {
                 continue;
             }
             let free = free_positions(rule, |r| domain(self, r));
@@ -79,7 +84,7 @@ impl Grounder {
             changed = false;
             for rule in &self.rules {
                 let rel = rule.head_rel as usize;
-                if groups[rel].is_some() || !dynamic[rel] || self.relations[rel].name.is_keyword() || !rule.emit {
+                if groups[rel].is_some() || !eligible(self, rule) {
                     continue;
                 }
                 if let Some(group) = passed_group(rule, &groups, |r| domain(self, r)) {
@@ -244,7 +249,7 @@ fn free_positions(rule: &JoinRule, domain: impl Fn(RelId) -> bool) -> Group {
     let mut free = Group::new();
     for (p, arg) in rule.head.iter().enumerate() {
         let Pat::Var(v) = *arg else { continue };
-        if occurrences(rule.head.iter(), v) != 1 || !rule.filters.is_empty() && filtered(rule, v) {
+        if occurrences(rule.head.iter(), v) != 1 || filtered(rule, v) {
             continue;
         }
         let Some(dom) = domain_of(rule, v, &domain) else { continue };
@@ -318,7 +323,7 @@ fn classify(rule: &JoinRule, group: &Group, groups: &[Option<Group>], domain: im
         return Kind::Bind;
     }
     // Besides, only domain literals of the variable's own domain.
-    for (_, other) in rule.pos.iter().enumerate().filter(|&(j, _)| j != i) {
+    for other in rule.pos.iter().enumerate().filter(|&(j, _)| j != i).map(|(_, l)| l) {
         for &(v, dom) in &vars {
             if occurrences(other.args.iter(), v) > 0 && !(other.rel == dom && other.args.len() == 1) {
                 return Kind::Bind;

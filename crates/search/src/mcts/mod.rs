@@ -646,8 +646,7 @@ impl<M: SearchMachine> Mcts<M> {
     fn mixed(&self, role: usize, open: &[usize], draw: f64) -> Option<usize> {
         let root = self.root_node();
         let count = root.move_count(role);
-        let edges = (0..count).map(|i| root.edge(role, i));
-        let (scored, total) = edges.fold((0.0, 0.0), |(s, n), e| (s + e.sum, n + f64::from(e.visits)));
+        let (scored, total) = self.root_sums(role);
         let explored = 2.0 * self.config.regret * total / count as f64;
         let played = |i: usize| (f64::from(root.edge(role, i).visits) - explored).max(0.0);
         let mean = |i: usize| root.edge(role, i).mean().unwrap_or(0.0);
@@ -658,6 +657,14 @@ impl<M: SearchMachine> Mcts<M> {
             return None;
         }
         crate::matrix::weighted_index(&weights, draw * sum).map(|k| open[k])
+    }
+
+    /// `role`'s scores summed over every iteration through the root, and how many there were
+    /// (its edges' sums and visits): the root's mean is their ratio.
+    fn root_sums(&self, role: usize) -> (f64, f64) {
+        let root = self.root_node();
+        let edges = (0..root.move_count(role)).map(|i| root.edge(role, i));
+        edges.fold((0.0, 0.0), |(s, n), e| (s + e.sum, n + f64::from(e.visits)))
     }
 
     /// Where several roles choose at the root, the open move of `role` (of `open`) whose worst
@@ -693,8 +700,7 @@ impl<M: SearchMachine> Mcts<M> {
             tried[i] += 1;
             worst[i] = worst[i].min(value);
         }
-        let edges = (0..count).map(|i| root.edge(role, i));
-        let (scored, total) = edges.fold((0.0, 0.0), |(s, n), e| (s + e.sum, n + f64::from(e.visits)));
+        let (scored, total) = self.root_sums(role);
         let floor = scored / total.max(1.0) - SECURE_MARGIN;
         let secure = open.iter().copied().filter(|&i| tried[i] == replies && worst[i] >= floor);
         secure.max_by(|&a, &b| worst[a].total_cmp(&worst[b]))

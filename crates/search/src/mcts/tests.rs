@@ -595,17 +595,21 @@ fn answers_under_a_leaders_move_value_it_at_the_best_reply() {
     assert!(column.iter().all(|&m| m < 10.0), "{column:?}");
 }
 
+/// `count` numbers spread evenly over 0..1, to draw moves from a mix with.
+fn evenly(count: u32) -> impl Iterator<Item = f64> {
+    (0..count).map(move |k| (f64::from(k) + 0.5) / f64::from(count))
+}
+
 /// How often each role plays its first move when the move is drawn from the tree's mixed
 /// strategy at `draws` evenly spread numbers, after `iterations` of search; and whether its
 /// most visited move is the first.
-fn first_move_draws(net: &Net, iterations: u64, draws: usize) -> ([f64; 2], [bool; 2]) {
+fn first_move_draws(net: &Net, iterations: u64, draws: u32) -> ([f64; 2], [bool; 2]) {
     let config = MctsConfig { regret: 0.1, ..config(10_000) };
     let mut mcts = Mcts::new(Arc::new(Program::new(net)), None, config).expect("starts");
     mcts.search_iterations(iterations).expect("searches");
     let shares = [0, 1].map(|r| {
         let first = mcts.move_stats(r)[0].mv;
-        let drawn = (0..draws).map(|k| (k as f64 + 0.5) / draws as f64);
-        drawn.filter(|&u| mcts.checked_best_move(r, Some(u)) == Some(first)).count() as f64 / draws as f64
+        evenly(draws).filter(|&u| mcts.checked_best_move(r, Some(u)) == Some(first)).count() as f64 / f64::from(draws)
     });
     (shares, [0, 1].map(|r| mcts.best_move(r) == Some(mcts.move_stats(r)[0].mv)))
 }
@@ -638,8 +642,8 @@ fn a_move_scoring_far_below_the_mix_is_never_drawn_however_often_it_was_tried() 
         let mut mcts = Mcts::new(Arc::clone(&program), None, config).expect("starts");
         mcts.search_iterations(16).expect("searches");
         let stats = mcts.move_stats(0);
-        for k in 0..100 {
-            let drawn = mcts.checked_best_move(0, Some((f64::from(k) + 0.5) / 100.0));
+        for u in evenly(100) {
+            let drawn = mcts.checked_best_move(0, Some(u));
             assert_eq!(drawn, Some(stats[0].mv), "seed {seed}: {stats:?}");
         }
     }
@@ -672,13 +676,13 @@ fn a_move_that_keeps_the_mixs_value_however_it_is_answered_is_played_instead_of_
         mcts.search_iterations(20_000).expect("searches");
         let stats = mcts.move_stats(0);
         let safe = mcts.root_move(0, "(show safe)").expect("legal");
-        for k in 0..100 {
-            let drawn = mcts.checked_best_move(0, Some((f64::from(k) + 0.5) / 100.0));
+        for u in evenly(100) {
+            let drawn = mcts.checked_best_move(0, Some(u));
             assert_eq!(drawn, Some(safe), "seed {seed}: {stats:?}");
         }
         // The column has no such move: each of its moves loses 60 to one of the row's.
         let column: std::collections::HashSet<_> =
-            (0..100).filter_map(|k| mcts.checked_best_move(1, Some((f64::from(k) + 0.5) / 100.0))).collect();
+            evenly(100).filter_map(|u| mcts.checked_best_move(1, Some(u))).collect();
         assert_eq!(column.len(), 2, "seed {seed}: {:?}", mcts.move_stats(1));
     }
 }
