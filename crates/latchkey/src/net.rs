@@ -117,6 +117,12 @@ pub fn run(args: Args) -> Result<ExitCode> {
             "laid out    {:.3} s: {} gates for every state, {} for goals only, {} for moves only ({} in recursive blocks), {} edges",
             report.layout_secs, p.core_gates, p.goal_gates, p.move_gates, p.cyclic_gates, p.edges
         );
+        if p.turns > 0 {
+            println!(
+                "turns       {} turn programs, at most {} gates for every state of their turn",
+                p.turns, p.turn_core_gates
+            );
+        }
         match &report.interpreted_because {
             None => println!(
                 "native      {:.3} s: {} functions (in the layout's time)",

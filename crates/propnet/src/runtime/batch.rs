@@ -156,7 +156,7 @@ impl<const W: usize> BitSliced<W> {
     /// Scratch sized for `p`.
     pub fn new(p: &Program) -> BitSliced<W> {
         BitSliced {
-            vals: vec![[0; W]; p.slots],
+            vals: vec![[0; W]; p.marking_slots()],
             next: vec![[0; W]; p.base_count()],
             start: vec![[0; W]; p.base_count()],
             counts: vec![[[0; LANES]; W]; p.roles.len()],
@@ -250,6 +250,8 @@ impl<const W: usize> BitSliced<W> {
         let mut started = first as u64;
         let mut active: Lanes<W> = [0; W];
         (0..first).for_each(|lane| add(&mut active, lane));
+        // Retired lanes that wait for the turn of their start state.
+        let mut idle: Lanes<W> = [0; W];
         self.vals[1..=nb].copy_from_slice(&self.start);
         self.lengths = [[0; LANES]; W];
         if TRACE {
@@ -261,8 +263,11 @@ impl<const W: usize> BitSliced<W> {
                 self.vals[input0..input0 + p.move_count()].fill([0; W]);
                 eval::run(p, Phase::Move, &mut self.vals);
             }
-            eval::run(p, Phase::Core, &mut self.vals);
-            let terminal = both(read(&self.vals, p.terminal), active);
+            // The program of the lanes' turn where they all stand at one: the same bases and
+            // inputs, fewer gates.
+            let q = p.for_lanes(&self.vals[1..=nb], active);
+            eval::run(q, Phase::Core, &mut self.vals);
+            let terminal = both(read(&self.vals, q.terminal), active);
             let live = minus(active, terminal);
             let mut limit = [0; W];
             for (k, b) in lanes(live) {
@@ -272,7 +277,7 @@ impl<const W: usize> BitSliced<W> {
             }
             let mut moving = minus(live, limit);
 
-            let stuck = self.count_legal(p, moving);
+            let stuck = self.count_legal(q, moving);
             moving = minus(moving, stuck);
 
             let finished = either(either(terminal, limit), stuck);
@@ -287,9 +292,9 @@ impl<const W: usize> BitSliced<W> {
                 self.park(p, (k, b), end, done);
             }
 
-            self.choose::<R, TRACE>(p, moving, policy, rng);
-            eval::run(p, Phase::Move, &mut self.vals);
-            for (w, &l) in self.next.iter_mut().zip(&p.next) {
+            self.choose::<R, TRACE>(q, moving, policy, rng);
+            eval::run(q, Phase::Move, &mut self.vals);
+            for (w, &l) in self.next.iter_mut().zip(&q.next) {
                 *w = read(&self.vals, l);
             }
             // Inputs are left clear between steps, so that a step sets only its legal moves.
@@ -300,9 +305,20 @@ impl<const W: usize> BitSliced<W> {
                 break;
             }
 
-            // Retired lanes restart while playouts remain to be started.
+            // Retired lanes restart while playouts remain to be started; where the game has
+            // turns, only once the playing lanes stand at their start state's turn, so that the
+            // lanes stay at one turn and run its program.
+            let waiting = either(finished, idle);
+            let in_turn = match &p.turns {
+                Some(t) if !none(moving) => {
+                    let at = t.key(&self.next, moving);
+                    at.is_some() && at == t.key(&self.start, waiting)
+                }
+                _ => true,
+            };
+            idle = if in_turn || started == count { [0; W] } else { waiting };
             let mut restart = [0; W];
-            for (k, b) in lanes(finished) {
+            for (k, b) in lanes(waiting).filter(|_| in_turn) {
                 if started == count {
                     break;
                 }

@@ -17,6 +17,7 @@ mod machine;
 mod native;
 mod program;
 mod step;
+mod turns;
 mod watch;
 
 pub use self::batch::{LaneEnd, MovePolicy, Step};

@@ -28,6 +28,7 @@
 //! 2.2 and 9 times faster).
 
 use super::native::{self, Code, Fallback};
+use super::turns::{self, Turns};
 use crate::net::{Kind, Net, NodeId};
 use rustc_hash::FxHashMap;
 use std::ops::Range;
@@ -69,6 +70,10 @@ pub struct ProgramStats {
     pub native_functions: usize,
     /// Microseconds spent generating them.
     pub native_micros: u64,
+    /// Turns of the cycle the program was specialised to (0: none, see `turns`).
+    pub turns: usize,
+    /// The largest turn program's gates for every state of its turn.
+    pub turn_core_gates: usize,
 }
 
 /// A net compiled for fast evaluation: flat arrays, CSR fan-in and fan-out, gates in evaluation
@@ -131,6 +136,9 @@ pub struct Program {
     pub(crate) stats: ProgramStats,
     /// The acyclic gate runs as native code, or why they run interpreted.
     pub(crate) native: Result<Arc<Code>, Fallback>,
+    /// The program specialised to each turn of the game's cycle of turns, where it has one
+    /// (see `turns`): the same bases and inputs, the gates of one turn only.
+    pub(crate) turns: Option<Arc<Turns>>,
 }
 
 /// Which phase a gate belongs to.
@@ -177,7 +185,7 @@ impl Program {
     /// (forward propagation, which native code does not speed up), where compiling it would be
     /// start-clock time spent for nothing.
     pub fn for_one_state(net: &Net) -> Program {
-        match Self::compile(net, None, false) {
+        match Self::compile(net, None, false, None) {
             Some(program) => program,
             None => unreachable!("no deadline to miss"),
         }
@@ -187,11 +195,36 @@ impl Program {
     /// deadline leaves time (the program is interpreted otherwise), or gives up (`None`) within a
     /// few milliseconds of `deadline`.
     pub fn within(net: &Net, deadline: Option<Instant>) -> Option<Program> {
-        Self::compile(net, deadline, true)
+        let mut program = Self::compile(net, deadline, true, None)?;
+        program.turns = Self::specialise(net, &program, deadline).map(Arc::new);
+        Some(program)
     }
 
-    /// Lays out `net` and, with `native`, compiles native code until `deadline`.
-    fn compile(net: &Net, deadline: Option<Instant>, native: bool) -> Option<Program> {
+    /// The programs of each turn of `net`'s cycle of turns (see `turns`), where it has one and
+    /// the deadline leaves time; `None` also where no turn program is smaller than `whole`.
+    fn specialise(net: &Net, whole: &Program, deadline: Option<Instant>) -> Option<Turns> {
+        if !whole.exclusive || whole.outputs_read_inputs {
+            return None;
+        }
+        let (bases, keys) = turns::cycle(net)?;
+        let fixed =
+            |key: u64| -> Vec<(u32, bool)> { bases.iter().enumerate().map(|(k, &b)| (b, key >> k & 1 == 1)).collect() };
+        // Turn programs that would evaluate nearly as much as the whole are not worth a layout
+        // each and the switch between them.
+        let left = keys.iter().map(|&key| turns::core_gates_left(whole, &fixed(key))).max()?;
+        if left * 10 >= whole.stats.core_gates * 9 {
+            return None;
+        }
+        let mut programs = Vec::with_capacity(keys.len());
+        for &key in &keys {
+            programs.push((key, Self::compile(net, deadline, true, Some(&fixed(key)))?));
+        }
+        Some(Turns::new(bases, programs))
+    }
+
+    /// Lays out `net` and, with `native`, compiles native code until `deadline`; base
+    /// propositions named in `fixed` are read as the constants given there.
+    fn compile(net: &Net, deadline: Option<Instant>, native: bool, fixed: Option<&[(u32, bool)]>) -> Option<Program> {
         // The clock is read every 4,096 components, and between the steps of the layout.
         let late = |k: usize| crate::past(deadline, k, 4096);
         let nb = net.bases.len();
@@ -282,7 +315,10 @@ impl Program {
             if !cyclic {
                 let ins = || net.inputs[first].iter().map(|&w| lit_of[w as usize]);
                 lit_of[first] = match net.kinds[first] {
-                    Kind::Base(i) => ((1 + i as usize) as Lit) << 1,
+                    Kind::Base(i) => match fixed.and_then(|f| f.iter().find(|&&(b, _)| b == i)) {
+                        Some(&(_, value)) => Lit::from(value),
+                        None => ((1 + i as usize) as Lit) << 1,
+                    },
                     Kind::Input(j) => ((1 + nb + j as usize) as Lit) << 1,
                     Kind::Const(c) => Lit::from(c),
                     Kind::Not => ins().next().unwrap_or(FALSE) ^ 1,
@@ -326,7 +362,8 @@ impl Program {
 
     /// The same program without native code: every gate interpreted.
     pub fn interpreted(&self) -> Program {
-        Program { native: Err(Fallback::Disabled), ..self.clone() }
+        let turns = self.turns.as_ref().map(|t| Arc::new(t.interpreted()));
+        Program { native: Err(Fallback::Disabled), turns, ..self.clone() }
     }
 
     /// Why the program runs interpreted, or `None` when its acyclic gates run as native code.
@@ -458,6 +495,8 @@ impl Program {
             cyclic_gates: blocks.iter().map(|b| b.len()).sum(),
             native_functions: 0,
             native_micros: 0,
+            turns: 0,
+            turn_core_gates: 0,
         };
         let legal: Vec<Lit> = out.legal.iter().map(|&l| relit(l)).collect();
         let next: Vec<Lit> = out.next.iter().map(|&l| relit(l)).collect();
@@ -501,15 +540,39 @@ impl Program {
             exclusive: false,
             stats,
             native: Err(Fallback::Disabled),
+            turns: None,
         })
     }
 
     /// Sizes, for reports (the native code's from the code itself).
     pub fn stats(&self) -> ProgramStats {
-        match self.native() {
+        let mut stats = match self.native() {
             Some(code) => ProgramStats { native_functions: code.functions, native_micros: code.micros, ..self.stats },
             None => self.stats,
+        };
+        if let Some(turns) = &self.turns {
+            stats.turns = turns.programs().count();
+            stats.turn_core_gates = turns.programs().map(|p| p.stats.core_gates).max().unwrap_or(0);
+            for p in turns.programs() {
+                let s = p.stats();
+                stats.native_functions += s.native_functions;
+                stats.native_micros += s.native_micros;
+            }
         }
+        stats
+    }
+
+    /// Slots a marking needs to run this program and each of its turn programs.
+    pub(crate) fn marking_slots(&self) -> usize {
+        self.turns.iter().flat_map(|t| t.programs()).map(|p| p.slots).fold(self.slots, usize::max)
+    }
+
+    /// The program to evaluate for the `lanes` of `bases` (one entry per base proposition):
+    /// the program of their turn where they all stand at one turn of the game's cycle, else the
+    /// whole program.
+    #[inline]
+    pub(crate) fn for_lanes<const W: usize>(&self, bases: &[[u64; W]], lanes: [u64; W]) -> &Program {
+        self.turns.as_ref().and_then(|t| t.program(bases, lanes)).unwrap_or(self)
     }
 
     /// Role names in order.
