@@ -28,7 +28,9 @@
 //! ("attacked by a piece other than the captured one") shares its disjunctions through prefix
 //! and suffix chains (see `except`). Arguments that a relation holds for every value of (its
 //! base rules read them only through a fixed domain, its recursion passes them on) are grounded
-//! once for all values (see `wildcard`): chess's "ignored square" of each attack line.
+//! once for all values (see `wildcard`): chess's "ignored square" of each attack line. A demand
+//! guard defined by one rule is read in place, its rule's body in each reader, rather than built
+//! as a table (see `guards`): where its parts are independent the table is their product.
 
 use gdl::{normal_bodies, Bindings, Description, Lit, Lookup, Pat, Sym, TermId, TermPool, VarNumbering};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -37,6 +39,7 @@ use std::time::Instant;
 use thiserror::Error;
 
 mod except;
+mod guards;
 mod join;
 mod model;
 mod relation;
@@ -346,6 +349,7 @@ impl Grounder {
         // that instantiate those rules top-down get it too.
         g.restrict_to_demand();
         g.decompose();
+        g.read_guards_in_place();
         g
     }
 

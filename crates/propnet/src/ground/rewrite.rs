@@ -496,7 +496,7 @@ impl Grounder {
 
     /// Rule `rule` with its positive literal `i` replaced by the body of `def`, whose head is a
     /// list of distinct variables; `def`'s other variables are renamed past `rule`'s.
-    fn inline(&mut self, rule: &JoinRule, i: usize, def: &JoinRule) -> JoinRule {
+    pub(super) fn inline(&mut self, rule: &JoinRule, i: usize, def: &JoinRule) -> JoinRule {
         let lit = &rule.pos[i];
         let mut map: Vec<Option<Pat>> = vec![None; def.vars];
         for (p, arg) in def.head.iter().zip(lit.args.iter()) {
@@ -526,7 +526,7 @@ impl Grounder {
 
     /// Whether relation `target` is read by `rule`'s body or, through other rules, by anything
     /// that body reads.
-    fn reaches(&self, rule: &JoinRule, target: RelId) -> bool {
+    pub(super) fn reaches(&self, rule: &JoinRule, target: RelId) -> bool {
         let mut seen: FxHashSet<RelId> = FxHashSet::default();
         let mut work: Vec<RelId> = rule.pos.iter().chain(&rule.neg).map(|l| l.rel).collect();
         while let Some(rel) = work.pop() {
