@@ -92,15 +92,9 @@ impl Grounder {
                     let c = self.fresh_model_only_rel(arity);
                     let args: Box<[Pat]> = (0..arity as u16).map(Pat::Var).collect();
                     let source = Literal { rel: l.rel, args: args.clone() };
-                    self.rules.push(Rc::new(JoinRule {
-                        head_rel: c,
-                        head: args,
-                        pos: vec![source],
-                        neg: Vec::new(),
-                        filters: Vec::new(),
-                        vars: arity,
-                        emit: false,
-                    }));
+                    let mut copy = JoinRule::plain(c, args, vec![source], arity);
+                    copy.emit = false;
+                    self.rules.push(Rc::new(copy));
                     copies.insert(l.rel, c);
                     c
                 }

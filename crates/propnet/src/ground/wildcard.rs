@@ -214,7 +214,7 @@ impl Grounder {
 
 impl JoinRule {
     /// A rule of the grounder's own with positive literals only.
-    fn plain(head_rel: RelId, head: Box<[Pat]>, pos: Vec<Literal>, vars: usize) -> JoinRule {
+    pub(super) fn plain(head_rel: RelId, head: Box<[Pat]>, pos: Vec<Literal>, vars: usize) -> JoinRule {
         JoinRule { head_rel, head, pos, neg: Vec::new(), filters: Vec::new(), vars, emit: true }
     }
 }
