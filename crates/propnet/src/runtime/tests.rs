@@ -248,13 +248,16 @@ proptest! {
         }
     }
 
-    /// Native code computes every slot of every lane as the interpreter does, each lane in a
-    /// marking of its own.
+    /// Native code from either backend computes every slot of every lane as the interpreter
+    /// does, each lane in a marking of its own.
     #[test]
     fn native_code_computes_what_the_interpreter_does(r in recipe(), seed in any::<u64>()) {
         let net = build(&r);
-        let native = Program::new(&net);
+        let mut native = Program::new(&net);
         prop_assert!(native.native().is_some(), "{:?}", native.interpreted_because());
+        lanes_agree(&native, &native.interpreted(), seed)?;
+        let portable = super::native::compile_with(&native, None, super::native::Backend::Cranelift);
+        native.native = Ok(std::sync::Arc::new(portable.expect("Cranelift compiles the program")));
         lanes_agree(&native, &native.interpreted(), seed)?;
     }
 }

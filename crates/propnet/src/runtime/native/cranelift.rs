@@ -1,21 +1,10 @@
-//! Native code for the one-word evaluation of the net (see [`eval`](super::eval)), compiled at
-//! run time with Cranelift.
+//! The portable backend: Cranelift's JIT, for every host it generates code for.
 //!
-//! Every acyclic run of gates becomes straight-line machine code: each gate input a load from a
-//! fixed offset of the marking, each gate a chain of ANDs (`and-not` for negated inputs) and a
-//! store. The interpreter's work per input (reading the literal, splitting slot and negation,
-//! the negation mask) is gone. Recursive blocks stay interpreted: they iterate to a fixpoint and
-//! are rare.
-//!
-//! Only markings one word wide (64 lanes: node expansion, playouts from several states) run
-//! native code. Four words wide, the interpreter's loop already does a quarter of the work per
-//! word, and Cranelift's code was no faster there (measured on breakthrough, checkers and
-//! reversi), so wide markings stay interpreted.
-//!
-//! Code comes in functions of at most [`CHUNK`] gate inputs, and the compilation gives up at its
-//! deadline: the program then runs interpreted, as it does on hosts Cranelift does not support.
+//! Code comes in functions of at most [`CHUNK`] gate inputs (Cranelift compiles about a
+//! millisecond's worth at a time, and the deadline is read between functions).
 
-use super::program::{Lit, Phase, Program};
+use super::{offset, Code, Fallback, Memory, Run};
+use crate::runtime::program::{Lit, Phase, Program};
 use cranelift_codegen::ir::{types, AbiParam, InstBuilder, MemFlagsData};
 use cranelift_codegen::isa::TargetFrontendConfig;
 use cranelift_codegen::settings::{self, Configurable};
@@ -25,82 +14,32 @@ use cranelift_module::{default_libcall_names, FuncId, Module};
 use std::sync::Mutex;
 use std::time::Instant;
 
-/// One compiled run of gates: evaluates them in the marking (one word per slot) that starts at
-/// its argument.
-pub(crate) type Run = unsafe extern "C" fn(*mut u64);
+/// Owns a JIT module's code memory (the module is not `Sync`, hence the lock) and frees it when
+/// dropped.
+pub(super) struct CodeMemory(Mutex<Option<JITModule>>);
 
-/// Gate inputs per generated function: a function compiles in about a millisecond (the deadline
-/// is read between functions), and calls are few.
-const CHUNK: usize = 4096;
-
-/// Native code for a program's acyclic gate runs, and the memory holding it.
-pub(crate) struct Code {
-    /// Owns the code's memory, freed when the code is dropped.
-    module: Mutex<Option<JITModule>>,
-    /// Per phase (indexed by [`Phase::index`]), per segment, the functions that evaluate it in
-    /// order; none for recursive blocks.
-    phases: [Vec<Vec<Run>>; 3],
-    /// Functions generated and the time compiling took, for reports.
-    pub functions: usize,
-    pub micros: u64,
-}
-
-impl std::fmt::Debug for Code {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Code").field("functions", &self.functions).field("micros", &self.micros).finish()
-    }
-}
-
-impl Drop for Code {
+impl Drop for CodeMemory {
     fn drop(&mut self) {
-        let module = self.module.get_mut().map_or(None, |m| m.take());
+        let module = self.0.get_mut().map_or(None, |m| m.take());
         if let Some(module) = module {
-            // SAFETY: the function pointers live in `phases`, dropped with `self`, and a `Code`
-            // is dropped only when nothing can call them any more (the program owns it).
+            // SAFETY: the function pointers into this memory live in the same `Code` as the
+            // module, dropped with it, and a `Code` is dropped only when nothing can call them
+            // any more (the program owns it).
             unsafe { module.free_memory() };
         }
     }
 }
 
-impl Code {
-    /// The functions evaluating segment `segment` of `phase` (none for a recursive block).
-    #[inline]
-    pub fn runs(&self, phase: Phase, segment: usize) -> &[Run] {
-        &self.phases[phase.index()][segment]
-    }
-}
+/// Gate inputs per generated function.
+pub(super) const CHUNK: usize = 4096;
 
-/// Why a program runs interpreted.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Fallback {
-    /// Asked for ([`Program::interpreted`], [`Program::for_one_state`]).
-    Disabled,
-    /// Cranelift does not generate code for this host.
-    Unsupported(String),
-    /// The compilation did not finish before its deadline.
-    OutOfTime,
-    /// Cranelift refused a function (not expected: the functions are loads, ANDs and stores).
-    Failed(String),
-}
-
-impl std::fmt::Display for Fallback {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Fallback::Disabled => write!(f, "native code turned off"),
-            Fallback::Unsupported(why) => write!(f, "no native code for this host ({why})"),
-            Fallback::OutOfTime => write!(f, "native code not compiled before the deadline"),
-            Fallback::Failed(why) => write!(f, "native code generation failed ({why})"),
-        }
-    }
-}
-
-/// Compiles `p`'s acyclic gate runs, giving up at `deadline`.
-pub(crate) fn compile(p: &Program, deadline: Option<Instant>) -> Result<Code, Fallback> {
+/// Cranelift's code for `p`'s acyclic gate runs, giving up at `deadline`.
+pub(super) fn compile(p: &Program, deadline: Option<Instant>) -> Result<Code, Fallback> {
     compile_in_chunks(p, deadline, CHUNK)
 }
 
 /// [`compile`] with functions of at most `chunk` gate inputs (or one gate with more).
-pub(crate) fn compile_in_chunks(p: &Program, deadline: Option<Instant>, chunk: usize) -> Result<Code, Fallback> {
+pub(super) fn compile_in_chunks(p: &Program, deadline: Option<Instant>, chunk: usize) -> Result<Code, Fallback> {
     let started = Instant::now();
     let failed = |e: &dyn std::fmt::Debug| Fallback::Failed(format!("{e:?}"));
     let mut flags = settings::builder();
@@ -154,7 +93,8 @@ pub(crate) fn compile_in_chunks(p: &Program, deadline: Option<Instant>, chunk: u
         unsafe { std::mem::transmute::<*const u8, Run>(module.get_finalized_function(*id)) }
     };
     let phases = ids.map(|segments| segments.iter().map(|funcs| funcs.iter().map(run).collect()).collect());
-    Ok(Code { module: Mutex::new(Some(module)), phases, functions, micros: started.elapsed().as_micros() as u64 })
+    let memory = Memory::Cranelift(Box::new(CodeMemory(Mutex::new(Some(module)))));
+    Ok(Code { memory, phases, functions, micros: started.elapsed().as_micros() as u64 })
 }
 
 /// `gates` split into runs of at most `chunk` inputs (or one gate with more).
@@ -185,7 +125,6 @@ fn emit(p: &Program, gates: std::ops::Range<usize>, mut builder: FunctionBuilder
     b.seal_block(block);
     let marking = b.block_params(block)[0];
     let flags = MemFlagsData::new().with_notrap().with_aligned();
-    let offset = |slot: u32| i32::try_from(slot as usize * 8).expect("a marking stays below 2 GB");
     // Every input is loaded where it is read: keeping values in registers across gates costs
     // more in spills than the loads (measured on breakthrough, checkers and reversi).
     let load = |b: &mut FunctionBuilder<'_>, l: Lit| b.ins().load(types::I64, flags, marking, offset(l >> 1));
@@ -218,21 +157,12 @@ fn emit(p: &Program, gates: std::ops::Range<usize>, mut builder: FunctionBuilder
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn program(name: &str) -> Program {
-        let game = games::find(name).expect("bundled");
-        let (desc, _) = gdl::load(game.file, game.text).expect("valid");
-        Program::new(&crate::compile(&desc, &Default::default()).expect("builds"))
-    }
+    use crate::runtime::native::tests::program;
 
     #[test]
-    fn a_compilation_past_its_deadline_gives_up_and_the_program_says_why() {
+    fn a_compilation_past_its_deadline_gives_up() {
         let p = program("breakthrough");
-        assert!(p.native().is_some(), "{:?}", p.interpreted_because());
         assert_eq!(compile(&p, Some(Instant::now())).err(), Some(Fallback::OutOfTime));
-        let off = p.interpreted();
-        assert!(off.native().is_none() && off.stats().native_functions == 0);
-        assert_eq!(off.interpreted_because().as_deref(), Some("native code turned off"));
     }
 
     #[test]
