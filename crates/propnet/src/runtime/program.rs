@@ -185,7 +185,7 @@ impl Program {
     /// (forward propagation, which native code does not speed up), where compiling it would be
     /// start-clock time spent for nothing.
     pub fn for_one_state(net: &Net) -> Program {
-        match Self::compile(net, None, false, None) {
+        match Self::compile(net, None, false) {
             Some(program) => program,
             None => unreachable!("no deadline to miss"),
         }
@@ -195,7 +195,7 @@ impl Program {
     /// deadline leaves time (the program is interpreted otherwise), or gives up (`None`) within a
     /// few milliseconds of `deadline`.
     pub fn within(net: &Net, deadline: Option<Instant>) -> Option<Program> {
-        let mut program = Self::compile(net, deadline, true, None)?;
+        let mut program = Self::compile(net, deadline, true)?;
         program.turns = Self::specialise(net, &program, deadline).map(Arc::new);
         Some(program)
     }
@@ -217,14 +217,100 @@ impl Program {
         }
         let mut programs = Vec::with_capacity(keys.len());
         for &key in &keys {
-            programs.push((key, Self::compile(net, deadline, true, Some(&fixed(key)))?));
+            programs.push((key, whole.fold(net, &fixed(key), deadline)?));
         }
         Some(Turns::new(bases, programs))
     }
 
-    /// Lays out `net` and, with `native`, compiles native code until `deadline`; base
-    /// propositions named in `fixed` are read as the constants given there.
-    fn compile(net: &Net, deadline: Option<Instant>, native: bool, fixed: Option<&[(u32, bool)]>) -> Option<Program> {
+    /// This program with the base propositions `fixed` read as the constants given there: its
+    /// gates folded (constant inputs dropped, gates left with one input replaced by it, equal
+    /// gates shared) and laid out again, which leaves out what no output needs any more; native
+    /// code where this program has it, until `deadline`. Starting from the laid-out program
+    /// rather than the net saves the net's schedule and translation (most of a layout).
+    fn fold(&self, net: &Net, fixed: &[(u32, bool)], deadline: Option<Instant>) -> Option<Program> {
+        let late = |k: usize| crate::past(deadline, k, 4096);
+        let first_gate = self.first_gate;
+        // What each of this program's slots is in the folded one.
+        let mut lit_of: Vec<Lit> = (0..self.slots as Lit).map(|s| s << 1).collect();
+        for &(b, value) in fixed {
+            lit_of[Self::base_slot(b as usize)] = Lit::from(value);
+        }
+        let role_inputs = self
+            .role_moves
+            .iter()
+            .map(|moves| {
+                let mut lits: Vec<Lit> = moves.iter().map(|&m| (self.input_slot(m as usize) as Lit) << 1).collect();
+                lits.sort_unstable();
+                lits
+            })
+            .collect();
+        let large = self.slots > 1 << 16;
+        let mut b = crate::Aside::new(
+            Builder {
+                gates: Vec::new(),
+                shared: FxHashMap::default(),
+                first_gate,
+                inputs: self.input_slot(0)..first_gate,
+                move_role: self.move_role.clone(),
+                role_inputs,
+                exclusive: self.exclusive,
+            },
+            large,
+        );
+        let map = |lit_of: &[Lit], l: Lit| lit_of[(l >> 1) as usize] ^ (l & 1);
+        let mut blocks = self.blocks.iter().peekable();
+        let (mut g, mut block_ids) = (0, 0);
+        while g < self.slots - first_gate {
+            if late(g) {
+                return None;
+            }
+            match blocks.peek() {
+                // A recursive block: copied gate for gate, as the layout from the net makes it.
+                Some(&block) if block.start == g => {
+                    let block = block.clone();
+                    let id = block_ids;
+                    block_ids += 1;
+                    for (k, h) in block.clone().enumerate() {
+                        lit_of[first_gate + h] = ((first_gate + b.gates.len() + k) as Lit) << 1;
+                    }
+                    for h in block.clone() {
+                        let lits = self.gate_inputs(h).iter().map(|&l| map(&lit_of, l)).collect();
+                        b.gates.push(TempGate { lits, block: id, init: self.block_init[h] });
+                    }
+                    g = block.end;
+                    blocks.next();
+                }
+                _ => {
+                    let lits: Vec<Lit> = self.gate_inputs(g).iter().map(|&l| map(&lit_of, l)).collect();
+                    // A gate of negated inputs only is the complement of an OR (as the layout
+                    // makes ORs): built as one, so that its disjuncts are factored again now that
+                    // some of their conjuncts are constants.
+                    lit_of[first_gate + g] = if lits.len() > 1 && lits.iter().all(|l| l & 1 == 1) {
+                        b.or(lits.into_iter().map(|l| l ^ 1).collect()) ^ 1
+                    } else {
+                        b.and(lits)
+                    };
+                    g += 1;
+                }
+            }
+        }
+        let l = |l: Lit| map(&lit_of, l);
+        let outputs = Outputs {
+            legal: self.legal.iter().map(|&x| l(x)).collect(),
+            next: self.next.iter().map(|&x| l(x)).collect(),
+            goals: self.goals.iter().map(|gs| gs.iter().map(|&(v, x)| (v, l(x))).collect()).collect(),
+            terminal: l(self.terminal),
+        };
+        let mut program = Self::layout(net, &b.gates, outputs, first_gate, &late)?;
+        program.exclusive = self.exclusive;
+        if self.native.is_ok() {
+            program.native = native::compile(&program, deadline).map(Arc::new);
+        }
+        Some(program)
+    }
+
+    /// Lays out `net` and, with `native`, compiles native code until `deadline`.
+    fn compile(net: &Net, deadline: Option<Instant>, native: bool) -> Option<Program> {
         // The clock is read every 4,096 components, and between the steps of the layout.
         let late = |k: usize| crate::past(deadline, k, 4096);
         let nb = net.bases.len();
@@ -315,10 +401,7 @@ impl Program {
             if !cyclic {
                 let ins = || net.inputs[first].iter().map(|&w| lit_of[w as usize]);
                 lit_of[first] = match net.kinds[first] {
-                    Kind::Base(i) => match fixed.and_then(|f| f.iter().find(|&&(b, _)| b == i)) {
-                        Some(&(_, value)) => Lit::from(value),
-                        None => ((1 + i as usize) as Lit) << 1,
-                    },
+                    Kind::Base(i) => ((1 + i as usize) as Lit) << 1,
                     Kind::Input(j) => ((1 + nb + j as usize) as Lit) << 1,
                     Kind::Const(c) => Lit::from(c),
                     Kind::Not => ins().next().unwrap_or(FALSE) ^ 1,

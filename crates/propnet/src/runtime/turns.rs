@@ -6,8 +6,9 @@
 //! whether each of the waiting side's moves would leave its king attacked). The base
 //! propositions whose next values read only each other, never a move, are such a clock; a group
 //! of them that returns to a value it had within [`MAX_TURNS`] steps from the initial state is
-//! a cycle of turns, and the net is laid out once more per turn with those propositions fixed
-//! to the turn's values, folded and pruned. Bit-sliced playouts whose lanes all stand at the same
+//! a cycle of turns, and the whole program is folded once more per turn with those propositions
+//! fixed to the turn's values and laid out again, which prunes what the turn does not need
+//! (`Program::fold`). Bit-sliced playouts whose lanes all stand at the same
 //! turn run that turn's program, exact for every state of that turn; lanes at different turns
 //! run the whole program.
 
