@@ -206,7 +206,7 @@ impl Program {
         if !whole.exclusive || whole.outputs_read_inputs {
             return None;
         }
-        let (bases, keys) = turns::cycle(net)?;
+        let (bases, keys) = turns::cycle(whole)?;
         let fixed =
             |key: u64| -> Vec<(u32, bool)> { bases.iter().enumerate().map(|(k, &b)| (b, key >> k & 1 == 1)).collect() };
         // Turn programs that would evaluate nearly as much as the whole are not worth a layout

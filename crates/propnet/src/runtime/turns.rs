@@ -13,7 +13,6 @@
 //! run the whole program.
 
 use super::program::{Lit, Phase, Program};
-use crate::net::{Kind, Net, NodeId};
 use rustc_hash::FxHashMap;
 
 /// The most turns a cycle may have: each is a program of its own.
@@ -119,67 +118,73 @@ pub(crate) fn core_gates_left(p: &Program, fixed: &[(u32, bool)]) -> usize {
         .count()
 }
 
-/// The nodes a proposition's next value is computed from, in evaluation order, and the base
-/// propositions among them; `None` where it reads a move, runs through recursion or takes more
-/// than [`CONE`] nodes.
+/// The slots a proposition's next value is computed from (bases and acyclic gates of the
+/// laid-out program), in evaluation order, and the base propositions among them; `None` where
+/// it reads a move, runs through recursion or takes more than [`CONE`] gates.
 struct Cone {
-    order: Vec<NodeId>,
+    order: Vec<usize>,
     bases: Vec<u32>,
+    root: Lit,
 }
 
-fn cone(net: &Net, root: NodeId) -> Option<Cone> {
-    // 1: on the stack, 2: done.
-    let mut seen: FxHashMap<NodeId, u8> = FxHashMap::default();
-    let mut stack: Vec<(NodeId, usize)> = vec![(root, 0)];
-    seen.insert(root, 1);
+/// Per slot of `p`, whether it reads a move or a recursive block, directly or through gates: one
+/// pass over the gates in evaluation order.
+fn unclocked(p: &Program) -> Vec<bool> {
+    let mut out = vec![false; p.slots];
+    (p.input_slot(0)..p.first_gate).for_each(|s| out[s] = true);
+    p.blocks.iter().flat_map(Clone::clone).for_each(|g| out[p.first_gate + g] = true);
+    for g in 0..p.slots - p.first_gate {
+        if !out[p.first_gate + g] {
+            out[p.first_gate + g] = p.gate_inputs(g).iter().any(|&l| out[(l >> 1) as usize]);
+        }
+    }
+    out
+}
+
+/// The cone of the next value `root` (see [`Cone`]), where it is one.
+fn cone(p: &Program, root: Lit, unclocked: &[bool]) -> Option<Cone> {
+    if unclocked[(root >> 1) as usize] {
+        return None;
+    }
+    let mut seen: FxHashMap<usize, ()> = FxHashMap::default();
+    let mut stack: Vec<(usize, usize)> = vec![((root >> 1) as usize, 0)];
+    seen.insert((root >> 1) as usize, ());
     let (mut order, mut bases) = (Vec::new(), Vec::new());
     while let Some(top) = stack.last_mut() {
-        let v = top.0;
-        match net.kinds[v as usize] {
-            Kind::Input(_) => return None,
-            Kind::Base(i) => bases.push(i),
-            _ => {}
-        }
-        let ins = &net.inputs[v as usize];
+        let s = top.0;
+        let ins = s.checked_sub(p.first_gate).map_or(&[][..], |g| p.gate_inputs(g));
         if top.1 < ins.len() {
-            let w = ins[top.1];
+            let w = (ins[top.1] >> 1) as usize;
             top.1 += 1;
-            match seen.get(&w) {
-                Some(1) => return None,
-                Some(_) => {}
-                None => {
-                    if seen.len() >= CONE {
-                        return None;
-                    }
-                    seen.insert(w, 1);
-                    stack.push((w, 0));
+            if seen.insert(w, ()).is_none() {
+                if seen.len() > CONE {
+                    return None;
                 }
+                stack.push((w, 0));
             }
         } else {
-            seen.insert(v, 2);
-            order.push(v);
+            if (1..p.input_slot(0)).contains(&s) {
+                bases.push((s - 1) as u32);
+            }
+            order.push(s);
             stack.pop();
         }
     }
-    Some(Cone { order, bases })
+    Some(Cone { order, bases, root })
 }
 
 /// The value of `cone`'s root given the base propositions' values.
-fn evaluate(net: &Net, cone: &Cone, base: &dyn Fn(u32) -> bool) -> bool {
-    let mut value: FxHashMap<NodeId, bool> = FxHashMap::default();
-    for &v in &cone.order {
-        let mut ins = net.inputs[v as usize].iter().map(|w| value[w]);
-        let x = match net.kinds[v as usize] {
-            Kind::Const(c) => c,
-            Kind::Base(i) => base(i),
-            Kind::Input(_) => false,
-            Kind::And => ins.all(|x| x),
-            Kind::Or => ins.any(|x| x),
-            Kind::Not => !ins.next().unwrap_or(false),
+fn evaluate(p: &Program, cone: &Cone, base: &dyn Fn(u32) -> bool) -> bool {
+    let mut value: FxHashMap<usize, bool> = FxHashMap::default();
+    for &s in &cone.order {
+        let x = match s.checked_sub(p.first_gate) {
+            Some(g) => p.gate_inputs(g).iter().all(|&l| value[&((l >> 1) as usize)] != (l & 1 == 1)),
+            None if s == 0 => false,
+            None => base((s - 1) as u32),
         };
-        value.insert(v, x);
+        value.insert(s, x);
     }
-    value[cone.order.last().expect("a cone holds its root")]
+    value[&((cone.root >> 1) as usize)] != (cone.root & 1 == 1)
 }
 
 /// The root of `x`'s set, halving paths on the way.
@@ -194,16 +199,16 @@ fn find(parent: &mut [u32], mut x: u32) -> u32 {
 /// The values `bases` (with `cones[i]` each base's next value) take step by step from the
 /// initial state, while they have not repeated: `Some` with every distinct value seen when they
 /// return to one within [`MAX_TURNS`] steps, after at least two distinct ones.
-fn turns_of(net: &Net, bases: &[u32], cones: &[Option<Cone>]) -> Option<Vec<u64>> {
+fn turns_of(p: &Program, bases: &[u32], cones: &[Option<Cone>]) -> Option<Vec<u64>> {
     let at: FxHashMap<u32, usize> = bases.iter().enumerate().map(|(k, &b)| (b, k)).collect();
-    let mut now: u64 = bases.iter().enumerate().filter(|(_, &b)| net.bases[b as usize].init).map(|(k, _)| 1 << k).sum();
+    let mut now: u64 = bases.iter().enumerate().filter(|(_, &b)| p.init[b as usize]).map(|(k, _)| 1 << k).sum();
     let mut seen = vec![now];
     for _ in 0..MAX_TURNS {
         let read = |b: u32| now >> at[&b] & 1 == 1;
         now = bases
             .iter()
             .enumerate()
-            .filter(|(_, &b)| evaluate(net, cones[b as usize].as_ref().expect("a clock proposition"), &read))
+            .filter(|(_, &b)| evaluate(p, cones[b as usize].as_ref().expect("a clock proposition"), &read))
             .map(|(k, _)| 1u64 << k)
             .sum();
         if seen.contains(&now) {
@@ -217,9 +222,10 @@ fn turns_of(net: &Net, bases: &[u32], cones: &[Option<Cone>]) -> Option<Vec<u64>
 /// The base propositions (at most 64) that say whose turn it is, and the values they take over
 /// the turns the game cycles through from its initial state; `None` where no group of base
 /// propositions follows such a cycle whatever is played.
-pub(crate) fn cycle(net: &Net) -> Option<(Vec<u32>, Vec<u64>)> {
-    let nb = net.bases.len();
-    let cones: Vec<Option<Cone>> = net.bases.iter().map(|b| cone(net, b.next)).collect();
+pub(crate) fn cycle(p: &Program) -> Option<(Vec<u32>, Vec<u64>)> {
+    let nb = p.base_count();
+    let unclocked = unclocked(p);
+    let cones: Vec<Option<Cone>> = p.next.iter().map(|&l| cone(p, l, &unclocked)).collect();
     // The clock: propositions whose next values read only clock propositions.
     let mut clock: Vec<bool> = cones.iter().map(Option::is_some).collect();
     let mut changed = true;
@@ -250,12 +256,12 @@ pub(crate) fn cycle(net: &Net) -> Option<(Vec<u32>, Vec<u64>)> {
     let mut chosen: Vec<u32> = Vec::new();
     let mut turns = None;
     for group in groups.iter().filter(|g| g.len() <= 64) {
-        if turns_of(net, group, &cones).is_none() || chosen.len() + group.len() > 64 {
+        if turns_of(p, group, &cones).is_none() || chosen.len() + group.len() > 64 {
             continue;
         }
         let mut with: Vec<u32> = chosen.iter().chain(group).copied().collect();
         with.sort_unstable();
-        if let Some(t) = turns_of(net, &with, &cones) {
+        if let Some(t) = turns_of(p, &with, &cones) {
             chosen = with;
             turns = Some(t);
         }
@@ -269,6 +275,7 @@ mod tests {
     use super::super::program::{Lit, Phase, Program};
 
     use super::*;
+    use crate::net::Net;
     use rand::{Rng, SeedableRng};
 
     fn net(name: &str, rules: &str) -> Net {
@@ -283,7 +290,7 @@ mod tests {
 
     /// The names of the turn propositions and the number of turns.
     fn found(net: &Net) -> Option<(Vec<String>, usize)> {
-        let (bases, turns) = cycle(net)?;
+        let (bases, turns) = cycle(&Program::new(net))?;
         Some((bases.iter().map(|&b| net.bases[b as usize].name.clone()).collect(), turns.len()))
     }
 
