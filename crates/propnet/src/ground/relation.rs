@@ -27,8 +27,11 @@ pub struct Relation {
 pub(super) struct TupleSet<T: Cell = TermId> {
     arity: usize,
     flat: Vec<T>,
-    /// Tuple numbers, hashed by [`tuple_hash`] of their tuples.
-    ids: HashTable<u32>,
+    /// Tuple numbers, each with its tuple's [`tuple_hash`]: growing the table rehashes from the
+    /// entries alone, never reading the tuples (a random read each: on a set of millions, a
+    /// growth took a tenth of a second, past the grounding's deadline checks), and a lookup
+    /// compares tuples only where the hashes agree.
+    ids: HashTable<(u32, u32)>,
 }
 
 /// What a [`TupleSet`] holds: term ids, or the values an index reads of a tuple.
@@ -49,11 +52,17 @@ impl Cell for u64 {
     }
 }
 
-/// The hash of a tuple in a [`TupleSet`].
-fn tuple_hash<T: Cell>(tuple: &[T]) -> u64 {
+/// The hash of a tuple in a [`TupleSet`]: the upper half of its Fx hash (whose low bits mix
+/// less).
+fn tuple_hash<T: Cell>(tuple: &[T]) -> u32 {
     let mut h = rustc_hash::FxHasher::default();
     tuple.iter().for_each(|&t| t.feed(&mut h));
-    std::hash::Hasher::finish(&h)
+    (std::hash::Hasher::finish(&h) >> 32) as u32
+}
+
+/// A [`tuple_hash`] spread over the 64 bits the table's buckets and tags are taken from.
+fn spread(h: u32) -> u64 {
+    u64::from(h).wrapping_mul(0x9E37_79B9_7F4A_7C15)
 }
 
 /// Tuple `idx` of arity `a` in `flat`.
@@ -75,7 +84,8 @@ impl<T: Cell> TupleSet<T> {
     }
 
     pub(super) fn find(&self, tuple: &[T]) -> Option<u32> {
-        self.ids.find(tuple_hash(tuple), |&i| self.get(i) == tuple).copied()
+        let h = tuple_hash(tuple);
+        self.ids.find(spread(h), |&(i, hi)| hi == h && self.get(i) == tuple).map(|&(i, _)| i)
     }
 
     /// Adds `tuple` if absent; whether it was.
@@ -85,15 +95,14 @@ impl<T: Cell> TupleSet<T> {
 
     /// The number of `tuple`, added if absent, and whether it was.
     fn number(&mut self, tuple: &[T]) -> (u32, bool) {
-        let hash = tuple_hash(tuple);
+        let h = tuple_hash(tuple);
         let (flat, a) = (&self.flat, self.arity);
-        if let Some(&idx) = self.ids.find(hash, |&i| slot(flat, a, i) == tuple) {
+        if let Some(&(idx, _)) = self.ids.find(spread(h), |&(i, hi)| hi == h && slot(flat, a, i) == tuple) {
             return (idx, false);
         }
         let idx = self.len() as u32;
         self.flat.extend_from_slice(tuple);
-        let flat = &self.flat;
-        self.ids.insert_unique(hash, idx, |&i| tuple_hash(slot(flat, a, i)));
+        self.ids.insert_unique(spread(h), (idx, h), |&(_, hi)| spread(hi));
         (idx, true)
     }
 
