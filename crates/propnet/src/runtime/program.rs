@@ -235,28 +235,9 @@ impl Program {
         for &(b, value) in fixed {
             lit_of[Self::base_slot(b as usize)] = Lit::from(value);
         }
-        let role_inputs = self
-            .role_moves
-            .iter()
-            .map(|moves| {
-                let mut lits: Vec<Lit> = moves.iter().map(|&m| (self.input_slot(m as usize) as Lit) << 1).collect();
-                lits.sort_unstable();
-                lits
-            })
-            .collect();
         let large = self.slots > 1 << 16;
-        let mut b = crate::Aside::new(
-            Builder {
-                gates: Vec::new(),
-                shared: FxHashMap::default(),
-                first_gate,
-                inputs: self.input_slot(0)..first_gate,
-                move_role: self.move_role.clone(),
-                role_inputs,
-                exclusive: self.exclusive,
-            },
-            large,
-        );
+        let builder = Builder::new(first_gate, self.move_role.clone(), self.roles.len(), self.exclusive);
+        let mut b = crate::Aside::new(builder, large);
         let map = |lit_of: &[Lit], l: Lit| lit_of[(l >> 1) as usize] ^ (l & 1);
         let mut blocks = self.blocks.iter().peekable();
         let (mut g, mut block_ids) = (0, 0);
@@ -267,7 +248,6 @@ impl Program {
             match blocks.peek() {
                 // A recursive block: copied gate for gate, as the layout from the net makes it.
                 Some(&block) if block.start == g => {
-                    let block = block.clone();
                     let id = block_ids;
                     block_ids += 1;
                     for (k, h) in block.clone().enumerate() {
@@ -368,22 +348,8 @@ impl Program {
         let exclusive = !queried.chain([net.terminal]).any(|v| reads_input[v as usize]);
 
         // Translate to literals in schedule order.
-        let mut role_inputs: Vec<Vec<Lit>> = vec![Vec::new(); net.roles.len()];
-        for (j, m) in net.moves.iter().enumerate() {
-            role_inputs[m.role].push(((1 + nb + j) as Lit) << 1);
-        }
-        let mut b = crate::Aside::new(
-            Builder {
-                gates: Vec::new(),
-                shared: FxHashMap::default(),
-                first_gate,
-                inputs: 1 + nb..first_gate,
-                move_role: net.moves.iter().map(|m| m.role as u32).collect(),
-                role_inputs,
-                exclusive,
-            },
-            large,
-        );
+        let move_role = net.moves.iter().map(|m| m.role as u32).collect();
+        let mut b = crate::Aside::new(Builder::new(first_gate, move_role, net.roles.len(), exclusive), large);
         let mut lit_of = vec![FALSE; n];
         let mut blocks = 0u32;
         for (k, comp) in schedule.iter().enumerate() {
@@ -732,6 +698,26 @@ struct Builder {
 }
 
 impl Builder {
+    /// An empty builder for a program whose inputs (one per move, each of role `move_role[j]`)
+    /// end at slot `first_gate`; with `exclusive`, conjunctions of moves are simplified knowing
+    /// that each role plays one.
+    fn new(first_gate: usize, move_role: Vec<u32>, roles: usize, exclusive: bool) -> Builder {
+        let inputs = first_gate - move_role.len()..first_gate;
+        let mut role_inputs: Vec<Vec<Lit>> = vec![Vec::new(); roles];
+        for (j, &role) in move_role.iter().enumerate() {
+            role_inputs[role as usize].push(((inputs.start + j) as Lit) << 1);
+        }
+        Builder {
+            gates: Vec::new(),
+            shared: FxHashMap::default(),
+            first_gate,
+            inputs,
+            move_role,
+            role_inputs,
+            exclusive,
+        }
+    }
+
     /// The literal of the OR of `lits`. Disjuncts that are conjunctions sharing a literal are
     /// factored, `(c and r1) or (c and r2) or ...` becoming `c and (r1 or r2 or ...)`: grounded
     /// frame axioms are such ORs over every move (`does m and true cell`), and once the moves are
