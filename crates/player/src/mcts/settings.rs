@@ -117,8 +117,39 @@ pub enum Kind {
     /// A part of the player, on by default unless `on` is false: `no-NAME` turns it off,
     /// `NAME` on.
     Part { flag: fn(&mut MctsOptions) -> &mut bool, on: bool },
-    /// A number within `range`.
-    Number { field: fn(&mut MctsOptions) -> Field<'_>, range: Range, default: Default },
+    /// A number within `range`, listed in the reference under `topic`.
+    Number { field: fn(&mut MctsOptions) -> Field<'_>, range: Range, default: Default, topic: Topic },
+}
+
+/// What a number setting tunes: the reference lists each topic's settings in a table of its own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Topic {
+    /// How the search runs: threads and batches.
+    Running,
+    /// Selection in the tree.
+    Tree,
+    /// The local forced-win search.
+    Local,
+    /// The other roles' scores and choices.
+    Others,
+    /// Playouts and the material check.
+    Playouts,
+}
+
+impl Topic {
+    /// The topics in the reference's order.
+    const ALL: [Topic; 5] = [Topic::Running, Topic::Tree, Topic::Local, Topic::Others, Topic::Playouts];
+
+    /// The heading of the topic's table.
+    fn heading(self) -> &'static str {
+        match self {
+            Topic::Running => "Threads and batches",
+            Topic::Tree => "Selection in the tree",
+            Topic::Local => "The local search",
+            Topic::Others => "The other roles",
+            Topic::Playouts => "Playouts and the material check",
+        }
+    }
 }
 
 /// Where a number's default comes from.
@@ -272,6 +303,7 @@ pub const SETTINGS: [Setting; 33] = [
     ),
     number(
         "batch",
+        Topic::Running,
         |o| Field::Whole(&mut o.search.batch),
         Range::Whole(1, 64),
         Default::Search,
@@ -279,6 +311,7 @@ pub const SETTINGS: [Setting; 33] = [
     ),
     number(
         "threads",
+        Topic::Running,
         |o| Field::Whole(&mut o.search.threads),
         Range::Whole(1, 256),
         Default::Machine("one per core"),
@@ -286,6 +319,7 @@ pub const SETTINGS: [Setting; 33] = [
     ),
     number(
         "exploration",
+        Topic::Tree,
         |o| Field::Real(&mut o.search.exploration),
         Range::NonNegative,
         Default::Search,
@@ -293,6 +327,7 @@ pub const SETTINGS: [Setting; 33] = [
     ),
     number(
         "latch-bias",
+        Topic::Tree,
         |o| Field::Real(&mut o.search.latch_bias),
         Range::NonNegative,
         Default::Search,
@@ -300,6 +335,7 @@ pub const SETTINGS: [Setting; 33] = [
     ),
     number(
         "heuristic-bias",
+        Topic::Tree,
         |o| Field::Real(&mut o.search.heuristic_bias),
         Range::NonNegative,
         Default::Search,
@@ -307,6 +343,7 @@ pub const SETTINGS: [Setting; 33] = [
     ),
     number(
         "local-weight",
+        Topic::Local,
         |o| Field::Real(&mut o.search.local_weight),
         Range::NonNegative,
         Default::Search,
@@ -314,6 +351,7 @@ pub const SETTINGS: [Setting; 33] = [
     ),
     number(
         "local-share",
+        Topic::Local,
         |o| Field::Real(&mut o.local_share),
         Range::Share,
         Default::Player(LOCAL_SHARE),
@@ -321,6 +359,7 @@ pub const SETTINGS: [Setting; 33] = [
     ),
     number(
         "local-idle",
+        Topic::Local,
         |o| Field::Real(&mut o.local_idle),
         Range::Share,
         Default::Player(LOCAL_IDLE),
@@ -328,6 +367,7 @@ pub const SETTINGS: [Setting; 33] = [
     ),
     number(
         "mast",
+        Topic::Playouts,
         |o| Field::Real(&mut o.search.mast),
         Range::Chance,
         Default::Player(MAST_GREEDY),
@@ -335,6 +375,7 @@ pub const SETTINGS: [Setting; 33] = [
     ),
     number(
         "rave",
+        Topic::Tree,
         |o| Field::Real(&mut o.search.rave),
         Range::NonNegative,
         Default::Player(RAVE),
@@ -342,6 +383,7 @@ pub const SETTINGS: [Setting; 33] = [
     ),
     number(
         "rivalry",
+        Topic::Others,
         |o| Field::Real(&mut o.search.rivalry),
         Range::NonNegative,
         Default::Player(RIVALRY),
@@ -349,6 +391,7 @@ pub const SETTINGS: [Setting; 33] = [
     ),
     number(
         "prior",
+        Topic::Tree,
         |o| Field::Real(&mut o.search.prior_visits),
         Range::NonNegative,
         Default::Search,
@@ -356,6 +399,7 @@ pub const SETTINGS: [Setting; 33] = [
     ),
     number(
         "cutoff",
+        Topic::Playouts,
         |o| Field::Count(&mut o.search.cutoff),
         Range::Whole(0, 100_000),
         Default::Player(CUTOFF as f64),
@@ -363,6 +407,7 @@ pub const SETTINGS: [Setting; 33] = [
     ),
     number(
         "placement",
+        Topic::Playouts,
         |o| Field::Real(&mut o.search.placement),
         Range::NonNegative,
         Default::Player(PLACEMENT),
@@ -370,6 +415,7 @@ pub const SETTINGS: [Setting; 33] = [
     ),
     number(
         "regret",
+        Topic::Others,
         |o| Field::Real(&mut o.search.regret),
         Range::Chance,
         Default::Search,
@@ -377,6 +423,7 @@ pub const SETTINGS: [Setting; 33] = [
     ),
     number(
         "check-plies",
+        Topic::Playouts,
         |o| Field::Count(&mut o.search.check_plies),
         Range::Whole(1, 15),
         Default::Search,
@@ -384,6 +431,7 @@ pub const SETTINGS: [Setting; 33] = [
     ),
     number(
         "captures",
+        Topic::Playouts,
         |o| Field::Real(&mut o.search.captures),
         Range::Chance,
         Default::Player(CAPTURES),
@@ -399,12 +447,13 @@ const fn part(name: &'static str, flag: fn(&mut MctsOptions) -> &mut bool, meani
 /// A number setting.
 const fn number(
     name: &'static str,
+    topic: Topic,
     field: fn(&mut MctsOptions) -> Field<'_>,
     range: Range,
     default: Default,
     meaning: &'static str,
 ) -> Setting {
-    Setting { name, kind: Kind::Number { field, range, default }, meaning }
+    Setting { name, kind: Kind::Number { field, range, default, topic }, meaning }
 }
 
 impl std::default::Default for MctsOptions {
@@ -459,29 +508,31 @@ pub fn mcts_settings() -> impl Iterator<Item = &'static str> {
     SETTINGS.iter().filter(|s| matches!(s.kind, Kind::Number { .. })).map(|s| s.name)
 }
 
-/// The settings reference, two Markdown tables (the parts, then the numbers): docs/match.md
-/// holds it as written here. Defaults are read from the default options, except the machine's,
-/// which are described.
+/// The settings reference, Markdown tables (the parts, then the numbers, a table per
+/// [`Topic`]): docs/match.md holds it as written here. Defaults are read from the default
+/// options, except the machine's, which are described.
 pub fn settings_reference() -> String {
     let mut defaults = MctsOptions::default();
+    let header = "| setting | values | default | what it does |\n|---|---|---|---|\n";
     let mut parts = String::from("| part | switch | default | what it does |\n|---|---|---|---|\n");
-    let mut numbers = String::from("| setting | values | default | what it does |\n|---|---|---|---|\n");
+    let mut numbers: Vec<String> = Topic::ALL.iter().map(|t| format!("{}:\n\n{header}", t.heading())).collect();
     for s in &SETTINGS {
         let _ = match s.kind {
             Kind::Part { on: true, .. } => writeln!(parts, "| {0} | `no-{0}` | on | {1} |", s.name, s.meaning),
             Kind::Part { on: false, .. } => writeln!(parts, "| {0} | `{0}` | off | {1} |", s.name, s.meaning),
-            Kind::Number { range, field, default } => {
+            Kind::Number { range, field, default, topic } => {
                 let value = match (default, field(&mut defaults)) {
                     (Default::Machine(text), _) => text.to_owned(),
                     (_, Field::Real(x)) => x.to_string(),
                     (_, Field::Whole(x)) => x.to_string(),
                     (_, Field::Count(x)) => x.to_string(),
                 };
-                writeln!(numbers, "| `{}=N` | {} | {value} | {} |", s.name, range.describe(), s.meaning)
+                let table = &mut numbers[Topic::ALL.iter().position(|&t| t == topic).expect("every topic listed")];
+                writeln!(table, "| `{}=N` | {} | {value} | {} |", s.name, range.describe(), s.meaning)
             }
         };
     }
-    format!("{parts}\n{numbers}")
+    format!("{parts}\n{}", numbers.join("\n"))
 }
 
 impl MctsOptions {
@@ -640,7 +691,7 @@ mod tests {
         for s in &SETTINGS {
             match s.kind {
                 Kind::Part { flag, on } => assert_eq!(*flag(&mut options), on, "{}", s.name),
-                Kind::Number { field, range, default } => {
+                Kind::Number { field, range, default, .. } => {
                     let value = match field(&mut options) {
                         Field::Real(x) => *x,
                         Field::Whole(x) => *x as f64,
