@@ -283,11 +283,11 @@ fn depth_charges_replay_on_the_single_state_machine() {
         let mut r = Reasoner::new(&game.desc);
         let initial = p.initial_state();
         let mut checked = 0;
-        // 300 bit-sliced playouts: more than the wide marking's 256 lanes, so retired lanes
-        // restart; 40 in one word of lanes. Then a few forward ones, and short ones that hit the
+        // 1,100 bit-sliced playouts: more than the widest marking's 1,024 lanes, so retired
+        // lanes restart; 40 in one word of lanes. Then a few forward ones, and short ones that hit the
         // step limit.
         let runs = [
-            (Strategy::BitSliced, 300, 400),
+            (Strategy::BitSliced, 1100, 400),
             (Strategy::BitSliced, 40, 400),
             (Strategy::Forward, 6, 400),
             (Strategy::BitSliced, 10, 3),

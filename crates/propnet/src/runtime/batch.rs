@@ -1,6 +1,6 @@
 //! Bit-sliced random playouts: 64·W playouts advance together, one per bit of every slot's W
-//! words (one word for playouts from up to 64 start states and for watching play, four for long
-//! runs from one state, where a pass over the gates costs a third as much per playout).
+//! words (one word for playouts from up to 64 start states and for watching play, eight or
+//! sixteen for long runs from one state, where a pass over the gates costs far less per playout).
 //!
 //! Each step evaluates the core phase for all lanes, retires the lanes that ended (terminal, step
 //! limit, or a role without a legal move), draws one uniformly random legal move per role and
@@ -14,6 +14,7 @@
 use super::eval::{self, read};
 use super::program::Phase;
 use super::program::Program;
+use super::simd::Marking;
 use super::GoalOracle;
 use machine::playout::PlayoutEnd;
 use machine::MachineError;
@@ -67,7 +68,7 @@ pub struct MovePolicy<'a> {
 /// Per-thread scratch for bit-sliced playouts, `W` words (64·W lanes) per slot.
 #[derive(Debug, Clone)]
 pub(crate) struct BitSliced<const W: usize> {
-    vals: Vec<[u64; W]>,
+    vals: Marking<W>,
     next: Vec<[u64; W]>,
     start: Vec<[u64; W]>,
     /// Per role and lane, the number of legal moves.
@@ -156,7 +157,7 @@ impl<const W: usize> BitSliced<W> {
     /// Scratch sized for `p`.
     pub fn new(p: &Program) -> BitSliced<W> {
         BitSliced {
-            vals: vec![[0; W]; p.marking_slots()],
+            vals: Marking::new(p.marking_slots()),
             next: vec![[0; W]; p.base_count()],
             start: vec![[0; W]; p.base_count()],
             counts: vec![[[0; LANES]; W]; p.roles.len()],

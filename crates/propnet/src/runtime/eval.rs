@@ -1,9 +1,12 @@
 //! Word-wide evaluation of program phases: each slot holds `W` words whose 64·W bits are as many
 //! independent markings (lanes), so one pass over the gates evaluates 64·W states at once. Wider
 //! slots cost the same loads and loop steps per gate input for more lanes: on speedChess one
-//! pass costs 31 µs per 64 lanes one word wide and 10 µs four words wide.
+//! pass costs 31 µs per 64 lanes one word wide and 10 µs four words wide (the portable loop).
+//! Slots of four words or more are evaluated with vector registers where the processor has them
+//! ([`simd`](super::simd)).
 
 use super::program::{Lit, Phase, Program};
+use super::simd::Simd;
 
 /// All ones when `l` is negated, else zero: XOR it onto the slot's word to read the literal.
 #[inline(always)]
@@ -21,6 +24,12 @@ pub(crate) fn read<const W: usize>(vals: &[[u64; W]], l: Lit) -> [u64; W] {
 /// Evaluates the gates of `phase` in order, reading and writing `vals` (one slot each): acyclic
 /// runs by their native code where the program has it, the rest interpreted.
 pub(crate) fn run<const W: usize>(p: &Program, phase: Phase, vals: &mut [[u64; W]]) {
+    run_with(p, phase, vals, Simd::best());
+}
+
+/// [`run`] with acyclic runs that have no native code evaluated with `simd`'s instructions
+/// (which the processor must have).
+pub(crate) fn run_with<const W: usize>(p: &Program, phase: Phase, vals: &mut [[u64; W]], simd: Simd) {
     assert!(vals.len() >= p.slots, "a marking of {} slots for a program of {}", vals.len(), p.slots);
     let first = p.first_gate;
     // Native code exists for one word per slot only (see `native`).
@@ -36,7 +45,11 @@ pub(crate) fn run<const W: usize>(p: &Program, phase: Phase, vals: &mut [[u64; W
                         unsafe { run(vals.as_mut_ptr().cast::<u64>()) }
                     }
                 }
-                None => run_straight(p, seg.gates.start, seg.gates.end, vals),
+                None => {
+                    if !simd.straight(p, seg.gates.start, seg.gates.end, vals) {
+                        run_straight(p, seg.gates.start, seg.gates.end, vals);
+                    }
+                }
             }
             continue;
         }

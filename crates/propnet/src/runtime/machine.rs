@@ -23,8 +23,22 @@ use structures::{bits, Bits};
 /// MCTS iterations/s; connectFour's seven lost up to a sixth, so it keeps the one-at-a-time way.
 pub(crate) const BATCHED_LOOKAHEAD: usize = 8;
 
-/// Words per slot of the marking for long runs of playouts from one state.
-const WIDE: usize = 4;
+/// Words per slot of the marking for long runs of playouts from one state (512 lanes). With
+/// vector registers ([`simd`](super::simd)) a gate input costs about as many instructions for
+/// eight words as the portable loop did for four: against four words, breakthrough and
+/// connectFour run about a tenth more playouts a second, speedChess a fifth, reversi a third and
+/// checkers two thirds.
+const WIDE: usize = 8;
+
+/// Words per slot for runs of more playouts than [`WIDE`] has lanes on programs of
+/// [`WIDEST_EDGES`] gate inputs or more (1,024 lanes): a pass over chess's 2.2 million costs
+/// little more for twice the lanes, and chess, slaughter and skirmish run a fifth to a quarter
+/// more playouts a second than eight words wide. Smaller programs lose as much (breakthrough,
+/// connectFour and pentago a seventh): the work per lane is then most of a step.
+const WIDEST: usize = 16;
+
+/// See [`WIDEST`].
+const WIDEST_EDGES: usize = 100_000;
 
 /// The size of net from which wide markings pay: below it a pass over the gates costs less than
 /// the work per lane, which wider words do not share (ticTacToe, 178 nodes, loses a sixth of its
@@ -117,8 +131,9 @@ pub struct PropnetMachine {
     forward: Forward,
     current: Option<PropnetState>,
     batch: Option<BitSliced<1>>,
-    /// Scratch for runs of more playouts than one word has lanes.
+    /// Scratch for runs of more playouts than one word has lanes (one of the two, by size).
     wide: Option<BitSliced<WIDE>>,
+    widest: Option<BitSliced<WIDEST>>,
     depth: Option<Forward>,
     /// Scratch for node expansions ([`StateMachine::successors`]).
     expansion: Expansion,
@@ -145,6 +160,7 @@ impl PropnetMachine {
             current: None,
             batch: None,
             wide: None,
+            widest: None,
             depth: None,
             expansion: Expansion::default(),
             strategy: Strategy::default(),
@@ -169,6 +185,9 @@ impl PropnetMachine {
             b.oracle = oracle.clone();
         }
         if let Some(b) = &mut self.wide {
+            b.oracle = oracle.clone();
+        }
+        if let Some(b) = &mut self.widest {
             b.oracle = oracle.clone();
         }
         self.oracle = oracle;
@@ -339,8 +358,8 @@ impl PropnetMachine {
     }
 
     /// Runs `count` bit-sliced playouts from `from`, one word wide or, for more playouts than
-    /// one word has lanes on a net of [`WIDE_SLOTS`] slots or more, [`WIDE`] words (a third
-    /// less time per playout on speedChess, half on checkers, two thirds on kalaha_2009).
+    /// one word has lanes on a net of [`WIDE_SLOTS`] slots or more, [`WIDE`] words, or
+    /// [`WIDEST`] for more than those have on programs of [`WIDEST_EDGES`] gate inputs or more.
     fn bit_sliced<R: RngCore + ?Sized, const TRACE: bool>(
         &mut self,
         from: &PropnetState,
@@ -350,7 +369,11 @@ impl PropnetMachine {
         done: &mut dyn FnMut(LaneEnd<'_>),
     ) {
         let p = &*self.program;
-        if count > LANES as u64 && p.slots >= WIDE_SLOTS {
+        let wide = count > LANES as u64 && p.slots >= WIDE_SLOTS;
+        if wide && count > (LANES * WIDE) as u64 && p.stats.edges >= WIDEST_EDGES {
+            let batch = self.widest.get_or_insert_with(|| BitSliced::with_oracle(p, &self.oracle));
+            batch.run::<R, TRACE>(p, from.words(), count, rng, max_steps, done, &mut |_, _, _| true);
+        } else if wide {
             let batch = self.wide.get_or_insert_with(|| BitSliced::with_oracle(p, &self.oracle));
             batch.run::<R, TRACE>(p, from.words(), count, rng, max_steps, done, &mut |_, _, _| true);
         } else {

@@ -16,6 +16,7 @@ mod forward;
 mod machine;
 mod native;
 mod program;
+mod simd;
 mod step;
 mod turns;
 mod watch;

@@ -5,6 +5,7 @@
 use super::eval;
 use super::forward::Forward;
 use super::program::{Lit, Phase, Program};
+use super::simd::Simd;
 use crate::net::{BaseProp, Kind, MoveProp, Net, NodeId};
 use proptest::prelude::*;
 use structures::Bits;
@@ -260,29 +261,60 @@ proptest! {
         native.native = Ok(std::sync::Arc::new(portable.expect("Cranelift compiles the program")));
         lanes_agree(&native, &native.interpreted(), seed)?;
     }
+
+    /// Wide markings evaluated with each kind of vector instructions the processor has (both
+    /// kinds on a processor with AVX-512, none but the portable loop elsewhere) compute every
+    /// slot of every lane as the portable loop does.
+    #[test]
+    fn vector_instructions_compute_what_the_portable_loop_does(r in recipe(), seed in any::<u64>()) {
+        let p = Program::new(&build(&r)).interpreted();
+        vectors_agree::<4>(&p, seed)?;
+        vectors_agree::<8>(&p, seed)?;
+        vectors_agree::<16>(&p, seed)?;
+    }
 }
 
 /// Evaluates every phase of both programs over the same 64 random lanes of bases and inputs (one
 /// move per role in each lane, as the move phase assumes) and compares every slot.
 fn lanes_agree(native: &Program, interpreted: &Program, seed: u64) -> Result<(), TestCaseError> {
-    use rand::{Rng, SeedableRng};
-    let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
-    let mut vals = vec![[0u64; 1]; native.slots];
-    for i in 0..native.base_count() {
-        vals[Program::base_slot(i)] = [rng.random()];
-    }
-    for moves in &native.role_moves {
-        for lane in 0..64 {
-            let m = moves[rng.random_range(0..moves.len())];
-            vals[native.input_slot(m as usize)][0] |= 1 << lane;
-        }
-    }
+    let mut vals = random_lanes::<1>(native, seed);
     let mut other = vals.clone();
     for phase in Phase::EVALUATED {
         eval::run(native, phase, &mut vals);
         eval::run(interpreted, phase, &mut other);
     }
     prop_assert!(vals == other, "native and interpreted markings differ");
+    Ok(())
+}
+
+/// A marking of `p` with 64·W random lanes of bases, and one move per role in each lane.
+fn random_lanes<const W: usize>(p: &Program, seed: u64) -> Vec<[u64; W]> {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
+    let mut vals = vec![[0u64; W]; p.slots];
+    for i in 0..p.base_count() {
+        vals[Program::base_slot(i)] = std::array::from_fn(|_| rng.random());
+    }
+    for moves in &p.role_moves {
+        for lane in 0..64 * W {
+            let m = moves[rng.random_range(0..moves.len())];
+            vals[p.input_slot(m as usize)][lane / 64] |= 1 << (lane % 64);
+        }
+    }
+    vals
+}
+
+/// Evaluates every phase over `W` words of random lanes with each kind of vector instructions
+/// this processor has, and compares every slot with the portable loop's.
+fn vectors_agree<const W: usize>(p: &Program, seed: u64) -> Result<(), TestCaseError> {
+    let start = random_lanes::<W>(p, seed);
+    let mut want = start.clone();
+    Phase::EVALUATED.into_iter().for_each(|phase| eval::run_with(p, phase, &mut want, Simd::Portable));
+    for simd in Simd::available() {
+        let mut got = start.clone();
+        Phase::EVALUATED.into_iter().for_each(|phase| eval::run_with(p, phase, &mut got, simd));
+        prop_assert!(got == want, "{:?} differs from the portable loop, {} words a slot", simd, W);
+    }
     Ok(())
 }
 

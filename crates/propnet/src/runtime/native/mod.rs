@@ -20,9 +20,10 @@
 //! to the interpreter.
 //!
 //! Only markings one word wide (64 lanes: node expansion, playouts from several states) run
-//! native code. Four words wide, the interpreter's loop already does a quarter of the work per
-//! word, and native code was no faster there (measured on breakthrough, checkers and reversi),
-//! so wide markings stay interpreted.
+//! native code. Wider markings are evaluated by a loop over the gate inputs with vector
+//! registers ([`simd`](super::simd)): there a gate input's few instructions serve 512 or 1,024
+//! lanes, and four words wide native code was no faster than the loop (measured on breakthrough,
+//! checkers and reversi).
 //!
 //! Making the code gives up at its deadline: the program then runs interpreted, as it does on
 //! hosts neither backend supports.

@@ -1,0 +1,207 @@
+//! Vector instructions for wide markings: an acyclic run of gates evaluated with 256- or 512-bit
+//! registers, each gate input one load and one or two logic instructions for all of a slot's
+//! lanes, and markings whose slots start on cache lines.
+//!
+//! The portable loop in [`eval`](super::eval) spends about ten instructions a gate input on a
+//! 16-word slot (a load of the literal, the slot's address, and the words in 128-bit halves);
+//! here a 512-bit register holds eight words, read and combined by one `vpternlogq`. Compilers
+//! left to vectorise the portable loop for these targets gather across gate inputs instead,
+//! which is slower than not vectorising at all; hence the intrinsics.
+
+use super::program::Program;
+
+/// The vector instructions wide markings are evaluated with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Simd {
+    /// Whatever the compiler makes of the portable loop for the build's target.
+    Portable,
+    /// 256-bit registers (x86-64 with AVX2): slots of a multiple of four words.
+    Avx2,
+    /// 512-bit registers (x86-64 with AVX-512F): slots of a multiple of eight words.
+    Avx512,
+}
+
+impl Simd {
+    /// The widest this processor has (detected once, then a load of a cached flag).
+    #[inline]
+    pub(crate) fn best() -> Simd {
+        Simd::available().last().unwrap_or(Simd::Portable)
+    }
+
+    /// Every kind this processor can run, narrowest first.
+    pub(crate) fn available() -> impl Iterator<Item = Simd> + Clone {
+        [Simd::Portable, Simd::Avx2, Simd::Avx512].into_iter().filter(|s| s.runs_here())
+    }
+
+    fn runs_here(self) -> bool {
+        match self {
+            Simd::Portable => true,
+            #[cfg(target_arch = "x86_64")]
+            Simd::Avx2 => std::arch::is_x86_feature_detected!("avx2"),
+            #[cfg(target_arch = "x86_64")]
+            Simd::Avx512 => std::arch::is_x86_feature_detected!("avx512f"),
+            #[cfg(not(target_arch = "x86_64"))]
+            _ => false,
+        }
+    }
+
+    /// Evaluates gates `start..end` (an acyclic run) into `vals` with these instructions, if
+    /// they suit slots of `W` words; false (nothing done) if not.
+    #[inline]
+    pub(crate) fn straight<const W: usize>(self, p: &Program, start: usize, end: usize, vals: &mut [[u64; W]]) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if self == Simd::Avx512 && W.is_multiple_of(8) && W <= 8 * x86::MAX_REGS {
+                debug_assert!(self.runs_here());
+                // SAFETY: AVX-512F is there (`self` is only ever what `available` found), and
+                // the slots are whole registers.
+                unsafe { x86::avx512(p, start, end, vals) };
+                return true;
+            }
+            if matches!(self, Simd::Avx2 | Simd::Avx512) && W.is_multiple_of(4) && W <= 4 * x86::MAX_REGS {
+                debug_assert!(self.runs_here());
+                // SAFETY: as above, AVX2 (which every AVX-512 processor has).
+                unsafe { x86::avx2(p, start, end, vals) };
+                return true;
+            }
+        }
+        let _ = (p, start, end, vals);
+        false
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use super::super::eval::neg_mask;
+    use super::super::program::{Lit, Program};
+    use std::arch::x86_64::*;
+
+    /// The slot of literal `l` as a word offset in a marking of `W` words a slot, and the mask
+    /// that reads it (all ones when negated).
+    #[inline(always)]
+    fn operand<const W: usize>(l: Lit) -> (usize, i64) {
+        ((l >> 1) as usize * W, neg_mask(l) as i64)
+    }
+
+    /// Registers one gate's lanes may take: slots of up to 32 words (2,048 lanes).
+    pub(super) const MAX_REGS: usize = 4;
+
+    /// AND of a gate's literals with `vpternlogq` (`acc & (x ^ mask)`), eight words a register.
+    ///
+    /// # Safety
+    /// The processor has AVX-512F, `W` is a multiple of 8 and at most `8 * MAX_REGS`, and `vals`
+    /// has a slot for every gate input and gate of the program (as `eval::run` asserts).
+    #[target_feature(enable = "avx512f")]
+    pub(super) unsafe fn avx512<const W: usize>(p: &Program, start: usize, end: usize, vals: &mut [[u64; W]]) {
+        const AND_XOR: i32 = 0x60;
+        let regs = W / 8;
+        let words = vals.as_mut_ptr().cast::<u64>();
+        let mut lo = p.fanin_start[start] as usize;
+        for g in start..end {
+            let hi = p.fanin_start[g + 1] as usize;
+            let mut acc = [_mm512_set1_epi64(-1); MAX_REGS];
+            for &l in &p.fanin[lo..hi] {
+                let (at, mask) = operand::<W>(l);
+                let mask = _mm512_set1_epi64(mask);
+                for (r, a) in acc[..regs].iter_mut().enumerate() {
+                    // SAFETY: the literal's slot is in `vals` (the caller's promise).
+                    let x = unsafe { _mm512_loadu_si512(words.add(at + 8 * r).cast()) };
+                    *a = _mm512_ternarylogic_epi64::<AND_XOR>(*a, x, mask);
+                }
+            }
+            let out = (p.first_gate + g) * W;
+            for (r, a) in acc[..regs].iter().enumerate() {
+                // SAFETY: the gate's slot is in `vals`.
+                unsafe { _mm512_storeu_si512(words.add(out + 8 * r).cast(), *a) };
+            }
+            lo = hi;
+        }
+    }
+
+    /// The same with 256-bit registers, four words each.
+    ///
+    /// # Safety
+    /// The processor has AVX2, `W` is a multiple of 4 and at most `4 * MAX_REGS`, and `vals` as
+    /// for [`avx512`].
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn avx2<const W: usize>(p: &Program, start: usize, end: usize, vals: &mut [[u64; W]]) {
+        let regs = W / 4;
+        let words = vals.as_mut_ptr().cast::<u64>();
+        let mut lo = p.fanin_start[start] as usize;
+        for g in start..end {
+            let hi = p.fanin_start[g + 1] as usize;
+            let mut acc = [_mm256_set1_epi64x(-1); MAX_REGS];
+            for &l in &p.fanin[lo..hi] {
+                let (at, mask) = operand::<W>(l);
+                let mask = _mm256_set1_epi64x(mask);
+                for (r, a) in acc[..regs].iter_mut().enumerate() {
+                    // SAFETY: the literal's slot is in `vals` (the caller's promise).
+                    let x = unsafe { _mm256_loadu_si256(words.add(at + 4 * r).cast()) };
+                    *a = _mm256_and_si256(*a, _mm256_xor_si256(x, mask));
+                }
+            }
+            let out = (p.first_gate + g) * W;
+            for (r, a) in acc[..regs].iter().enumerate() {
+                // SAFETY: the gate's slot is in `vals`.
+                unsafe { _mm256_storeu_si256(words.add(out + 4 * r).cast(), *a) };
+            }
+            lo = hi;
+        }
+    }
+}
+
+/// A cache line of words.
+#[derive(Debug, Clone, Copy)]
+#[repr(C, align(64))]
+struct Line([u64; 8]);
+
+/// A marking of `W` words a slot whose first slot starts a cache line: a slot of eight words or
+/// more is then whole lines, read by whole-line loads (an allocation of the standard library
+/// starts 16 bytes into a line, splitting every such load in two).
+#[derive(Debug, Clone)]
+pub(crate) struct Marking<const W: usize> {
+    lines: Vec<Line>,
+    slots: usize,
+}
+
+impl<const W: usize> Marking<W> {
+    /// `slots` slots, every word zero.
+    pub(crate) fn new(slots: usize) -> Marking<W> {
+        Marking { lines: vec![Line([0; 8]); (slots * W).div_ceil(8)], slots }
+    }
+}
+
+impl<const W: usize> std::ops::Deref for Marking<W> {
+    type Target = [[u64; W]];
+
+    fn deref(&self) -> &[[u64; W]] {
+        // SAFETY: the lines hold at least `slots * W` initialised words, and a line's alignment
+        // is a multiple of a word's.
+        unsafe { std::slice::from_raw_parts(self.lines.as_ptr().cast(), self.slots) }
+    }
+}
+
+impl<const W: usize> std::ops::DerefMut for Marking<W> {
+    fn deref_mut(&mut self) -> &mut [[u64; W]] {
+        // SAFETY: as for `deref`, borrowed mutably.
+        unsafe { std::slice::from_raw_parts_mut(self.lines.as_mut_ptr().cast(), self.slots) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_marking_starts_a_cache_line_and_reads_back_what_was_written() {
+        let mut m = Marking::<3>::new(5);
+        assert_eq!(m.as_ptr() as usize % 64, 0);
+        assert_eq!(m.len(), 5);
+        m[4] = [1, 2, 3];
+        m[0][0] = 9;
+        assert_eq!((m[4], m[0], m[2]), ([1, 2, 3], [9, 0, 0], [0, 0, 0]));
+        let copy = m.clone();
+        assert_eq!(&copy[..], &m[..]);
+        assert_eq!(copy.as_ptr() as usize % 64, 0);
+    }
+}
