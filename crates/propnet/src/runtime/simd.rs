@@ -73,80 +73,115 @@ impl Simd {
 #[cfg(target_arch = "x86_64")]
 mod x86 {
     use super::super::eval::neg_mask;
-    use super::super::program::{Lit, Program};
+    use super::super::program::Program;
     use std::arch::x86_64::*;
-
-    /// The slot of literal `l` as a word offset in a marking of `W` words a slot, and the mask
-    /// that reads it (all ones when negated).
-    #[inline(always)]
-    fn operand<const W: usize>(l: Lit) -> (usize, i64) {
-        ((l >> 1) as usize * W, neg_mask(l) as i64)
-    }
 
     /// Registers one gate's lanes may take: slots of up to 32 words (2,048 lanes).
     pub(super) const MAX_REGS: usize = 4;
 
-    /// AND of a gate's literals with `vpternlogq` (`acc & (x ^ mask)`), eight words a register.
+    /// A vector register of words and what a gate does with it. The methods are inlined into
+    /// the kernels, which enable the instructions they use.
+    trait Reg: Copy {
+        /// Words a register holds.
+        const WORDS: usize;
+        /// # Safety
+        /// The processor has the register's instructions (for every method).
+        unsafe fn splat(word: i64) -> Self;
+        /// `self & (x ^ mask)`: a gate's lanes so far, AND the literal read with `mask`.
+        unsafe fn and_read(self, x: Self, mask: Self) -> Self;
+        /// # Safety
+        /// `at` holds `WORDS` words (for `store` too).
+        unsafe fn load(at: *const u64) -> Self;
+        unsafe fn store(self, at: *mut u64);
+    }
+
+    impl Reg for __m512i {
+        const WORDS: usize = 8;
+        #[inline(always)]
+        unsafe fn splat(word: i64) -> Self {
+            unsafe { _mm512_set1_epi64(word) }
+        }
+        #[inline(always)]
+        unsafe fn and_read(self, x: Self, mask: Self) -> Self {
+            // One `vpternlogq`: 0xf0 & (0xcc ^ 0xaa).
+            unsafe { _mm512_ternarylogic_epi64::<0x60>(self, x, mask) }
+        }
+        #[inline(always)]
+        unsafe fn load(at: *const u64) -> Self {
+            unsafe { _mm512_loadu_si512(at.cast()) }
+        }
+        #[inline(always)]
+        unsafe fn store(self, at: *mut u64) {
+            unsafe { _mm512_storeu_si512(at.cast(), self) }
+        }
+    }
+
+    impl Reg for __m256i {
+        const WORDS: usize = 4;
+        #[inline(always)]
+        unsafe fn splat(word: i64) -> Self {
+            unsafe { _mm256_set1_epi64x(word) }
+        }
+        #[inline(always)]
+        unsafe fn and_read(self, x: Self, mask: Self) -> Self {
+            unsafe { _mm256_and_si256(self, _mm256_xor_si256(x, mask)) }
+        }
+        #[inline(always)]
+        unsafe fn load(at: *const u64) -> Self {
+            unsafe { _mm256_loadu_si256(at.cast()) }
+        }
+        #[inline(always)]
+        unsafe fn store(self, at: *mut u64) {
+            unsafe { _mm256_storeu_si256(at.cast(), self) }
+        }
+    }
+
+    /// Evaluates gates `start..end` with registers `R`, `W / R::WORDS` of them a slot: each
+    /// gate input one load and one `and_read` a register.
     ///
     /// # Safety
-    /// The processor has AVX-512F, `W` is a multiple of 8 and at most `8 * MAX_REGS`, and `vals`
-    /// has a slot for every gate input and gate of the program (as `eval::run` asserts).
-    #[target_feature(enable = "avx512f")]
-    pub(super) unsafe fn avx512<const W: usize>(p: &Program, start: usize, end: usize, vals: &mut [[u64; W]]) {
-        const AND_XOR: i32 = 0x60;
-        let regs = W / 8;
+    /// The processor has `R`'s instructions, `W` is a multiple of `R::WORDS` and at most
+    /// `R::WORDS * MAX_REGS`, and `vals` has a slot for every gate input and gate of the program
+    /// (as `eval::run` asserts).
+    #[inline(always)]
+    unsafe fn kernel<R: Reg, const W: usize>(p: &Program, start: usize, end: usize, vals: &mut [[u64; W]]) {
+        let regs = W / R::WORDS;
         let words = vals.as_mut_ptr().cast::<u64>();
         let mut lo = p.fanin_start[start] as usize;
         for g in start..end {
             let hi = p.fanin_start[g + 1] as usize;
-            let mut acc = [_mm512_set1_epi64(-1); MAX_REGS];
+            // SAFETY (every block below): the caller's promises.
+            let mut acc = [unsafe { R::splat(-1) }; MAX_REGS];
             for &l in &p.fanin[lo..hi] {
-                let (at, mask) = operand::<W>(l);
-                let mask = _mm512_set1_epi64(mask);
+                let (at, mask) = ((l >> 1) as usize * W, unsafe { R::splat(neg_mask(l) as i64) });
                 for (r, a) in acc[..regs].iter_mut().enumerate() {
-                    // SAFETY: the literal's slot is in `vals` (the caller's promise).
-                    let x = unsafe { _mm512_loadu_si512(words.add(at + 8 * r).cast()) };
-                    *a = _mm512_ternarylogic_epi64::<AND_XOR>(*a, x, mask);
+                    *a = unsafe { a.and_read(R::load(words.add(at + R::WORDS * r)), mask) };
                 }
             }
             let out = (p.first_gate + g) * W;
             for (r, a) in acc[..regs].iter().enumerate() {
-                // SAFETY: the gate's slot is in `vals`.
-                unsafe { _mm512_storeu_si512(words.add(out + 8 * r).cast(), *a) };
+                unsafe { a.store(words.add(out + R::WORDS * r)) };
             }
             lo = hi;
         }
     }
 
-    /// The same with 256-bit registers, four words each.
+    /// [`kernel`] with 512-bit registers.
     ///
     /// # Safety
-    /// The processor has AVX2, `W` is a multiple of 4 and at most `4 * MAX_REGS`, and `vals` as
-    /// for [`avx512`].
+    /// As for [`kernel`], with AVX-512F.
+    #[target_feature(enable = "avx512f")]
+    pub(super) unsafe fn avx512<const W: usize>(p: &Program, start: usize, end: usize, vals: &mut [[u64; W]]) {
+        unsafe { kernel::<__m512i, W>(p, start, end, vals) }
+    }
+
+    /// [`kernel`] with 256-bit registers.
+    ///
+    /// # Safety
+    /// As for [`kernel`], with AVX2.
     #[target_feature(enable = "avx2")]
     pub(super) unsafe fn avx2<const W: usize>(p: &Program, start: usize, end: usize, vals: &mut [[u64; W]]) {
-        let regs = W / 4;
-        let words = vals.as_mut_ptr().cast::<u64>();
-        let mut lo = p.fanin_start[start] as usize;
-        for g in start..end {
-            let hi = p.fanin_start[g + 1] as usize;
-            let mut acc = [_mm256_set1_epi64x(-1); MAX_REGS];
-            for &l in &p.fanin[lo..hi] {
-                let (at, mask) = operand::<W>(l);
-                let mask = _mm256_set1_epi64x(mask);
-                for (r, a) in acc[..regs].iter_mut().enumerate() {
-                    // SAFETY: the literal's slot is in `vals` (the caller's promise).
-                    let x = unsafe { _mm256_loadu_si256(words.add(at + 4 * r).cast()) };
-                    *a = _mm256_and_si256(*a, _mm256_xor_si256(x, mask));
-                }
-            }
-            let out = (p.first_gate + g) * W;
-            for (r, a) in acc[..regs].iter().enumerate() {
-                // SAFETY: the gate's slot is in `vals`.
-                unsafe { _mm256_storeu_si256(words.add(out + 4 * r).cast(), *a) };
-            }
-            lo = hi;
-        }
+        unsafe { kernel::<__m256i, W>(p, start, end, vals) }
     }
 }
 
