@@ -28,7 +28,7 @@ pub(crate) fn run<const W: usize>(p: &Program, phase: Phase, vals: &mut [[u64; W
 }
 
 /// [`run`] with acyclic runs that have no native code evaluated with `simd`'s instructions
-/// (which the processor must have).
+/// (the portable loop where the processor lacks them).
 pub(crate) fn run_with<const W: usize>(p: &Program, phase: Phase, vals: &mut [[u64; W]], simd: Simd) {
     assert!(vals.len() >= p.slots, "a marking of {} slots for a program of {}", vals.len(), p.slots);
     let first = p.first_gate;

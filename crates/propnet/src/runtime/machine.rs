@@ -24,8 +24,8 @@ use structures::{bits, Bits};
 pub(crate) const BATCHED_LOOKAHEAD: usize = 8;
 
 /// Words per slot of the marking for long runs of playouts from one state (512 lanes). With
-/// vector registers ([`simd`](super::simd)) a gate input costs about as many instructions for
-/// eight words as the portable loop did for four: against four words, breakthrough and
+/// vector registers ([`simd`](super::simd)) a pass over eight words costs little more than the
+/// portable loop's over four: against four words, breakthrough and
 /// connectFour run about a tenth more playouts a second, speedChess a fifth, reversi a third and
 /// checkers two thirds.
 const WIDE: usize = 8;

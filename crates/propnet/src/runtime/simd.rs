@@ -2,9 +2,9 @@
 //! registers, each gate input one load and one or two logic instructions for all of a slot's
 //! lanes, and markings whose slots start on cache lines.
 //!
-//! The portable loop in [`eval`](super::eval) spends about ten instructions a gate input on a
-//! 16-word slot (a load of the literal, the slot's address, and the words in 128-bit halves);
-//! here a 512-bit register holds eight words, read and combined by one `vpternlogq`. Compilers
+//! The portable loop in [`eval`](super::eval) reads a slot's words 128 bits at a time, an XOR
+//! and an AND for each; here a 512-bit register holds eight words, read and combined by one
+//! `vpternlogq`. Compilers
 //! left to vectorise the portable loop for these targets gather across gate inputs instead,
 //! which is slower than not vectorising at all; hence the intrinsics.
 
@@ -46,21 +46,20 @@ impl Simd {
     }
 
     /// Evaluates gates `start..end` (an acyclic run) into `vals` with these instructions, if
-    /// they suit slots of `W` words; false (nothing done) if not.
+    /// they suit slots of `W` words and the processor has them; false (nothing done) if not.
     #[inline]
     pub(crate) fn straight<const W: usize>(self, p: &Program, start: usize, end: usize, vals: &mut [[u64; W]]) -> bool {
         #[cfg(target_arch = "x86_64")]
         {
-            if self == Simd::Avx512 && W.is_multiple_of(8) && W <= 8 * x86::MAX_REGS {
-                debug_assert!(self.runs_here());
-                // SAFETY: AVX-512F is there (`self` is only ever what `available` found), and
-                // the slots are whole registers.
+            // Checking the processor here costs a load of a cached flag per run of gates, and
+            // keeps a `Simd` the processor lacks from ever reaching the kernels.
+            if self == Simd::Avx512 && W.is_multiple_of(8) && W <= 8 * x86::MAX_REGS && self.runs_here() {
+                // SAFETY: AVX-512F is there (checked), and the slots are whole registers.
                 unsafe { x86::avx512(p, start, end, vals) };
                 return true;
             }
-            if matches!(self, Simd::Avx2 | Simd::Avx512) && W.is_multiple_of(4) && W <= 4 * x86::MAX_REGS {
-                debug_assert!(self.runs_here());
-                // SAFETY: as above, AVX2 (which every AVX-512 processor has).
+            if self != Simd::Portable && W.is_multiple_of(4) && W <= 4 * x86::MAX_REGS && Simd::Avx2.runs_here() {
+                // SAFETY: as above, with AVX2.
                 unsafe { x86::avx2(p, start, end, vals) };
                 return true;
             }
