@@ -215,20 +215,10 @@ impl Program {
         if left * 10 >= whole.stats.core_gates * 9 {
             return None;
         }
-        // One thread a turn: the folds are independent, and a big game's take a few tenths of a
-        // second each (chess: two of 0.2-0.3 s).
-        let programs = std::thread::scope(|scope| {
-            let folds: Vec<_> = (keys.iter())
-                .map(|&key| {
-                    let fixed = fixed(key);
-                    scope.spawn(move || whole.fold(net, &fixed, deadline).map(|p| (key, p)))
-                })
-                .collect();
-            folds
-                .into_iter()
-                .map(|f| f.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
-                .collect::<Option<Vec<_>>>()
-        })?;
+        let mut programs = Vec::with_capacity(keys.len());
+        for &key in &keys {
+            programs.push((key, whole.fold(net, &fixed(key), deadline)?));
+        }
         Some(Turns::new(bases, programs))
     }
 
