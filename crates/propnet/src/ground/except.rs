@@ -100,7 +100,7 @@ impl Grounder {
         // Candidate comparisons: (positive literal or filter, excluded, choice, domain).
         let mut candidates = Vec::new();
         for (i, lit) in rule.pos.iter().enumerate() {
-            if self.strata.get(lit.rel as usize).is_none_or(Option::is_none) || self.is_model_only(lit.rel) {
+            if !self.is_exact(lit.rel) || self.is_model_only(lit.rel) {
                 continue;
             }
             let Some(vs) = lit.args.iter().map(var).collect::<Option<Vec<u16>>>() else { continue };
@@ -291,7 +291,7 @@ impl Grounder {
             if ex.domain.as_ref().is_some_and(|d| !d.contains(&u)) {
                 return;
             }
-            let body: Vec<AtomRef> = matched.iter().filter(|a| !g.is_model_only(a.rel)).copied().collect();
+            let body = g.body_atoms(matched);
             let k = *chain.at.entry(u.clone()).or_insert_with(|| {
                 chain.choices.push((u, Vec::new()));
                 chain.choices.len() - 1

@@ -24,7 +24,8 @@
 //!
 //! Every rule is then instantiated once more over the final model. Negative literals whose atom
 //! is outside the model always hold and are dropped; the rest are kept for the propnet's NOT
-//! gates. `distinct` is decided during the join. A rule that ORs over every choice but one
+//! gates. Literals over exact relations are decided there: a positive one holds in every state
+//! and is dropped, a negative one whose atom is in the model never holds and drops the rule. `distinct` is decided during the join. A rule that ORs over every choice but one
 //! ("attacked by a piece other than the captured one") shares its disjunctions through prefix
 //! and suffix chains (see `except`). Arguments that a relation holds for every value of (its
 //! base rules read them only through a fixed domain, its recursion passes them on) are grounded
@@ -380,6 +381,19 @@ impl Grounder {
         self.model_only.get(rel as usize).copied().unwrap_or(false)
     }
 
+    /// Whether relation `rel` is computed exactly (the same in every state): an atom of it in the
+    /// model holds in every state, and one outside it in none.
+    fn is_exact(&self, rel: RelId) -> bool {
+        self.strata.get(rel as usize).is_some_and(Option::is_some)
+    }
+
+    /// The atoms of a ground rule's body that the net must read: a model-only atom restricts
+    /// the model alone, and an exact atom in the model holds in every state (chess's bodies hold
+    /// 2.3 million such literals, edges to a constant the optimiser would fold away).
+    fn body_atoms(&self, matched: &[AtomRef]) -> Vec<AtomRef> {
+        matched.iter().filter(|a| !self.is_model_only(a.rel) && !self.is_exact(a.rel)).copied().collect()
+    }
+
     fn rel(&mut self, name: Sym, arity: usize) -> RelId {
         if let Some(&id) = self.by_name.get(&name) {
             return id;
@@ -431,7 +445,7 @@ impl Grounder {
             // An exact relation's atom in the model holds in every state: a fact, whose
             // derivation (Gt Two Thirds' sums and differences, step by step) would only become
             // gates the optimiser folds back into the constant.
-            if self.strata.get(atom.rel as usize).is_some_and(Option::is_some) {
+            if self.is_exact(atom.rel) {
                 out.rules.push(GroundRule { head: atom, pos: Vec::new(), neg: Vec::new() });
                 continue;
             }
@@ -480,10 +494,14 @@ impl Grounder {
                 continue;
             }
             if let Some(i) = self.relations[lit.rel as usize].find(&found) {
+                // An exact atom in the model holds in every state: the rule never fires.
+                if self.is_exact(lit.rel) {
+                    return None;
+                }
                 neg.push(AtomRef { rel: lit.rel, idx: i });
             }
         }
-        let pos = matched.iter().filter(|a| !self.is_model_only(a.rel)).copied().collect();
+        let pos = self.body_atoms(matched);
         Some(GroundRule { head: AtomRef { rel: r.head_rel, idx }, pos, neg })
     }
 }
