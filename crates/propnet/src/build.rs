@@ -66,14 +66,20 @@ pub fn build(g: &Grounded, deadline: Option<Instant>) -> Result<Net, BuildError>
     // that some rule concludes. Any other atom can never hold: it reads the constant false.
     let falsity = net.add(Kind::Const(false), Vec::new(), None);
     let mut atom_node: Vec<Vec<NodeId>> = g.relations.iter().map(|r| vec![falsity; r.count as usize]).collect();
+    // Past the deadline at step `k`: the net so far is freed aside and the build gives up.
+    macro_rules! give_up_if_late {
+        ($k:expr) => {
+            if late($k) {
+                crate::drop_aside((net, atom_node));
+                return Err(BuildError::Timeout);
+            }
+        };
+    }
     let role_index: FxHashMap<TermId, usize> =
         g.roles.iter().enumerate().filter_map(|(i, &r)| g.pool.find_constant(r).map(|t| (t, i))).collect();
     for (r, relation) in g.relations.iter().enumerate() {
         for idx in 0..relation.count {
-            if late(idx as usize) {
-                crate::drop_aside((net, atom_node));
-                return Err(BuildError::Timeout);
-            }
+            give_up_if_late!(idx as usize);
             let atom = AtomRef { rel: r as u32, idx };
             let args = g.args(atom);
             atom_node[r][idx as usize] = match relation.name {
@@ -100,7 +106,8 @@ pub fn build(g: &Grounded, deadline: Option<Instant>) -> Result<Net, BuildError>
     // away again: chess has nearly a million): an AND of its literals, the NOT of its one
     // negative literal, or the very node of its one positive literal.
     let mut rules_of: Vec<Vec<u32>> = g.relations.iter().map(|r| vec![0; r.count as usize]).collect();
-    for rule in &g.rules {
+    for (k, rule) in g.rules.iter().enumerate() {
+        give_up_if_late!(k);
         let n = &mut rules_of[rule.head.rel as usize][rule.head.idx as usize];
         *n = n.saturating_add(1);
     }
@@ -116,10 +123,7 @@ pub fn build(g: &Grounded, deadline: Option<Instant>) -> Result<Net, BuildError>
     };
     let mut same: FxHashMap<AtomRef, AtomRef> = FxHashMap::default();
     for (k, rule) in g.rules.iter().enumerate() {
-        if late(k) {
-            crate::drop_aside((net, atom_node));
-            return Err(BuildError::Timeout);
-        }
+        give_up_if_late!(k);
         let head = rule.head;
         let kind = match shape(rule) {
             Shape::Same(atom) => {
@@ -140,7 +144,8 @@ pub fn build(g: &Grounded, deadline: Option<Instant>) -> Result<Net, BuildError>
     let mut order: Vec<AtomRef> = same.keys().copied().collect();
     order.sort_unstable();
     let (mut chain, mut on_chain) = (Vec::new(), FxHashSet::default());
-    for atom in order {
+    for (k, atom) in order.into_iter().enumerate() {
+        give_up_if_late!(k);
         let mut at = atom;
         let node = loop {
             match same.get(&at) {
@@ -164,10 +169,7 @@ pub fn build(g: &Grounded, deadline: Option<Instant>) -> Result<Net, BuildError>
     let mut negation: FxHashMap<NodeId, NodeId> = FxHashMap::default();
     let mut conjunctions: FxHashMap<u64, NodeId> = FxHashMap::default();
     for (k, rule) in g.rules.iter().enumerate() {
-        if late(k) {
-            crate::drop_aside((net, atom_node));
-            return Err(BuildError::Timeout);
-        }
+        give_up_if_late!(k);
         let head = node_of(rule.head);
         match shape(rule) {
             Shape::Same(_) => continue,
