@@ -261,7 +261,7 @@ impl Grounder {
         let mut matched = vec![AtomRef { rel: 0, idx: 0 }; rest.pos.len()];
         let mut made = Vec::new();
         self.step(&rest, ex.rest, &ex.rest_plan, 0, None, b, &mut matched, &mut |g, r, b, matched| {
-            made.extend(g.ground_rule(r, b, matched));
+            made.extend(g.ground_rule(r, None, b, matched));
         });
         if let Some(e) = self.abort.take() {
             return Err(e);

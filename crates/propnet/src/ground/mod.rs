@@ -33,7 +33,7 @@
 //! guard defined by one rule is read in place, its rule's body in each reader, rather than built
 //! as a table (see `guards`): where its parts are independent the table is their product.
 
-use gdl::{normal_bodies, Bindings, Description, Lit, Lookup, Pat, Sym, TermId, TermPool, VarNumbering};
+use gdl::{normal_bodies, Bindings, Description, Lit, Pat, Sym, TermId, TermPool, VarNumbering};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::rc::Rc;
 use std::time::Instant;
@@ -440,6 +440,7 @@ impl Grounder {
             }
         }
         let mut b = Bindings::default();
+        let (mut args, mut matched) = (Vec::new(), Vec::new());
         while let Some(atom) = out.work.pop() {
             check_deadline(&self.limits)?;
             // An exact relation's atom in the model holds in every state: a fact, whose
@@ -449,10 +450,11 @@ impl Grounder {
                 out.rules.push(GroundRule { head: atom, pos: Vec::new(), neg: Vec::new() });
                 continue;
             }
+            args.clear();
+            args.extend_from_slice(self.relations[atom.rel as usize].tuple(atom.idx));
             for &r in by_head.get(atom.rel as usize).map_or(&[][..], |v| &v[..]) {
                 let rule = self.rules[r].clone();
                 b.reset(rule.vars);
-                let args = self.relations[atom.rel as usize].tuple(atom.idx).to_vec();
                 if !rule.head.iter().zip(&args).all(|(p, &t)| b.unify(&self.pool, p, t)) {
                     continue;
                 }
@@ -460,9 +462,11 @@ impl Grounder {
                     self.ground_except(ex, &mut b, &mut out)?;
                     continue;
                 }
-                let mut matched = vec![AtomRef { rel: 0, idx: 0 }; rule.pos.len()];
+                matched.clear();
+                matched.resize(rule.pos.len(), AtomRef { rel: 0, idx: 0 });
                 self.step(&rule, r, &plans[r], 0, None, &mut b, &mut matched, &mut |g, rule, b, matched| {
-                    let Some(gr) = g.ground_rule(rule, b, matched) else { return };
+                    // The head is the atom being expanded.
+                    let Some(gr) = g.ground_rule(rule, Some(atom), b, matched) else { return };
                     if let Err(e) = out.push(gr, &g.limits) {
                         g.abort = Some(e);
                     }
@@ -475,25 +479,32 @@ impl Grounder {
         Ok(out.rules)
     }
 
-    fn ground_rule(&mut self, rule: usize, b: &Bindings, matched: &[AtomRef]) -> Option<GroundRule> {
-        let r = &self.rules[rule];
-        let args: Vec<TermId> = r.head.iter().map(|p| b.instantiate(&mut self.pool, p)).collect::<Option<_>>()?;
-        let idx = self.relations[r.head_rel as usize].find(&args)?;
+    /// The ground rule of rule `rule` under `b` with its positive literals matched to `matched`;
+    /// its head atom is `head` where the caller knows it, else found in the model (`None` if it
+    /// is not there).
+    fn ground_rule(
+        &mut self,
+        rule: usize,
+        head: Option<AtomRef>,
+        b: &Bindings,
+        matched: &[AtomRef],
+    ) -> Option<GroundRule> {
+        let r = Rc::clone(&self.rules[rule]);
+        let head = match head {
+            Some(head) => head,
+            None => {
+                let args: Vec<TermId> =
+                    r.head.iter().map(|p| b.instantiate(&mut self.pool, p)).collect::<Option<_>>()?;
+                AtomRef { rel: r.head_rel, idx: self.relations[r.head_rel as usize].find(&args)? }
+            }
+        };
         let mut neg = Vec::new();
         for lit in &r.neg {
-            let mut found = Vec::with_capacity(lit.args.len());
-            let mut absent = false;
-            for p in lit.args.iter() {
-                match b.lookup(&self.pool, p) {
-                    Lookup::Found(t) => found.push(t),
-                    // Safe rules bind every variable of a negation; absent terms are in no atom.
-                    Lookup::Absent | Lookup::Unbound => absent = true,
-                }
-            }
-            if absent {
+            // Safe rules bind every variable of a negation; a term never built is in no atom.
+            if !self.scratch_args(&lit.args, b) {
                 continue;
             }
-            if let Some(i) = self.relations[lit.rel as usize].find(&found) {
+            if let Some(i) = self.relations[lit.rel as usize].find(&self.scratch) {
                 // An exact atom in the model holds in every state: the rule never fires.
                 if self.is_exact(lit.rel) {
                     return None;
@@ -502,7 +513,7 @@ impl Grounder {
             }
         }
         let pos = self.body_atoms(matched);
-        Some(GroundRule { head: AtomRef { rel: r.head_rel, idx }, pos, neg })
+        Some(GroundRule { head, pos, neg })
     }
 }
 
