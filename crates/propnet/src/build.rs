@@ -62,8 +62,8 @@ pub fn build(g: &Grounded, deadline: Option<Instant>) -> Result<Net, BuildError>
     let count = |r: Option<u32>| r.map_or(0, |r| g.relations[r as usize].count);
     let text = |t: TermId| g.pool.to_string(t);
 
-    // Base and input propositions for every `true` and `does` atom; an OR gate for every atom
-    // that some rule concludes. Any other atom can never hold: it reads the constant false.
+    // Base and input propositions for every `true` and `does` atom; a gate for every atom that
+    // some rule concludes (below). Any other atom can never hold: it reads the constant false.
     let falsity = net.add(Kind::Const(false), Vec::new(), None);
     let mut atom_node: Vec<Vec<NodeId>> = g.relations.iter().map(|r| vec![falsity; r.count as usize]).collect();
     // Past the deadline at step `k`: the net so far is freed aside and the build gives up.
