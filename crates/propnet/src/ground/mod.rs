@@ -25,7 +25,8 @@
 //! Every rule is then instantiated once more over the final model. Negative literals whose atom
 //! is outside the model always hold and are dropped; the rest are kept for the propnet's NOT
 //! gates. Literals over exact relations are decided there: a positive one holds in every state
-//! and is dropped, a negative one whose atom is in the model never holds and drops the rule. `distinct` is decided during the join. A rule that ORs over every choice but one
+//! and is dropped, a negative one whose atom is in the model never holds and drops the rule.
+//! `distinct` is decided during the join. A rule that ORs over every choice but one
 //! ("attacked by a piece other than the captured one") shares its disjunctions through prefix
 //! and suffix chains (see `except`). Arguments that a relation holds for every value of (its
 //! base rules read them only through a fixed domain, its recursion passes them on) are grounded
