@@ -171,7 +171,8 @@ pub fn build(g: &Grounded, deadline: Option<Instant>) -> Result<Net, BuildError>
     for (k, rule) in g.rules.iter().enumerate() {
         give_up_if_late!(k);
         let head = node_of(rule.head);
-        match shape(rule) {
+        let shape = shape(rule);
+        match shape {
             Shape::Same(_) => continue,
             Shape::Not => {
                 let n = node_of(rule.neg[0]);
@@ -189,7 +190,7 @@ pub fn build(g: &Grounded, deadline: Option<Instant>) -> Result<Net, BuildError>
         }
         body.sort_unstable();
         body.dedup();
-        if net.kinds[head as usize] == Kind::And {
+        if matches!(shape, Shape::And) {
             net.inputs[head as usize] = body;
             continue;
         }

@@ -4,9 +4,8 @@
 //!
 //! The portable loop in [`eval`](super::eval) reads a slot's words 128 bits at a time, an XOR
 //! and an AND for each; here a 512-bit register holds eight words, read and combined by one
-//! `vpternlogq`. Compilers
-//! left to vectorise the portable loop for these targets gather across gate inputs instead,
-//! which is slower than not vectorising at all; hence the intrinsics.
+//! `vpternlogq`. Compilers left to vectorise the portable loop for these targets gather across
+//! gate inputs instead, which is slower than not vectorising at all; hence the intrinsics.
 
 use super::program::Program;
 
