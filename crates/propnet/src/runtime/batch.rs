@@ -154,10 +154,21 @@ impl<const W: usize> BitSliced<W> {
     /// Playouts advanced together.
     const LANES: usize = 64 * W;
 
+    /// The program the passes over the lanes evaluate: for more than one word a slot, the
+    /// packed one where `p` has it (whose marking the caches hold better); `p` itself decides
+    /// the goals of the playouts that ended, one word a slot, with its native code.
+    fn pass(p: &Program) -> &Program {
+        if W > 1 {
+            p.wide()
+        } else {
+            p
+        }
+    }
+
     /// Scratch sized for `p`.
     pub fn new(p: &Program) -> BitSliced<W> {
         BitSliced {
-            vals: Marking::new(p.marking_slots()),
+            vals: Marking::new(Self::pass(p).marking_slots()),
             next: vec![[0; W]; p.base_count()],
             start: vec![[0; W]; p.base_count()],
             counts: vec![[[0; LANES]; W]; p.roles.len()],
@@ -247,6 +258,7 @@ impl<const W: usize> BitSliced<W> {
         step: &mut Watch<'_, W>,
     ) {
         let nb = p.base_count();
+        let w = Self::pass(p);
         let first = count.min(Self::LANES as u64) as usize;
         let mut started = first as u64;
         let mut active: Lanes<W> = [0; W];
@@ -260,13 +272,13 @@ impl<const W: usize> BitSliced<W> {
         }
         let input0 = p.input_slot(0);
         while !none(active) {
-            if p.outputs_read_inputs {
+            if w.outputs_read_inputs {
                 self.vals[input0..input0 + p.move_count()].fill([0; W]);
-                eval::run(p, Phase::Move, &mut self.vals);
+                eval::run(w, Phase::Move, &mut self.vals);
             }
             // The program of the lanes' turn where they all stand at one: the same bases and
             // inputs, fewer gates.
-            let q = p.for_lanes(&self.vals[1..=nb], active);
+            let q = w.for_lanes(&self.vals[1..=nb], active);
             eval::run(q, Phase::Core, &mut self.vals);
             let terminal = both(read(&self.vals, q.terminal), active);
             let live = minus(active, terminal);
@@ -310,7 +322,7 @@ impl<const W: usize> BitSliced<W> {
             // turns, only once the playing lanes stand at their start state's turn, so that the
             // lanes stay at one turn and run its program.
             let waiting = either(finished, idle);
-            let in_turn = match &p.turns {
+            let in_turn = match &w.turns {
                 Some(t) if !none(moving) => {
                     let at = t.key(&self.next, moving);
                     at.is_some() && at == t.key(&self.start, waiting)

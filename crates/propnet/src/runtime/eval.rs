@@ -31,7 +31,6 @@ pub(crate) fn run<const W: usize>(p: &Program, phase: Phase, vals: &mut [[u64; W
 /// (the portable loop where the processor lacks them).
 pub(crate) fn run_with<const W: usize>(p: &Program, phase: Phase, vals: &mut [[u64; W]], simd: Simd) {
     assert!(vals.len() >= p.slots, "a marking of {} slots for a program of {}", vals.len(), p.slots);
-    let first = p.first_gate;
     // Native code exists for one word per slot only (see `native`).
     let native = if W == 1 { p.native() } else { None };
     for (k, seg) in p.segments(phase).iter().enumerate() {
@@ -56,7 +55,7 @@ pub(crate) fn run_with<const W: usize>(p: &Program, phase: Phase, vals: &mut [[u
         // Least fixpoint: start every gate from its initial value and sweep until stable; the
         // gates are monotone (stratified GDL), so this converges lane by lane.
         for g in seg.gates.clone() {
-            vals[first + g] = [if p.block_init[g] { !0 } else { 0 }; W];
+            vals[p.out_slot[g] as usize] = [if p.block_init[g] { !0 } else { 0 }; W];
         }
         // Each gate of a monotone block changes at most once per lane, so it is stable after
         // len + 1 sweeps; only a net with a NOT inside recursion (never built from valid GDL)
@@ -65,8 +64,9 @@ pub(crate) fn run_with<const W: usize>(p: &Program, phase: Phase, vals: &mut [[u
             let mut changed = 0u64;
             for g in seg.gates.clone() {
                 let v = gate(p, g, vals);
-                changed |= (0..W).fold(0, |c, k| c | (v[k] ^ vals[first + g][k]));
-                vals[first + g] = v;
+                let out = p.out_slot[g] as usize;
+                changed |= (0..W).fold(0, |c, k| c | (v[k] ^ vals[out][k]));
+                vals[out] = v;
             }
             if changed == 0 {
                 break;
@@ -78,7 +78,6 @@ pub(crate) fn run_with<const W: usize>(p: &Program, phase: Phase, vals: &mut [[u
 /// Evaluates an acyclic run of gates: the hot loop of every bit-sliced playout.
 #[inline]
 fn run_straight<const W: usize>(p: &Program, start: usize, end: usize, vals: &mut [[u64; W]]) {
-    let first = p.first_gate;
     let mut lo = p.fanin_start[start] as usize;
     for g in start..end {
         let hi = p.fanin_start[g + 1] as usize;
@@ -93,7 +92,7 @@ fn run_straight<const W: usize>(p: &Program, start: usize, end: usize, vals: &mu
                 v[k] &= x[k] ^ m;
             }
         }
-        vals[first + g] = v;
+        vals[p.out_slot[g] as usize] = v;
         lo = hi;
     }
 }

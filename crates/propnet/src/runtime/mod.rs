@@ -15,6 +15,7 @@ mod expand;
 mod forward;
 mod machine;
 mod native;
+mod packed;
 mod program;
 mod simd;
 mod step;

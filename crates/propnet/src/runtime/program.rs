@@ -32,7 +32,7 @@ use super::turns::{self, Turns};
 use crate::net::{Kind, Net, NodeId};
 use rustc_hash::FxHashMap;
 use std::ops::Range;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
 /// A literal: `slot << 1 | negated`.
@@ -106,6 +106,9 @@ pub struct Program {
     /// Gate fan-in, CSR: gate g reads `fanin[fanin_start[g]..fanin_start[g + 1]]`.
     pub(crate) fanin_start: Vec<u32>,
     pub(crate) fanin: Vec<Lit>,
+    /// Per gate, the slot it writes: `first_gate + g`, but in a packed program (see `packed`),
+    /// where gates share slots.
+    pub(crate) out_slot: Vec<u32>,
     /// Initial value of each gate in a recursive block (true for gates computing a negated OR).
     pub(crate) block_init: Vec<bool>,
     /// Recursive blocks as gate ranges, in evaluation order.
@@ -139,6 +142,9 @@ pub struct Program {
     /// The program specialised to each turn of the game's cycle of turns, where it has one
     /// (see `turns`): the same bases and inputs, the gates of one turn only.
     pub(crate) turns: Option<Arc<Turns>>,
+    /// The same program packed for wide passes (see `packed`), made when first asked for:
+    /// `None` inside where it cannot be packed.
+    pub(crate) wide: OnceLock<Option<Arc<Program>>>,
 }
 
 /// Which phase a gate belongs to.
@@ -411,7 +417,7 @@ impl Program {
 
     /// The same program without native code: every gate interpreted.
     pub fn interpreted(&self) -> Program {
-        let turns = self.turns.as_ref().map(|t| Arc::new(t.interpreted()));
+        let turns = self.turns.as_ref().map(|t| Arc::new(t.map(Program::interpreted)));
         Program { native: Err(Fallback::Disabled), turns, ..self.clone() }
     }
 
@@ -574,6 +580,7 @@ impl Program {
             first_gate,
             fanin_start,
             fanin,
+            out_slot: (first_gate..slots).map(|s| s as u32).collect(),
             block_init,
             blocks,
             fanout_start,
@@ -590,6 +597,7 @@ impl Program {
             stats,
             native: Err(Fallback::Disabled),
             turns: None,
+            wide: OnceLock::new(),
         })
     }
 
@@ -614,6 +622,13 @@ impl Program {
     /// Slots a marking needs to run this program and each of its turn programs.
     pub(crate) fn marking_slots(&self) -> usize {
         self.turns.iter().flat_map(|t| t.programs()).map(|p| p.slots).fold(self.slots, usize::max)
+    }
+
+    /// The program wide passes evaluate: the packed one (made on the first call: 0.2 s on
+    /// chess, so never on the start clock of a match that plays no wide playouts), or this one
+    /// where it cannot be packed.
+    pub(crate) fn wide(&self) -> &Program {
+        self.wide.get_or_init(|| self.packed().map(Arc::new)).as_deref().unwrap_or(self)
     }
 
     /// The program to evaluate for the `lanes` of `bases` (one entry per base proposition):

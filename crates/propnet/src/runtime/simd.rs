@@ -167,8 +167,8 @@ mod x86 {
     ///
     /// # Safety
     /// The processor has `R`'s instructions, `W` is a multiple of `R::WORDS` and at most
-    /// `R::WORDS * MAX_REGS`, and `vals` has a slot for every gate input and gate of the program
-    /// (as `eval::run` asserts).
+    /// `R::WORDS * MAX_REGS`, and `vals` has the program's slots, which every gate input and
+    /// every gate's `out_slot` name (as `eval::run` asserts).
     #[inline(always)]
     unsafe fn kernel<R: Reg, const W: usize, const PREFETCH: bool>(
         p: &Program,
@@ -196,7 +196,7 @@ mod x86 {
                     *a = unsafe { a.and_read(R::load(words.add(at + R::WORDS * r)), mask) };
                 }
             }
-            let out = (p.first_gate + g) * W;
+            let out = p.out_slot[g] as usize * W;
             for (r, a) in acc[..regs].iter().enumerate() {
                 unsafe { a.store(words.add(out + R::WORDS * r)) };
             }

@@ -12,7 +12,7 @@ use structures::Bits;
 
 /// A recipe for a random net: node kinds and inputs are drawn from these numbers.
 #[derive(Debug, Clone)]
-struct Recipe {
+pub(super) struct Recipe {
     bases: usize,
     role_moves: Vec<usize>,
     /// (kind 0..4, fan-in picks) per acyclic gate.
@@ -25,7 +25,7 @@ struct Recipe {
     legal_reads_moves: bool,
 }
 
-fn recipe() -> impl Strategy<Value = Recipe> {
+pub(super) fn recipe() -> impl Strategy<Value = Recipe> {
     (1usize..6, proptest::collection::vec(1usize..7, 1..3), any::<bool>()).prop_flat_map(|(bases, role_moves, bad)| {
         let gate = (0u8..8, proptest::collection::vec(any::<u16>(), 1..7));
         let cycle = proptest::collection::vec((any::<bool>(), proptest::collection::vec(any::<u16>(), 0..3)), 1..4);
@@ -49,7 +49,7 @@ fn recipe() -> impl Strategy<Value = Recipe> {
 }
 
 /// Builds the net. Nodes are appended in order; `state_only[n]` says whether node n reads no input.
-fn build(r: &Recipe) -> Net {
+pub(super) fn build(r: &Recipe) -> Net {
     let mut net = Net {
         kinds: Vec::new(),
         inputs: Vec::new(),
@@ -288,7 +288,7 @@ fn lanes_agree(native: &Program, interpreted: &Program, seed: u64) -> Result<(),
 }
 
 /// A marking of `p` with 64·W random lanes of bases, and one move per role in each lane.
-fn random_lanes<const W: usize>(p: &Program, seed: u64) -> Vec<[u64; W]> {
+pub(super) fn random_lanes<const W: usize>(p: &Program, seed: u64) -> Vec<[u64; W]> {
     use rand::{Rng, SeedableRng};
     let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
     let mut vals = vec![[0u64; W]; p.slots];
@@ -324,7 +324,7 @@ fn vectors_agree<const W: usize>(p: &Program, seed: u64) -> Result<(), TestCaseE
 }
 
 /// The optimised net of a bundled game.
-fn bundled(name: &str) -> Net {
+pub(super) fn bundled(name: &str) -> Net {
     let game = games::find(name).expect("bundled");
     let (desc, _) = gdl::load(game.file, game.text).expect("valid");
     crate::compile(&desc, &Default::default()).expect("builds")

@@ -36,9 +36,9 @@ impl Turns {
         Turns { bases, turns }
     }
 
-    /// The same turns, every program interpreted.
-    pub(crate) fn interpreted(&self) -> Turns {
-        Turns { bases: self.bases.clone(), turns: self.turns.iter().map(|(k, p)| (*k, p.interpreted())).collect() }
+    /// The same turns, every program `f` of what it was.
+    pub(crate) fn map(&self, f: impl Fn(&Program) -> Program) -> Turns {
+        Turns { bases: self.bases.clone(), turns: self.turns.iter().map(|(k, p)| (*k, f(p))).collect() }
     }
 
     /// The turn programs.
