@@ -15,8 +15,8 @@
 //! skipped may find their slots taken by later phases: a packed program is only ever evaluated
 //! phase by phase in order (core, then goal or move), as the runners do.
 //!
-//! [`Program::wide`] packs a program the first time a wide pass asks for it (a fifth of a second
-//! on chess, a few milliseconds on most games), so a match whose player runs no wide playouts
+//! [`Program::wide`] packs a program the first time a wide pass asks for it (0.2–0.3 s on
+//! chess, a few milliseconds on most games), so a match whose player runs no wide playouts
 //! never spends its start clock on it.
 
 use super::program::{Lit, Program};

@@ -624,8 +624,8 @@ impl Program {
         self.turns.iter().flat_map(|t| t.programs()).map(|p| p.slots).fold(self.slots, usize::max)
     }
 
-    /// The program wide passes evaluate: the packed one (made on the first call: 0.2 s on
-    /// chess, so never on the start clock of a match that plays no wide playouts), or this one
+    /// The program wide passes evaluate: the packed one (made on the first call: 0.2–0.3 s
+    /// on chess, so never on the start clock of a match that plays no wide playouts), or this one
     /// where it cannot be packed.
     pub(crate) fn wide(&self) -> &Program {
         self.wide.get_or_init(|| self.packed().map(Arc::new)).as_deref().unwrap_or(self)
