@@ -34,14 +34,19 @@ impl Program {
         Some(Program { turns, ..self.with_shared_slots() })
     }
 
+    /// Every literal the runners read after a pass: legal, next, terminal and goals.
+    fn outputs(&self) -> impl Iterator<Item = Lit> + '_ {
+        let state = self.legal.iter().chain(&self.next).chain([&self.terminal]);
+        state.chain(self.goals.iter().flatten().map(|(_, l)| l)).copied()
+    }
+
     /// This program's gates given shared slots, most recently freed first.
     fn with_shared_slots(&self) -> Program {
         let first = self.first_gate;
         let ng = self.slots - first;
         let gate = |l: Lit| ((l >> 1) as usize).checked_sub(first);
         let mut own = vec![false; ng];
-        let outputs = self.legal.iter().chain(&self.next).chain([&self.terminal]);
-        for &l in outputs.chain(self.goals.iter().flatten().map(|(_, l)| l)) {
+        for l in self.outputs() {
             if let Some(g) = gate(l) {
                 own[g] = true;
             }
@@ -142,11 +147,7 @@ mod tests {
             eval::run(whole, phase, &mut want);
             eval::run(packed, phase, &mut got);
         }
-        let outputs = |q: &Program| {
-            let lits = q.legal.iter().chain(&q.next).chain([&q.terminal]);
-            lits.chain(q.goals.iter().flatten().map(|(_, l)| l)).copied().collect::<Vec<Lit>>()
-        };
-        for (a, b) in outputs(whole).into_iter().zip(outputs(packed)) {
+        for (a, b) in whole.outputs().zip(packed.outputs()) {
             prop_assert_eq!(eval::read(&want, a), eval::read(&got, b), "an output differs");
         }
         Ok(())
@@ -183,7 +184,6 @@ mod tests {
             let packed = p.wide();
             assert!(!std::ptr::eq(packed, &p), "{name}: not packed");
             let gate_slots = |q: &Program| q.slots - q.first_gate;
-            eprintln!("{name}: {} gate slots packed, {} not", gate_slots(packed), gate_slots(&p));
             assert!(
                 gate_slots(packed) * 4 < gate_slots(&p) * 3,
                 "{name}: {} gate slots packed, {} not",
