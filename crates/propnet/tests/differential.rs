@@ -9,7 +9,8 @@
 //!   length and goals; a few are replayed on the reasoner too.
 //!
 //! Each game gets a small time budget so the file runs in a couple of minutes in release mode.
-//! `PROPNET_GAME=stem` restricts the run to one game.
+//! `PROPNET_GAME=stem` restricts the run to one game; `PROPNET_FILES=a.kif:b.kif` runs it on these
+//! files instead of the corpus (public games outside it, such as chess).
 
 use machine::playout::PlayoutEnd;
 use machine::{MachineError, StateMachine};
@@ -44,9 +45,14 @@ fn shared() -> Option<PathBuf> {
 fn games() -> &'static [Game] {
     static GAMES: OnceLock<Vec<Game>> = OnceLock::new();
     GAMES.get_or_init(|| {
-        let Some(shared) = shared() else { return Vec::new() };
+        let mut files = match std::env::var("PROPNET_FILES") {
+            Ok(list) => list.split(':').map(PathBuf::from).collect(),
+            Err(_) => {
+                let Some(shared) = shared() else { return Vec::new() };
+                testkit::shared::games_with_propnet(&shared)
+            }
+        };
         let only = std::env::var("PROPNET_GAME").ok();
-        let mut files = testkit::shared::games_with_propnet(&shared);
         files.retain(|p| only.as_ref().is_none_or(|o| testkit::shared::stem(p) == *o));
         let queue = Mutex::new(files);
         let built = Mutex::new(Vec::new());
@@ -108,7 +114,7 @@ fn for_each_game(name: &str, check: impl Fn(&Game, &propnet::Net) -> Result<Stri
     let tested = results.iter().filter(|(_, r)| r.as_ref().is_ok_and(|n| !n.contains("skipped"))).count();
     eprintln!("{name}: {tested} games tested, {} failed", failures.len());
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    if shared().is_some() && std::env::var_os("PROPNET_GAME").is_none() {
+    if shared().is_some() && std::env::var_os("PROPNET_GAME").is_none() && std::env::var_os("PROPNET_FILES").is_none() {
         assert!(tested >= 50, "only {tested} games had a net");
     }
 }

@@ -259,6 +259,11 @@ struct Grounder {
     /// Demand relations projected onto some of their positions, by demand and positions (see
     /// [`Grounder::guarded`]).
     projections: FxHashMap<(RelId, Vec<usize>), RelId>,
+    /// The expansions of relations with wildcard arguments, by relation; once the rules are
+    /// rewritten, only those read negated alone (see [`Grounder::leave_out_negated_expansions`]).
+    expansions: FxHashMap<RelId, Rc<wildcard::Expansion>>,
+    /// Per relation (where set), whether the model leaves it out: its rules are never joined.
+    left_out: Vec<bool>,
 }
 
 impl Grounder {
@@ -282,6 +287,8 @@ impl Grounder {
             model_only: Vec::new(),
             projections: FxHashMap::default(),
             plans: FxHashMap::default(),
+            expansions: FxHashMap::default(),
+            left_out: Vec::new(),
         };
         for rule in &desc.rules {
             for body in normal_bodies(rule) {
@@ -352,6 +359,7 @@ impl Grounder {
         g.restrict_to_demand();
         g.decompose();
         g.read_guards_in_place();
+        g.leave_out_negated_expansions();
         g
     }
 
@@ -413,7 +421,9 @@ impl Grounder {
     /// become facts.
     fn instantiate(&mut self) -> Result<Vec<GroundRule>, GroundError> {
         let emitting = self.rules.len();
-        let mut excepts: Vec<Option<except::ExceptOne>> = (0..emitting).map(|r| self.except_one(r)).collect();
+        let mut excepts: Vec<Option<except::ExceptOne>> = (0..emitting)
+            .map(|r| if self.is_left_out(self.rules[r].head_rel) { None } else { self.except_one(r) })
+            .collect();
         let mut by_head: Vec<Vec<usize>> = vec![Vec::new(); self.relations.len()];
         let mut plans: Vec<Vec<Step>> = Vec::with_capacity(emitting);
         for (r, except) in excepts.iter().enumerate() {
@@ -421,7 +431,7 @@ impl Grounder {
             if rule.emit {
                 by_head[rule.head_rel as usize].push(r);
             }
-            if except.is_some() {
+            if except.is_some() || self.is_left_out(rule.head_rel) {
                 plans.push(Vec::new());
                 continue;
             }
@@ -505,12 +515,12 @@ impl Grounder {
             if !self.scratch_args(&lit.args, b) {
                 continue;
             }
-            if let Some(i) = self.relations[lit.rel as usize].find(&self.scratch) {
+            let terms = std::mem::take(&mut self.scratch);
+            let holds = self.negated_atoms(lit.rel, &terms, &mut neg);
+            self.scratch = terms;
+            if !holds {
                 // An exact atom in the model holds in every state: the rule never fires.
-                if self.is_exact(lit.rel) {
-                    return None;
-                }
-                neg.push(AtomRef { rel: lit.rel, idx: i });
+                return None;
             }
         }
         let pos = self.body_atoms(matched);

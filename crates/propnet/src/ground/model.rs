@@ -60,7 +60,10 @@ impl Grounder {
     /// Computes the model: the exact relations stratum by stratum, then everything else.
     pub(super) fn model(&mut self) -> Result<(), GroundError> {
         self.fixed()?;
-        let rest = (0..self.rules.len()).filter(|&r| self.strata[self.rules[r].head_rel as usize].is_none());
+        let rest = (0..self.rules.len()).filter(|&r| {
+            let head = self.rules[r].head_rel;
+            self.strata[head as usize].is_none() && !self.is_left_out(head)
+        });
         self.saturate(&rest.collect::<Vec<_>>())
     }
 
@@ -69,8 +72,10 @@ impl Grounder {
         self.strata = self.stratify();
         let top = self.strata.iter().flatten().copied().max();
         for stratum in (0..=top.unwrap_or(0)).filter(|_| top.is_some()) {
-            let rules =
-                (0..self.rules.len()).filter(|&r| self.strata[self.rules[r].head_rel as usize] == Some(stratum));
+            let rules = (0..self.rules.len()).filter(|&r| {
+                let head = self.rules[r].head_rel;
+                self.strata[head as usize] == Some(stratum) && !self.is_left_out(head)
+            });
             self.saturate(&rules.collect::<Vec<_>>())?;
         }
         Ok(())
