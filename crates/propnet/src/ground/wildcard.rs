@@ -211,8 +211,17 @@ impl Grounder {
                 body.insert(0, wild);
                 added.push(JoinRule::plain(aux, head.clone(), body, count));
                 readers.insert(key, aux);
+                let picks = l
+                    .args
+                    .iter()
+                    .map(|p| match *p {
+                        Pat::Var(v) => vars.iter().position(|&w| w == v).map(Pick::Arg),
+                        Pat::Ground(t) => Some(Pick::Term(t)),
+                        Pat::Func(..) => None,
+                    })
+                    .collect();
                 let expansion =
-                    Expansion { lit: l.clone(), head: head.clone(), vars: count, group: group.clone(), star };
+                    Expansion { lit: l.clone(), picks, head: head.clone(), vars: count, group: group.clone(), star };
                 self.expansions.insert(aux, Rc::new(expansion));
                 aux
             }
@@ -227,12 +236,21 @@ impl Grounder {
 pub(super) struct Expansion {
     /// The literal read, over the expansion's variables.
     lit: Literal,
+    /// Where each of its arguments is among the expansion's, unless one is a function term.
+    picks: Option<Box<[Pick]>>,
     /// The expansion's arguments: `lit`'s variables, in order.
     head: Box<[Pat]>,
     /// How many variables `lit` numbers.
     vars: usize,
     group: Group,
     star: TermId,
+}
+
+/// An argument of an expansion's literal: one of the expansion's arguments, or a constant.
+#[derive(Debug, Clone, Copy)]
+enum Pick {
+    Arg(usize),
+    Term(TermId),
 }
 
 impl Grounder {
@@ -292,13 +310,26 @@ impl Grounder {
             out.push(AtomRef { rel, idx });
             return !self.is_exact(rel);
         };
-        let mut b = Bindings::default();
-        b.reset(x.vars);
-        for (p, &t) in x.head.iter().zip(terms) {
-            b.unify(&self.pool, p, t);
-        }
+        let found = match &x.picks {
+            Some(picks) => {
+                self.scratch.clear();
+                self.scratch.extend(picks.iter().map(|&p| match p {
+                    Pick::Arg(i) => terms[i],
+                    Pick::Term(t) => t,
+                }));
+                true
+            }
+            None => {
+                let mut b = Bindings::default();
+                b.reset(x.vars);
+                for (p, &t) in x.head.iter().zip(terms) {
+                    b.unify(&self.pool, p, t);
+                }
+                self.scratch_args(&x.lit.args, &b)
+            }
+        };
         // A term never built is in no atom, and in no domain.
-        if !self.scratch_args(&x.lit.args, &b) {
+        if !found {
             return true;
         }
         let mut args = std::mem::take(&mut self.scratch);
@@ -484,25 +515,37 @@ mod tests {
         assert_eq!(count(&g), 28 + 56);
     }
 
+    /// [`row`] with the king's cell of the attack test inside a function term, `(sq ?k)`.
+    fn row_of_squares(blocker: &str) -> String {
+        row(blocker)
+            .replace("(attacked ?k ?i)", "(attacked (sq ?k) ?i)")
+            .replace("(attacked ?k ?w)", "(attacked (sq ?k) ?w)")
+    }
+
     #[test]
     fn a_negated_read_reads_the_relation_at_the_value_and_at_the_wildcard() {
-        let desc = gdl::parse("row", &row("")).expect("parses");
-        let g = ground(&desc, &Limits::default()).expect("grounds");
-        let leave: Vec<_> = g.rules.iter().filter(|r| g.atom_text(r.head) == "(legal p (leave 4))").collect();
-        assert!(!leave.is_empty());
-        // No relation of the grounder's own stands between the move and the attack test: the
-        // rule reads the attack with the piece's cell ignored, and whatever cell is ignored.
-        for rule in leave {
-            let mut neg: Vec<String> = rule.neg.iter().map(|&a| g.atom_text(a)).collect();
-            neg.sort();
-            assert_eq!(neg, ["(attacked 8 (*))", "(attacked 8 4)"]);
+        for (rules, king) in [(row(""), "8"), (row_of_squares(""), "(sq 8)")] {
+            let desc = gdl::parse("row", &rules).expect("parses");
+            let g = ground(&desc, &Limits::default()).expect("grounds");
+            let leave: Vec<_> = g.rules.iter().filter(|r| g.atom_text(r.head) == "(legal p (leave 4))").collect();
+            assert!(!leave.is_empty());
+            // No relation of the grounder's own stands between the move and the attack test: the
+            // rule reads the attack with the piece's cell ignored, and whatever cell is ignored.
+            for rule in leave {
+                let mut neg: Vec<String> = rule.neg.iter().map(|&a| g.atom_text(a)).collect();
+                neg.sort();
+                assert_eq!(neg, [format!("(attacked {king} (*))"), format!("(attacked {king} 4)")]);
+            }
         }
     }
 
     #[test]
     fn a_piece_may_leave_its_cell_only_where_that_uncovers_nothing() {
-        for (blocker, legal) in [("", false), ("6", true), ("3", true)] {
-            let desc = gdl::parse("row", &row(blocker)).expect("parses");
+        let rows = [row as fn(&str) -> String, row_of_squares];
+        for (rules, (blocker, legal)) in
+            rows.iter().flat_map(|r| [("", false), ("6", true), ("3", true)].map(|b| (r, b)))
+        {
+            let desc = gdl::parse("row", &rules(blocker)).expect("parses");
             let net = crate::build(&desc, &Limits::default()).expect("builds");
             let init: Vec<String> = desc
                 .rules
