@@ -30,6 +30,7 @@
 use super::native::{self, Code, Fallback};
 use super::turns::{self, Turns};
 use crate::net::{Kind, Net, NodeId};
+use hashbrown::HashTable;
 use rustc_hash::FxHashMap;
 use std::ops::Range;
 use std::sync::{Arc, OnceLock};
@@ -700,7 +701,10 @@ impl Program {
 /// Translation state: the gates so far and the index that shares identical ones.
 struct Builder {
     gates: Vec<TempGate>,
-    shared: FxHashMap<Vec<Lit>, Lit>,
+    /// The gates by their inputs (indexes into `gates`, hashed by [`lits_hash`]).
+    shared: HashTable<u32>,
+    /// The conjuncts of an OR's disjuncts while [`Builder::or`] counts them.
+    conjunct_scratch: Vec<Lit>,
     first_gate: usize,
     /// The input slots.
     inputs: Range<usize>,
@@ -724,7 +728,8 @@ impl Builder {
         }
         Builder {
             gates: Vec::new(),
-            shared: FxHashMap::default(),
+            shared: HashTable::new(),
+            conjunct_scratch: Vec::new(),
             first_gate,
             inputs,
             move_role,
@@ -741,13 +746,24 @@ impl Builder {
         // Repeatedly factor out the literal shared by most conjunctions, while it is shared by
         // at least three (fewer saves nothing).
         for _ in 0..4 {
-            let mut counts: FxHashMap<Lit, u32> = FxHashMap::default();
+            if lits.len() < 3 {
+                break;
+            }
+            // The conjuncts sorted, so that each one's count is the length of its run.
+            let mut all = std::mem::take(&mut self.conjunct_scratch);
+            all.clear();
             for &l in &lits {
-                for &c in self.conjuncts(l) {
-                    *counts.entry(c).or_default() += 1;
+                all.extend_from_slice(self.conjuncts(l));
+            }
+            all.sort_unstable();
+            let mut best: Option<(Lit, usize)> = None;
+            for run in all.chunk_by(|a, b| a == b) {
+                if best.is_none_or(|(_, n)| run.len() > n) {
+                    best = Some((run[0], run.len()));
                 }
             }
-            let Some((common, n)) = counts.into_iter().max_by_key(|&(c, n)| (n, std::cmp::Reverse(c))) else { break };
+            self.conjunct_scratch = all;
+            let Some((common, n)) = best else { break };
             if n < 3 {
                 break;
             }
@@ -794,13 +810,19 @@ impl Builder {
             0 => TRUE,
             1 => lits[0],
             _ => {
-                if let Some(&l) = self.shared.get(&lits) {
-                    return l;
-                }
-                self.gates.push(TempGate { lits: lits.clone(), block: u32::MAX, init: false });
-                let l = ((self.first_gate + self.gates.len() - 1) as Lit) << 1;
-                self.shared.insert(lits, l);
-                l
+                let hash = lits_hash(&lits);
+                let gates = &self.gates;
+                let g = match self.shared.find(hash, |&g| gates[g as usize].lits == lits) {
+                    Some(&g) => g as usize,
+                    None => {
+                        self.gates.push(TempGate { lits, block: u32::MAX, init: false });
+                        let gates = &self.gates;
+                        self.shared
+                            .insert_unique(hash, gates.len() as u32 - 1, |&g| lits_hash(&gates[g as usize].lits));
+                        self.gates.len() - 1
+                    }
+                };
+                ((self.first_gate + g) as Lit) << 1
             }
         }
     }
@@ -850,6 +872,14 @@ impl Builder {
         }
         true
     }
+}
+
+/// The hash of a gate's inputs in [`Builder::shared`].
+fn lits_hash(lits: &[Lit]) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = rustc_hash::FxHasher::default();
+    lits.hash(&mut h);
+    h.finish()
 }
 
 /// The output literals before renumbering.
