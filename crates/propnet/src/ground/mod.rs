@@ -259,6 +259,9 @@ struct Grounder {
     /// Demand relations projected onto some of their positions, by demand and positions (see
     /// [`Grounder::guarded`]).
     projections: FxHashMap<(RelId, Vec<usize>), RelId>,
+    /// The auxiliary relations of the decompositions, by their rule in canonical form (see
+    /// [`Grounder::auxiliary`]).
+    auxiliaries: FxHashMap<JoinRule, RelId>,
     /// The expansions of relations with wildcard arguments, by relation; once the rules are
     /// rewritten, only those read negated alone (see [`Grounder::leave_out_negated_expansions`]).
     expansions: FxHashMap<RelId, Rc<wildcard::Expansion>>,
@@ -286,6 +289,7 @@ impl Grounder {
             strata: Vec::new(),
             model_only: Vec::new(),
             projections: FxHashMap::default(),
+            auxiliaries: FxHashMap::default(),
             plans: FxHashMap::default(),
             expansions: FxHashMap::default(),
             left_out: Vec::new(),
