@@ -107,7 +107,7 @@ impl Grounder {
 
     /// The auxiliary relation over the variables `interface` (in order) defined by `items`, and
     /// its rule if it is new: a definition met before (its variables named otherwise) is the
-    /// relation made then. Alex Chess tests "a piece between two squares" in eight rules alike
+    /// relation made then. Alex Chess tests "a piece between two squares" in sixteen rules alike
     /// two by two, each eliminating the piece's square into a table of 262,144 atoms.
     fn auxiliary(&mut self, interface: &[u16], items: Vec<Item>, vars: usize) -> (RelId, Option<JoinRule>) {
         let head: Box<[Pat]> = interface.iter().map(|&v| Pat::Var(v)).collect();
@@ -840,7 +840,7 @@ mod tests {
 
     #[test]
     fn auxiliaries_alike_but_for_their_variables_are_one_relation() {
-        // The grounder's own relations' atoms, and those of `line`'s ground rules.
+        // The atoms of the grounder's own relations.
         let aux_atoms = |rules: &str| {
             let desc = gdl::parse("line", rules).expect("parses");
             let g = ground(&desc, &Limits::default()).expect("grounds");
