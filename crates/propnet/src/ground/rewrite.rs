@@ -105,21 +105,21 @@ impl Grounder {
         }
     }
 
-    /// The auxiliary relation over the variables `interface` (in order) defined by `items`, and
-    /// its rule if it is new: a definition met before (its variables named otherwise) is the
-    /// relation made then. Alex Chess tests "a piece between two squares" in sixteen rules alike
+    /// The literal reading the auxiliary relation over the variables `interface` (in order)
+    /// defined by `items`, and its rule if it is new: a definition met before (its variables
+    /// named otherwise) is the relation made then. Alex Chess tests "a piece between two squares" in sixteen rules alike
     /// two by two, each eliminating the piece's square into a table of 262,144 atoms.
-    fn auxiliary(&mut self, interface: &[u16], items: Vec<Item>, vars: usize) -> (RelId, Option<JoinRule>) {
+    fn auxiliary(&mut self, interface: &[u16], items: Vec<Item>, vars: usize) -> (Literal, Option<JoinRule>) {
         let head: Box<[Pat]> = interface.iter().map(|&v| Pat::Var(v)).collect();
-        let mut def = JoinRule::from_items(RelId::MAX, head, items, vars);
+        let mut def = JoinRule::from_items(RelId::MAX, head.clone(), items, vars);
         let key = self.canonical(&def);
         if let Some(&rel) = self.auxiliaries.get(&key) {
-            return (rel, None);
+            return (Literal { rel, args: head }, None);
         }
         let rel = self.fresh_rel(interface.len());
         self.auxiliaries.insert(key, rel);
         def.head_rel = rel;
-        (rel, Some(def))
+        (Literal { rel, args: head }, Some(def))
     }
 
     /// `rule` with its variables numbered in order of first appearance (head, positive and
@@ -262,9 +262,9 @@ impl Grounder {
             }
             let rule = Rc::clone(&self.rules[r]);
             let group_items = self.guarded(&rule, &interface, group_items);
-            let (rel, def) = self.auxiliary(&interface, group_items, rule.vars);
+            let (aux, def) = self.auxiliary(&interface, group_items, rule.vars);
             new_rules.extend(def);
-            aux_literals.push(Literal { rel, args: interface.iter().map(|&v| Pat::Var(v)).collect() });
+            aux_literals.push(aux);
         }
         if aux_literals.is_empty() {
             return None;
@@ -295,9 +295,9 @@ impl Grounder {
             let mut shared: Vec<u16> = mine.iter().copied().filter(|v| elsewhere.contains(v)).collect();
             shared.sort_unstable();
             let aux_items = self.guarded(&rule, &shared, vec![item.clone()]);
-            let (rel, def) = self.auxiliary(&shared, aux_items, rule.vars);
+            let (aux, def) = self.auxiliary(&shared, aux_items, rule.vars);
             let mut items = items;
-            items[i] = Item::Pos(Literal { rel, args: shared.iter().map(|&v| Pat::Var(v)).collect() });
+            items[i] = Item::Pos(aux);
             self.rules[r] =
                 Rc::new(JoinRule::from_items(rule.head_rel, rule.head.clone(), items, rule.vars).with_emit(rule.emit));
             return Some(def.into_iter().collect());
@@ -367,11 +367,11 @@ impl Grounder {
             new_rules.push(JoinRule::from_items(guard, guard_args.clone(), body, rule.vars).with_emit(false));
             inner_items.insert(0, Item::Pos(Literal { rel: guard, args: guard_args }));
         }
-        let (rel, def) = self.auxiliary(&interface, inner_items, rule.vars);
+        let (aux, def) = self.auxiliary(&interface, inner_items, rule.vars);
         new_rules.extend(def);
         let mut keep: Vec<Item> =
             items.into_iter().enumerate().filter(|(i, _)| !members.contains(i)).map(|(_, it)| it).collect();
-        keep.push(Item::Pos(Literal { rel, args: interface.iter().map(|&v| Pat::Var(v)).collect() }));
+        keep.push(Item::Pos(aux));
         self.rules[r] =
             Rc::new(JoinRule::from_items(rule.head_rel, rule.head.clone(), keep, rule.vars).with_emit(rule.emit));
         Some(new_rules)

@@ -876,10 +876,7 @@ impl Builder {
 
 /// The hash of a gate's inputs in [`Builder::shared`].
 fn lits_hash(lits: &[Lit]) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut h = rustc_hash::FxHasher::default();
-    lits.hash(&mut h);
-    h.finish()
+    std::hash::BuildHasher::hash_one(&rustc_hash::FxBuildHasher, lits)
 }
 
 /// The output literals before renumbering.
