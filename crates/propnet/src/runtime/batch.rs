@@ -13,7 +13,7 @@
 
 use super::eval::{self, read};
 use super::program::Phase;
-use super::program::Program;
+use super::program::{Lit, Program};
 use super::simd::Marking;
 use super::GoalOracle;
 use machine::playout::PlayoutEnd;
@@ -22,7 +22,7 @@ use rand::RngCore;
 use std::sync::Arc;
 use structures::Bits;
 
-/// Lanes per word, and playouts parked for their goals at a time.
+/// Lanes per word.
 pub(crate) const LANES: usize = 64;
 
 /// How one bit-sliced playout ended, handed to the caller after it retired.
@@ -85,14 +85,17 @@ pub(crate) struct BitSliced<const W: usize> {
     best_value: [[f32; LANES]; W],
     lengths: PerLane<W>,
     traces: Vec<Vec<u32>>,
-    /// Finished playouts waiting for their goals: their final states, one per bit, in a second
-    /// marking one word wide, so that the goal phase runs once per 64 finished playouts rather
-    /// than at every step where some lane finishes (goal gates are often most of the net:
-    /// counting pieces).
-    parked: Vec<[u64; 1]>,
+    /// Finished playouts waiting for their goals, so that the goal phase runs once per 64·W
+    /// finished playouts rather than at every step where some lane finishes (goal gates are
+    /// often most of the net: counting pieces). Their final states, one per bit, 64 playouts
+    /// to a block of one word per base proposition: parking a playout writes one block's words
+    /// in a row.
+    parked_bases: Vec<u64>,
+    /// A marking as wide as the lanes' where the parked playouts' goals are evaluated.
+    parked: Marking<W>,
     parked_count: usize,
     /// Per parked playout: length, end and the lane it was played in.
-    parked_ends: [(u32, PlayoutEnd, usize); LANES],
+    parked_ends: Vec<(u32, PlayoutEnd, usize)>,
     parked_traces: Vec<Vec<u32>>,
     goals: Vec<Result<u32, MachineError>>,
     /// Computes the goals of ended games without the goal gates, where it can.
@@ -179,14 +182,15 @@ impl<const W: usize> BitSliced<W> {
             best_value: [[0.0; LANES]; W],
             lengths: [[0; LANES]; W],
             traces: vec![Vec::new(); Self::LANES],
-            parked: vec![[0]; p.slots],
+            parked_bases: vec![0; W * p.base_count()],
+            parked: Marking::new(Self::pass(p).marking_slots()),
             parked_count: 0,
-            parked_ends: [(0, PlayoutEnd::Terminal, 0); LANES],
-            parked_traces: vec![Vec::new(); LANES],
+            parked_ends: vec![(0, PlayoutEnd::Terminal, 0); Self::LANES],
+            parked_traces: vec![Vec::new(); Self::LANES],
             goals: Vec::with_capacity(p.roles.len()),
             oracle: None,
             lane_state: vec![0; p.base_count().div_ceil(64)],
-            emulated: Vec::with_capacity(LANES * p.roles.len()),
+            emulated: Vec::with_capacity(Self::LANES * p.roles.len()),
         }
     }
 
@@ -468,15 +472,16 @@ impl<const W: usize> BitSliced<W> {
     fn park(&mut self, p: &Program, (k, b): (usize, usize), end: PlayoutEnd, done: &mut dyn FnMut(LaneEnd<'_>)) {
         let (at, lane) = (self.parked_count, 64 * k + b);
         let nb = p.base_count();
-        for (to, from) in self.parked[1..=nb].iter_mut().zip(&self.vals[1..=nb]) {
-            to[0] = (to[0] & !(1 << at)) | ((from[k] >> b & 1) << at);
+        let (block, bit) = (&mut self.parked_bases[at / LANES * nb..][..nb], at % LANES);
+        for (to, from) in block.iter_mut().zip(&self.vals[1..=nb]) {
+            *to = (*to & !(1 << bit)) | ((from[k] >> b & 1) << bit);
         }
         self.parked_ends[at] = (self.lengths[k][b], end, lane);
         // Swapping keeps both vectors' capacity: no allocation once traces have grown.
         std::mem::swap(&mut self.parked_traces[at], &mut self.traces[lane]);
         self.traces[lane].clear();
         self.parked_count += 1;
-        if self.parked_count == LANES {
+        if self.parked_count == Self::LANES {
             self.flush(p, done);
         }
     }
@@ -486,62 +491,73 @@ impl<const W: usize> BitSliced<W> {
         if self.parked_count == 0 {
             return;
         }
-        if p.outputs_read_inputs {
-            let input0 = p.input_slot(0);
-            self.parked[input0..input0 + p.move_count()].fill([0]);
-            eval::run(p, Phase::Move, &mut self.parked);
-        }
-        let nb = p.base_count();
-        let roles = p.roles.len();
+        let q = Self::pass(p);
+        let nb = q.base_count();
+        let roles = q.roles.len();
+        let parked = (0..self.parked_count).map(|at| (at / LANES, at % LANES));
         // Playouts whose goals the oracle gives: the goal gates run only for the others.
-        let mut answered = 0u64;
+        let mut unanswered = [0; W];
+        parked.clone().for_each(|(k, b)| unanswered[k] |= 1 << b);
         if let Some(oracle) = &self.oracle {
-            self.emulated.resize(LANES * roles, 0);
-            for k in 0..self.parked_count {
-                if self.parked_ends[k].1 != PlayoutEnd::Terminal {
+            self.emulated.resize(Self::LANES * roles, 0);
+            for (at, (k, b)) in parked.clone().enumerate() {
+                if self.parked_ends[at].1 != PlayoutEnd::Terminal {
                     continue;
                 }
                 self.lane_state.fill(0);
-                for (i, w) in self.parked[1..=nb].iter().enumerate() {
-                    self.lane_state.assign_bit(i, w[0] >> k & 1 == 1);
+                for (i, w) in self.parked_bases[k * nb..(k + 1) * nb].iter().enumerate() {
+                    self.lane_state.assign_bit(i, w >> b & 1 == 1);
                 }
-                if oracle.goals(&self.lane_state, &mut self.emulated[k * roles..(k + 1) * roles]) {
-                    answered |= 1 << k;
+                if oracle.goals(&self.lane_state, &mut self.emulated[at * roles..(at + 1) * roles]) {
+                    unanswered[k] &= !(1 << b);
                 }
             }
         }
-        let all = if self.parked_count == LANES { u64::MAX } else { (1 << self.parked_count) - 1 };
-        if answered != all {
-            eval::run(p, Phase::Core, &mut self.parked);
-            eval::run(p, Phase::Goal, &mut self.parked);
+        if !none(unanswered) {
+            for (i, slot) in self.parked[1..=nb].iter_mut().enumerate() {
+                *slot = std::array::from_fn(|k| self.parked_bases[k * nb + i]);
+            }
+            if q.outputs_read_inputs {
+                let input0 = q.input_slot(0);
+                self.parked[input0..input0 + q.move_count()].fill([0; W]);
+                eval::run(q, Phase::Move, &mut self.parked);
+            }
+            eval::run(q, Phase::Core, &mut self.parked);
+            eval::run(q, Phase::Goal, &mut self.parked);
         }
-        for k in 0..self.parked_count {
-            if answered >> k & 1 == 1 {
+        for (at, (k, b)) in parked.enumerate() {
+            if unanswered[k] >> b & 1 == 0 {
                 self.goals.clear();
-                self.goals.extend(self.emulated[k * roles..(k + 1) * roles].iter().map(|&v| Ok(v)));
+                self.goals.extend(self.emulated[at * roles..(at + 1) * roles].iter().map(|&v| Ok(v)));
             } else {
-                lane_goals(p, &self.parked, k, &mut self.goals);
+                lane_goals(q, &self.parked, (k, b), &mut self.goals);
             }
-            let (length, end, origin) = self.parked_ends[k];
+            let (length, end, origin) = self.parked_ends[at];
             done(LaneEnd {
-                lane: k,
+                lane: b,
                 origin,
                 length,
                 end,
                 goals: &self.goals,
-                bases: self.parked[1..=nb].as_flattened(),
-                trace: &self.parked_traces[k],
+                bases: &self.parked_bases[k * nb..(k + 1) * nb],
+                trace: &self.parked_traces[at],
             });
         }
         self.parked_count = 0;
     }
 }
 
-/// Per role, lane `lane`'s goal value, or why there is not exactly one.
-fn lane_goals(p: &Program, vals: &[[u64; 1]], lane: usize, out: &mut Vec<Result<u32, MachineError>>) {
+/// Per role, the goal value of lane `b` of word `k`, or why there is not exactly one.
+fn lane_goals<const W: usize>(
+    p: &Program,
+    vals: &[[u64; W]],
+    (k, b): (usize, usize),
+    out: &mut Vec<Result<u32, MachineError>>,
+) {
     out.clear();
     for (r, goals) in p.goals.iter().enumerate() {
-        let mut held = goals.iter().filter(|&&(_, l)| read(vals, l)[0] >> lane & 1 == 1).map(|&(v, _)| v);
+        let on = |l: Lit| (vals[(l >> 1) as usize][k] ^ eval::neg_mask(l)) >> b & 1 == 1;
+        let mut held = goals.iter().filter(|&&(_, l)| on(l)).map(|&(v, _)| v);
         let result = match (held.next(), held.next()) {
             (Some(v), None) => Ok(v),
             (None, _) => Err(MachineError::NoGoal { role: p.roles[r].clone() }),

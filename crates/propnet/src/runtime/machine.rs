@@ -43,7 +43,7 @@ const WIDEST_EDGES: usize = 100_000;
 /// The size of net from which wide markings pay: below it a pass over the gates costs less than
 /// the work per lane, which wider words do not share (ticTacToe, 178 nodes, loses a sixth of its
 /// speed with them; connectFour, 687, gains 7%; quarto, 3,088, a quarter).
-const WIDE_SLOTS: usize = 512;
+pub(crate) const WIDE_SLOTS: usize = 512;
 
 /// A game state: a bitset over the net's base propositions (bit i of word i / 64 is base i).
 ///

@@ -593,3 +593,36 @@ fn an_oracle_gives_the_goals_it_knows_and_the_net_the_rest() {
     }
     assert!(told_apart > 10, "only {told_apart} games won on the first row");
 }
+
+#[test]
+fn an_oracle_answers_for_playouts_parked_in_wide_markings() {
+    // 1,100 playouts from one state on a net big enough for wide markings: the parked playouts'
+    // goals are evaluated 512 or 1,024 at a time, and the oracle answers some of them.
+    use machine::playout::PlayoutEnd;
+    use machine::StateMachine;
+    use rand::SeedableRng;
+    use std::sync::Arc;
+    let net = bundled("breakthrough");
+    let corner = net.bases.iter().position(|b| b.name == "(cellholds 1 1 white)").expect("base");
+    let mut plain = super::PropnetMachine::new(&net);
+    assert!(plain.program().slots >= super::machine::WIDE_SLOTS, "a net too small for wide markings");
+    let mut told = plain.sibling();
+    told.set_goal_oracle(Some(Arc::new(FirstRowOracle { row: vec![corner] })));
+    let initial = plain.initial_state();
+    let play = |m: &mut super::PropnetMachine| {
+        m.depth_charges(&initial, 1100, &mut rand::rngs::SmallRng::seed_from_u64(4), 200)
+    };
+    let (a, b) = (play(&mut plain), play(&mut told));
+    assert_eq!(a.len(), 1100);
+    let mut told_apart = 0;
+    for (a, b) in a.iter().zip(&b) {
+        assert_eq!((&a.moves, &a.playout.final_state), (&b.moves, &b.playout.final_state), "the same playouts");
+        if a.playout.end == PlayoutEnd::Terminal && a.playout.final_state.contains(corner) {
+            assert_eq!(b.playout.goals, [Ok(50), Ok(50)], "the oracle's word");
+            told_apart += 1;
+        } else {
+            assert_eq!(a.playout.goals, b.playout.goals, "the net's goals");
+        }
+    }
+    assert!(told_apart > 100 && told_apart < 1000, "{told_apart} of 1,100 games ended with the corner held");
+}
