@@ -76,6 +76,8 @@ pub(crate) struct BitSliced<const W: usize> {
     /// Per role, its moves legal in some moving lane, with those lanes: the legal outputs are
     /// read once per step, and choosing a move walks only these.
     legal: Vec<Vec<(u32, [u64; W])>>,
+    /// The moves chosen in some lane this step: the inputs set.
+    chosen: Vec<u32>,
     /// Per lane, the index of the chosen move among the legal ones (counts down while selecting).
     pick: PerLane<W>,
     /// Per lane, the role without a legal move where there is one.
@@ -176,6 +178,7 @@ impl<const W: usize> BitSliced<W> {
             start: vec![[0; W]; p.base_count()],
             counts: vec![[[0; LANES]; W]; p.roles.len()],
             legal: vec![Vec::new(); p.roles.len()],
+            chosen: Vec::new(),
             pick: [[0; LANES]; W],
             stuck_role: [[0; LANES]; W],
             best: [[0; LANES]; W],
@@ -314,10 +317,11 @@ impl<const W: usize> BitSliced<W> {
             for (w, &l) in self.next.iter_mut().zip(&q.next) {
                 *w = read(&self.vals, l);
             }
-            // Inputs are left clear between steps, so that a step sets only its legal moves.
-            for &(m, _) in self.legal.iter().flatten() {
+            // Inputs are left clear between steps, so that a step sets only its chosen moves.
+            for &m in &self.chosen {
                 self.vals[input0 + m as usize] = [0; W];
             }
+            self.chosen.clear();
             if !step(&self.vals[1..=nb], &self.next, moving) {
                 break;
             }
@@ -407,7 +411,12 @@ impl<const W: usize> BitSliced<W> {
                 let n = u64::from(self.counts[r][k][b]);
                 pick[k][b] = ((u128::from(rng.next_u64()) * u128::from(n)) >> 64) as u32;
             }
+            // The lanes still to choose: once a lane has its move, the later moves pass it by.
+            let (mut random, mut greedy) = (random, greedy);
             for &(m, on) in &self.legal[r] {
+                if none(either(random, greedy)) {
+                    break;
+                }
                 // Lanes that stopped since the count are no longer moving.
                 let mut chosen = [0; W];
                 for (k, b) in lanes(both(on, random)) {
@@ -427,7 +436,12 @@ impl<const W: usize> BitSliced<W> {
                         }
                     }
                 }
-                self.vals[input0 + m as usize] = chosen;
+                if !none(chosen) {
+                    random = minus(random, chosen);
+                    greedy = minus(greedy, chosen);
+                    self.vals[input0 + m as usize] = chosen;
+                    self.chosen.push(m);
+                }
             }
         }
     }
