@@ -7,9 +7,10 @@
 //! lane (or, with a [`MovePolicy`], the best legal move by its values in a share of the lanes),
 //! evaluates the move phase and moves every playing lane to its next state. A retired lane
 //! immediately restarts from the start state while playouts remain to be started, so the lanes
-//! stay busy until the last few playouts; its final state waits in a second marking until 64
-//! have finished, and their goals are evaluated together (or given by a [`GoalOracle`], where the
-//! game has one, without the goal gates). Nothing is allocated per step.
+//! stay busy until the last few playouts; its final state waits until as many playouts as there
+//! are lanes have finished, and their goals are evaluated together in a second marking as wide as
+//! the first (or given by a [`GoalOracle`], where the game has one, without the goal gates).
+//! Nothing is allocated per step.
 
 use super::eval::{self, read};
 use super::program::Phase;
