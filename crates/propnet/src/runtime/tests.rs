@@ -537,13 +537,14 @@ fn outcome_net_judges_states_as_the_whole_net_does() {
     }
 }
 
-/// Calls x's three-in-a-row games on the first row a draw, and knows nothing else.
+/// Calls a draw every game that ends with all of `row` held (x's three in a row on the first
+/// row, in tic-tac-toe), and knows nothing else.
 #[derive(Debug)]
-struct FirstRowOracle {
+struct DrawWhereHeld {
     row: Vec<usize>,
 }
 
-impl super::GoalOracle for FirstRowOracle {
+impl super::GoalOracle for DrawWhereHeld {
     fn goals(&self, state: &[u64], out: &mut [u32]) -> bool {
         let held = |b: usize| state[b / 64] >> (b % 64) & 1 == 1;
         if !self.row.iter().all(|&b| held(b)) {
@@ -564,7 +565,7 @@ fn an_oracle_gives_the_goals_it_knows_and_the_net_the_rest() {
     let row = vec![base("(cell 1 1 x)"), base("(cell 1 2 x)"), base("(cell 1 3 x)")];
     let mut plain = super::PropnetMachine::new(&net);
     let mut told = plain.sibling();
-    told.set_goal_oracle(Some(Arc::new(FirstRowOracle { row: row.clone() })));
+    told.set_goal_oracle(Some(Arc::new(DrawWhereHeld { row: row.clone() })));
     let initial = plain.initial_state();
     let play = |m: &mut super::PropnetMachine| {
         let mut rng = rand::rngs::SmallRng::seed_from_u64(9);
@@ -607,7 +608,7 @@ fn an_oracle_answers_for_playouts_parked_in_wide_markings() {
     let mut plain = super::PropnetMachine::new(&net);
     assert!(plain.program().slots >= super::machine::WIDE_SLOTS, "a net too small for wide markings");
     let mut told = plain.sibling();
-    told.set_goal_oracle(Some(Arc::new(FirstRowOracle { row: vec![corner] })));
+    told.set_goal_oracle(Some(Arc::new(DrawWhereHeld { row: vec![corner] })));
     let initial = plain.initial_state();
     let play = |m: &mut super::PropnetMachine| {
         m.depth_charges(&initial, 1100, &mut rand::rngs::SmallRng::seed_from_u64(4), 200)
