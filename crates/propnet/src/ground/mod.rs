@@ -40,6 +40,7 @@ use std::rc::Rc;
 use std::time::Instant;
 use thiserror::Error;
 
+mod domains;
 mod except;
 mod guards;
 mod join;
@@ -267,6 +268,8 @@ struct Grounder {
     expansions: FxHashMap<RelId, Rc<wildcard::Expansion>>,
     /// Per relation (where set), whether the model leaves it out: its rules are never joined.
     left_out: Vec<bool>,
+    /// While the rules are decomposed, what their arguments can be (see `domains`).
+    domains: Option<domains::Domains>,
 }
 
 impl Grounder {
@@ -293,6 +296,7 @@ impl Grounder {
             plans: FxHashMap::default(),
             expansions: FxHashMap::default(),
             left_out: Vec::new(),
+            domains: None,
         };
         for rule in &desc.rules {
             for body in normal_bodies(rule) {
@@ -361,7 +365,9 @@ impl Grounder {
         // Demand drops only atoms that no reader of the rules as written can use, so callers
         // that instantiate those rules top-down get it too.
         g.restrict_to_demand();
+        g.domains = g.estimate_domains();
         g.decompose();
+        g.domains = None;
         g.read_guards_in_place();
         g.leave_out_negated_expansions();
         g

@@ -94,12 +94,19 @@ impl Grounder {
     pub(super) fn decompose(&mut self) {
         let mut work: Vec<usize> = (0..self.rules.len()).collect();
         while let Some(r) = work.pop() {
+            let before = self.rules.len();
             let rewrite = self.split_components(r).or_else(|| self.project_local(r)).or_else(|| self.eliminate(r));
             if let Some(new_rules) = rewrite {
                 work.push(r);
                 for rule in new_rules {
                     work.push(self.rules.len());
                     self.rules.push(Rc::new(rule));
+                }
+                // The relations made (auxiliaries, guards, projections of a demand) get domains
+                // for the eliminations of the rules that read them.
+                for i in before..self.rules.len() {
+                    let rule = Rc::clone(&self.rules[i]);
+                    self.extend_domains(&rule);
                 }
             }
         }
@@ -311,8 +318,12 @@ impl Grounder {
     /// grounds into tens of thousands of conjunctions of four pieces; eliminating each cell's
     /// piece leaves "cell (x, y) holds a piece with attribute a" and a line test over attributes.
     ///
-    /// The variable kept is the one whose items mention the fewest variables, since that bounds
-    /// the auxiliary relation's instances; a variable linked to every other one gains nothing.
+    /// The variable chosen is the one whose auxiliary relation is estimated smallest: the
+    /// product of its variables' domain sizes (see `domains`), ties going to the auxiliary
+    /// whose items mention the fewest variables. Hex's "a group touches the placed cell"
+    /// eliminates the cell (an auxiliary per role and neighbouring cell, 162 atoms) rather than
+    /// the role (per group and cell, 6,561), though the role's items mention fewer variables.
+    /// A variable linked to every other one gains nothing.
     fn eliminate(&mut self, r: usize) -> Option<Vec<JoinRule>> {
         let rule = self.rules[r].clone();
         let items = rule.items();
@@ -328,11 +339,28 @@ impl Grounder {
         let positive_vars = |members: &mut dyn Iterator<Item = usize>| {
             vars_of(members.filter_map(|i| items[i].positive()).flat_map(|l| l.args.iter()))
         };
-        let mut best: Option<(usize, Vec<usize>, Vec<u16>)> = None;
+        let sizes: Option<Vec<f64>> = self
+            .domains
+            .as_ref()
+            .and_then(|d| d.ranges(&rule, &self.pool))
+            .map(|ranges| ranges.iter().map(|r| r.size()).collect());
+        let product =
+            |vars: &FxHashSet<u16>| sizes.as_ref().map_or(0.0, |s| vars.iter().map(|&v| s[v as usize]).product());
+        let mut best: Option<Elimination> = None;
         for v in candidates {
             let members: Vec<usize> = (0..items.len()).filter(|&i| item_vars[i].contains(&v)).collect();
             let inner: FxHashSet<u16> = members.iter().flat_map(|&i| item_vars[i].iter().copied()).collect();
-            if inner.len() == all.len() || best.as_ref().is_some_and(|(w, _, _)| *w <= inner.len()) {
+            if inner.len() == all.len() {
+                continue;
+            }
+            let outside: FxHashSet<u16> = head_vars
+                .iter()
+                .copied()
+                .chain((0..items.len()).filter(|i| !members.contains(i)).flat_map(|i| item_vars[i].iter().copied()))
+                .collect();
+            let interface: FxHashSet<u16> = inner.intersection(&outside).copied().collect();
+            let cost = (product(&interface), inner.len());
+            if best.as_ref().is_some_and(|b| b.cost <= cost) {
                 continue;
             }
             // The auxiliary rule must be safe: its positive literals bind all its variables. A
@@ -343,19 +371,12 @@ impl Grounder {
             unbound.sort_unstable();
             let rest = positive_vars(&mut (0..items.len()).filter(|i| !members.contains(i)));
             if unbound.iter().all(|v| rest.contains(v)) {
-                best = Some((inner.len(), members, unbound));
+                let mut interface: Vec<u16> = interface.into_iter().collect();
+                interface.sort_unstable();
+                best = Some(Elimination { cost, members, unbound, interface });
             }
         }
-        let (_, members, unbound) = best?;
-        let outside: FxHashSet<u16> = head_vars
-            .iter()
-            .copied()
-            .chain((0..items.len()).filter(|i| !members.contains(i)).flat_map(|i| item_vars[i].iter().copied()))
-            .collect();
-        let mut interface: Vec<u16> =
-            members.iter().flat_map(|&i| item_vars[i].iter().copied()).filter(|v| outside.contains(v)).collect();
-        interface.sort_unstable();
-        interface.dedup();
+        let Elimination { members, unbound, interface, .. } = best?;
         let inner_items: Vec<Item> = members.iter().map(|&i| items[i].clone()).collect();
         let mut inner_items = self.guarded(&rule, &interface, inner_items);
         let mut new_rules = Vec::new();
@@ -376,6 +397,18 @@ impl Grounder {
             Rc::new(JoinRule::from_items(rule.head_rel, rule.head.clone(), keep, rule.vars).with_emit(rule.emit));
         Some(new_rules)
     }
+}
+
+/// A variable's elimination from a rule, as [`Grounder::eliminate`] weighs it.
+struct Elimination {
+    /// The auxiliary's estimated size, then the number of variables its items mention.
+    cost: (f64, usize),
+    /// The items that mention the variable.
+    members: Vec<usize>,
+    /// The variables of the auxiliary that a guard must bind.
+    unbound: Vec<u16>,
+    /// The auxiliary's variables, in order.
+    interface: Vec<u16>,
 }
 
 /// The most literals a body may grow to by inlining.
@@ -856,6 +889,60 @@ mod tests {
         );
         assert!(aux_atoms(LINE) > 0);
         assert_eq!(aux_atoms(&twice), aux_atoms(LINE));
+    }
+
+    /// Hex's groups on a board of `size` by `size` cells: a stone joins the groups it touches,
+    /// each named by the step it was started at.
+    fn hex_groups(size: usize) -> String {
+        let index: String = (1..=size).map(|i| format!("(index {i})")).collect();
+        let succ: String = (1..=size * size).map(|i| format!("(succ {i} {})", i + 1)).collect();
+        let mut adjacent = String::new();
+        for (x, y) in (1..=size).flat_map(|x| (1..=size).map(move |y| (x, y))) {
+            for (dx, dy) in [(0, 1), (1, 0), (1, -1), (0, -1), (-1, 0), (-1, 1)] {
+                let (m, n) = (x as i64 + dx, y as i64 + dy);
+                if (1..=size as i64).contains(&m) && (1..=size as i64).contains(&n) {
+                    adjacent += &format!("(adjacent {x} {y} {m} {n})");
+                }
+            }
+        }
+        format!(
+            "(role red) (role blue) {index} {succ} {adjacent}
+            (init (step 1)) (init (control red))
+            (<= (legal ?r (place ?m ?n)) (true (control ?r)) (index ?m) (index ?n)
+                (not (true (cell ?m ?n red))) (not (true (cell ?m ?n blue))))
+            (<= (legal red noop) (true (control blue)))
+            (<= (legal blue noop) (true (control red)))
+            (<= (next (cell ?m ?n ?r)) (does ?r (place ?m ?n)))
+            (<= (next (cell ?m ?n ?r)) (true (cell ?m ?n ?r)))
+            (<= (next (step ?n)) (true (step ?m)) (succ ?m ?n))
+            (<= (next (control red)) (true (control blue)))
+            (<= (next (control blue)) (true (control red)))
+            (<= (next (owner ?k ?r)) (true (step ?k)) (true (control ?r)))
+            (<= (next (owner ?k ?r)) (true (owner ?k ?r)))
+            (<= (next (connected ?k ?m ?n)) (does ?r (place ?m ?n)) (true (step ?k)))
+            (<= (next (connected ?k ?m ?n)) (transfer ?e) (true (connected ?e ?m ?n)) (true (step ?k)))
+            (<= (next (connected ?k ?m ?n)) (true (connected ?k ?m ?n)) (not (transfer ?k)))
+            (<= (transfer ?k) (does ?r (place ?x ?y)) (true (owner ?k ?r)) (true (connected ?k ?m ?n))
+                (adjacent ?x ?y ?m ?n))
+            (<= terminal (true (step {})))
+            (goal red 50) (goal blue 50)",
+            size * size + 1
+        )
+    }
+
+    #[test]
+    fn the_variable_eliminated_makes_the_smallest_auxiliary() {
+        let desc = gdl::parse("hex", &hex_groups(5)).expect("parses");
+        let g = ground(&desc, &Limits::default()).expect("grounds");
+        let transfer = g.relation(Sym::new("transfer")).expect("transfer");
+        // Eliminating the placed cell leaves "the role placed next to (m, n)" (50 atoms) and one
+        // conjunction per group, role and cell; eliminating the role first would leave "the
+        // group's owner placed at (x, y)" (26 groups by 25 cells) and a conjunction per group,
+        // placed cell and neighbour.
+        let aux: u32 = g.relations.iter().filter(|r| r.name.as_str().starts_with("aux:")).map(|r| r.count).sum();
+        let transfer_rules = g.rules.iter().filter(|r| r.head.rel == transfer).count();
+        assert!(aux < 200, "{aux} atoms of auxiliary relations");
+        assert!(transfer_rules <= 26 * 2 * 25, "{transfer_rules} ground rules for transfer");
     }
 
     /// A walker on a line of ten cells, stopped by walls: `WALL_FRAME` is how walls persist.
