@@ -9,6 +9,7 @@
 //! would hold more than [`CAP`] terms holds "anything", and an analysis that runs past its
 //! budget of rule evaluations (terms built by recursion without bound) is dropped whole.
 
+use super::rewrite::vars_of;
 use super::{check_deadline, Grounder, JoinRule};
 use gdl::{Bindings, Pat, Sym, TermId, TermPool};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -60,9 +61,9 @@ fn kind(t: TermId, pool: &TermPool) -> (Sym, u32) {
 }
 
 /// What a rule's variable can be.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub(super) enum Range {
-    /// No positive literal with a known domain mentions it.
+    /// No positive literal mentions it.
     Unknown,
     /// Too many terms to list.
     Any,
@@ -78,19 +79,14 @@ impl Range {
         }
     }
 
-    /// Narrows the range to `other`'s values; false if nothing is left.
-    fn narrow(&mut self, other: Range) -> bool {
-        match other {
-            Range::Unknown => {}
-            Range::Any => {
-                if *self == Range::Unknown {
-                    *self = Range::Any;
-                }
-            }
-            Range::Terms(theirs) => match self {
-                Range::Terms(mine) => mine.retain(|t| theirs.contains(t)),
-                _ => *self = Range::Terms(theirs),
-            },
+    /// Narrows the range to the terms of `theirs`, or to "too many to list" where that is
+    /// `None` (which narrows only an unknown range); false if nothing is left.
+    fn narrow(&mut self, theirs: Option<&FxHashSet<TermId>>) -> bool {
+        match (&mut *self, theirs) {
+            (Range::Terms(mine), Some(theirs)) => mine.retain(|t| theirs.contains(t)),
+            (this, Some(theirs)) => *this = Range::Terms(theirs.clone()),
+            (this @ Range::Unknown, None) => *this = Range::Any,
+            (_, None) => {}
         }
         !matches!(self, Range::Terms(t) if t.is_empty())
     }
@@ -113,7 +109,7 @@ impl Domains {
             for (pat, position) in lit.args.iter().zip(positions) {
                 if position.any {
                     pat.for_each_var(&mut |v| {
-                        ranges[v as usize].narrow(Range::Any);
+                        ranges[v as usize].narrow(None);
                     });
                     continue;
                 }
@@ -121,7 +117,7 @@ impl Domains {
                     Pat::Ground(t) if position.terms.contains(t) => continue,
                     Pat::Ground(_) => return None,
                     Pat::Var(v) => {
-                        if !ranges[*v as usize].narrow(Range::Terms(position.terms.clone())) {
+                        if !ranges[*v as usize].narrow(Some(&position.terms)) {
                             return None;
                         }
                         continue;
@@ -144,7 +140,7 @@ impl Domains {
                     }
                 }
                 for (v, values) in seen {
-                    if !ranges[v as usize].narrow(Range::Terms(values)) {
+                    if !ranges[v as usize].narrow(Some(&values)) {
                         return None;
                     }
                 }
@@ -164,12 +160,7 @@ impl Domains {
         let mut changed = self.rels[rel].is_none();
         let positions = self.rels[rel].get_or_insert_with(|| vec![Position::default(); rule.head.len()]);
         for (i, pat) in rule.head.iter().enumerate() {
-            let mut vars = Vec::new();
-            pat.for_each_var(&mut |v| {
-                if !vars.contains(&v) {
-                    vars.push(v);
-                }
-            });
+            let vars: Vec<u16> = vars_of([pat]).into_iter().collect();
             let lists: Option<Vec<Vec<TermId>>> = vars
                 .iter()
                 .map(|&v| match &ranges[v as usize] {
