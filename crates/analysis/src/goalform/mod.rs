@@ -348,7 +348,7 @@ pub(crate) fn sample(net: &Net, deadline: Option<Instant>, seed: u64) -> Vec<End
         m.playout_each(&starts, &mut rng, MAX_STEPS, false, None, &mut || going(), &mut |end| {
             let goals: Option<Vec<u32>> = end.goals.iter().map(|g| g.as_ref().ok().copied()).collect();
             if let (PlayoutEnd::Terminal, Some(goals)) = (end.end, goals) {
-                out.push(End { state: lane_state(end.bases, end.lane), goals, terminal: true });
+                out.push(End { state: end.final_state(), goals, terminal: true });
             }
         });
         batches += 1;

@@ -7,12 +7,16 @@
 //! lane (or, with a [`MovePolicy`], the best legal move by its values in a share of the lanes),
 //! evaluates the move phase and moves every playing lane to its next state. A retired lane
 //! immediately restarts from the start state while playouts remain to be started, so the lanes
-//! stay busy until the last few playouts; its final state waits until as many playouts as there
-//! are lanes have finished, and their goals are evaluated together in a second marking as wide as
-//! the first (or given by a [`GoalOracle`], where the game has one, without the goal gates).
-//! Nothing is allocated per step.
+//! stay busy until the last few playouts. The goals of the lanes that ended are evaluated in the
+//! lanes' own marking (the goal phase, at steps where some lane ended), or, where the goal phase
+//! has more gates than there are base propositions (counting pieces) or a [`GoalOracle`] answers
+//! without the goal gates, the final states wait until as many playouts as there are lanes have
+//! finished and their goals are evaluated together in a second marking as wide as the first.
+//! After the move phase one sweep over the bases moves every lane on: to its next state, its
+//! start state, or nothing. Nothing is allocated per step.
 
 use super::eval::{self, read};
+use super::machine::PropnetState;
 use super::program::Phase;
 use super::program::{Lit, Program};
 use super::simd::Marking;
@@ -28,8 +32,6 @@ pub(crate) const LANES: usize = 64;
 
 /// How one bit-sliced playout ended, handed to the caller after it retired.
 pub struct LaneEnd<'a> {
-    /// The bit of `bases` that holds its final state.
-    pub lane: usize,
     /// The lane it was played in: for playouts from several start states, the index of its own.
     pub origin: usize,
     /// Joint moves played.
@@ -38,10 +40,27 @@ pub struct LaneEnd<'a> {
     pub end: PlayoutEnd,
     /// Per role, the final state's goal value or the complaint about it.
     pub goals: &'a [Result<u32, MachineError>],
-    /// The base words (bit `lane` of word i is base proposition i of the final state).
-    pub bases: &'a [u64],
     /// The joint moves played, role by role (only when tracing).
     pub trace: &'a [u32],
+    /// The final state, read in place: base proposition i is bit `bit` of word
+    /// `i * stride + word` of `words`.
+    words: &'a [u64],
+    stride: usize,
+    word: usize,
+    bit: usize,
+}
+
+impl LaneEnd<'_> {
+    /// Whether base proposition `i` holds in the final state.
+    pub fn holds(&self, i: usize) -> bool {
+        self.words[i * self.stride + self.word] >> self.bit & 1 == 1
+    }
+
+    /// The final state (allocates).
+    pub fn final_state(&self) -> PropnetState {
+        let n = self.words.len() / self.stride;
+        PropnetState::from_bases(n, (0..n).filter(|&i| self.holds(i)))
+    }
 }
 
 /// One joint transition of every lane that moved, for callers that watch play as it happens.
@@ -88,6 +107,12 @@ pub(crate) struct BitSliced<const W: usize> {
     best_value: [[f32; LANES]; W],
     lengths: PerLane<W>,
     traces: Vec<Vec<u32>>,
+    /// Next values read from base slots, taken before the bases are overwritten.
+    copies: Vec<[u64; W]>,
+    /// Whether finished playouts wait for their goals (see `park`) rather than have them
+    /// evaluated in the lanes' own marking as they finish: where the goal phase has more gates
+    /// than there are base propositions, or an oracle answers in its stead.
+    parks: bool,
     /// Finished playouts waiting for their goals, so that the goal phase runs once per 64·W
     /// finished playouts rather than at every step where some lane finishes (goal gates are
     /// often most of the net: counting pieces). Their final states, one per bit, 64 playouts
@@ -119,6 +144,16 @@ type PerLane<const W: usize> = [[u32; LANES]; W];
 /// What sees every joint transition: the bases before and after, and the lanes that moved (the
 /// other lanes mean nothing); play stops when it returns false.
 pub(crate) type Watch<'a, const W: usize> = dyn FnMut(&[[u64; W]], &[[u64; W]], Lanes<W>) -> bool + 'a;
+
+/// What looks on while the lanes play.
+pub(crate) enum Onlooker<'a, 'b, const W: usize> {
+    /// Nothing: play runs until every playout has ended.
+    Nobody,
+    /// Asked before every joint step whether to go on.
+    GoOn(&'a mut (dyn FnMut() -> bool + 'b)),
+    /// Sees every joint transition.
+    Transitions(&'a mut Watch<'b, W>),
+}
 
 /// Lanes in `a` and not in `b`.
 #[inline(always)]
@@ -186,6 +221,8 @@ impl<const W: usize> BitSliced<W> {
             best_value: [[0.0; LANES]; W],
             lengths: [[0; LANES]; W],
             traces: vec![Vec::new(); Self::LANES],
+            copies: Vec::new(),
+            parks: Self::pass(p).stats.goal_gates > p.base_count(),
             parked_bases: vec![0; W * p.base_count()],
             parked: Marking::new(Self::pass(p).marking_slots()),
             parked_count: 0,
@@ -200,14 +237,13 @@ impl<const W: usize> BitSliced<W> {
 
     /// Scratch sized for `p`, its playouts' goals given by `oracle` where it knows them.
     pub fn with_oracle(p: &Program, oracle: &Option<Arc<dyn GoalOracle>>) -> BitSliced<W> {
-        BitSliced { oracle: oracle.clone(), ..BitSliced::new(p) }
+        let new = BitSliced::new(p);
+        BitSliced { oracle: oracle.clone(), parks: new.parks || oracle.is_some(), ..new }
     }
 
     /// Plays `count` random playouts of at most `max_steps` joint moves from `start` (a bitset
     /// over base propositions), calling `done` for each once it has ended. With `TRACE`, every
-    /// lane's joint moves are recorded and handed over too. `step` sees every joint transition:
-    /// the bases before and after, and the lanes that moved; play stops early when it returns
-    /// false.
+    /// lane's joint moves are recorded and handed over too. The `onlooker` may stop play early.
     #[allow(clippy::too_many_arguments)]
     pub fn run<R: RngCore + ?Sized, const TRACE: bool>(
         &mut self,
@@ -217,13 +253,13 @@ impl<const W: usize> BitSliced<W> {
         rng: &mut R,
         max_steps: u32,
         done: &mut dyn FnMut(LaneEnd<'_>),
-        step: &mut Watch<'_, W>,
+        onlooker: Onlooker<'_, '_, W>,
     ) {
         for (i, w) in self.start.iter_mut().enumerate() {
             let on = start.bit(i);
             *w = [if on { !0 } else { 0 }; W];
         }
-        self.play::<R, TRACE>(p, count, rng, max_steps, None, done, step);
+        self.play::<R, TRACE>(p, count, rng, max_steps, None, done, onlooker);
     }
 
     /// Plays one playout from each of `starts` (the first 64·W), lane k from `starts[k]`,
@@ -238,7 +274,7 @@ impl<const W: usize> BitSliced<W> {
         max_steps: u32,
         policy: Option<MovePolicy<'_>>,
         done: &mut dyn FnMut(LaneEnd<'_>),
-        step: &mut Watch<'_, W>,
+        onlooker: Onlooker<'_, '_, W>,
     ) {
         let starts = &starts[..starts.len().min(Self::LANES)];
         for (i, w) in self.start.iter_mut().enumerate() {
@@ -249,7 +285,7 @@ impl<const W: usize> BitSliced<W> {
                 }
             }
         }
-        self.play::<R, TRACE>(p, starts.len() as u64, rng, max_steps, policy, done, step);
+        self.play::<R, TRACE>(p, starts.len() as u64, rng, max_steps, policy, done, onlooker);
     }
 
     /// The playing loop of [`run`](Self::run) and [`run_each`](Self::run_each), from the start
@@ -263,7 +299,7 @@ impl<const W: usize> BitSliced<W> {
         max_steps: u32,
         policy: Option<MovePolicy<'_>>,
         done: &mut dyn FnMut(LaneEnd<'_>),
-        step: &mut Watch<'_, W>,
+        mut onlooker: Onlooker<'_, '_, W>,
     ) {
         let nb = p.base_count();
         let w = Self::pass(p);
@@ -302,28 +338,46 @@ impl<const W: usize> BitSliced<W> {
             moving = minus(moving, stuck);
 
             let finished = either(either(terminal, limit), stuck);
-            for (k, b) in lanes(finished) {
-                let end = if terminal[k] >> b & 1 == 1 {
-                    PlayoutEnd::Terminal
-                } else if limit[k] >> b & 1 == 1 {
-                    PlayoutEnd::StepLimit
-                } else {
-                    PlayoutEnd::NoLegalMove { role: self.stuck_role[k][b] as usize }
-                };
-                self.park(p, (k, b), end, done);
+            if self.parks {
+                for (k, b) in lanes(finished) {
+                    let end = self.end((k, b), terminal, limit);
+                    self.park(p, (k, b), end, done);
+                }
+            } else if !none(finished) {
+                eval::run(q, Phase::Goal, &mut self.vals);
+                for (k, b) in lanes(finished) {
+                    let end = self.end((k, b), terminal, limit);
+                    lane_goals(q, &self.vals, (k, b), &mut self.goals);
+                    let lane = 64 * k + b;
+                    done(LaneEnd {
+                        origin: lane,
+                        length: self.lengths[k][b],
+                        end,
+                        goals: &self.goals,
+                        trace: &self.traces[lane],
+                        words: self.vals[1..=nb].as_flattened(),
+                        stride: W,
+                        word: k,
+                        bit: b,
+                    });
+                    self.traces[lane].clear();
+                }
             }
 
             self.choose::<R, TRACE>(q, moving, policy, rng);
             eval::run(q, Phase::Move, &mut self.vals);
-            for (w, &l) in self.next.iter_mut().zip(&q.next) {
-                *w = read(&self.vals, l);
-            }
-            // Inputs are left clear between steps, so that a step sets only its chosen moves.
-            for &m in &self.chosen {
-                self.vals[input0 + m as usize] = [0; W];
-            }
-            self.chosen.clear();
-            if !step(&self.vals[1..=nb], &self.next, moving) {
+            let go_on = match &mut onlooker {
+                Onlooker::Nobody => true,
+                Onlooker::GoOn(go_on) => go_on(),
+                Onlooker::Transitions(watch) => {
+                    for (w, &l) in self.next.iter_mut().zip(&q.next) {
+                        *w = read(&self.vals, l);
+                    }
+                    watch(&self.vals[1..=nb], &self.next, moving)
+                }
+            };
+            if !go_on {
+                self.advance(q, [0; W], [0; W], input0);
                 break;
             }
 
@@ -333,8 +387,8 @@ impl<const W: usize> BitSliced<W> {
             let waiting = either(finished, idle);
             let in_turn = match &w.turns {
                 Some(t) if !none(moving) => {
-                    let at = t.key(&self.next, moving);
-                    at.is_some() && at == t.key(&self.start, waiting)
+                    let at = t.key(|b| read(&self.vals, q.next[b]), moving);
+                    at.is_some() && at == t.key(|b| self.start[b], waiting)
                 }
                 _ => true,
             };
@@ -352,9 +406,7 @@ impl<const W: usize> BitSliced<W> {
                 self.lengths[k][b] += 1;
             }
             active = either(minus(active, finished), restart);
-            for ((w, n), s) in self.vals[1..=nb].iter_mut().zip(&self.next).zip(&self.start) {
-                *w = std::array::from_fn(|k| (n[k] & moving[k]) | (s[k] & restart[k]));
-            }
+            self.advance(q, moving, restart, input0);
         }
         self.flush(p, done);
     }
@@ -482,6 +534,47 @@ impl<const W: usize> BitSliced<W> {
         greedy
     }
 
+    /// How the playout of lane `(k, b)` ended, given the lanes that were `terminal` or at the
+    /// step `limit` (stuck otherwise).
+    fn end(&self, (k, b): (usize, usize), terminal: Lanes<W>, limit: Lanes<W>) -> PlayoutEnd {
+        if terminal[k] >> b & 1 == 1 {
+            PlayoutEnd::Terminal
+        } else if limit[k] >> b & 1 == 1 {
+            PlayoutEnd::StepLimit
+        } else {
+            PlayoutEnd::NoLegalMove { role: self.stuck_role[k][b] as usize }
+        }
+    }
+
+    /// Moves the lanes on after a step's move phase, in one sweep over the bases: the `moving`
+    /// lanes to their next states, the `restart` lanes to their start states (the others are
+    /// cleared); then clears the step's inputs.
+    #[inline(always)]
+    fn advance(&mut self, q: &Program, moving: Lanes<W>, restart: Lanes<W>, input0: usize) {
+        // A next value read from a base's slot is read before that slot is overwritten.
+        self.copies.clear();
+        self.copies.extend(q.next_copies.iter().map(|&i| read(&self.vals, q.next[i as usize])));
+        let restarts = !none(restart);
+        for (i, &l) in q.next.iter().enumerate() {
+            let next = read(&self.vals, l);
+            self.vals[Program::base_slot(i)] = if restarts {
+                let start = self.start[i];
+                std::array::from_fn(|k| (next[k] & moving[k]) | (start[k] & restart[k]))
+            } else {
+                std::array::from_fn(|k| next[k] & moving[k])
+            };
+        }
+        for (&i, next) in q.next_copies.iter().zip(&self.copies) {
+            let (i, start) = (i as usize, self.start[i as usize]);
+            self.vals[Program::base_slot(i)] = std::array::from_fn(|k| (next[k] & moving[k]) | (start[k] & restart[k]));
+        }
+        // Inputs are left clear between steps, so that a step sets only its chosen moves.
+        for &m in &self.chosen {
+            self.vals[input0 + m as usize] = [0; W];
+        }
+        self.chosen.clear();
+    }
+
     /// Moves the finished playout of lane `(k, b)` (its state, end and trace) to the parked
     /// marking, evaluating the goals of all parked playouts once it is full.
     fn park(&mut self, p: &Program, (k, b): (usize, usize), end: PlayoutEnd, done: &mut dyn FnMut(LaneEnd<'_>)) {
@@ -549,13 +642,15 @@ impl<const W: usize> BitSliced<W> {
             }
             let (length, end, origin) = self.parked_ends[at];
             done(LaneEnd {
-                lane: b,
                 origin,
                 length,
                 end,
                 goals: &self.goals,
-                bases: &self.parked_bases[k * nb..(k + 1) * nb],
                 trace: &self.parked_traces[at],
+                words: &self.parked_bases[k * nb..(k + 1) * nb],
+                stride: 1,
+                word: 0,
+                bit: b,
             });
         }
         self.parked_count = 0;

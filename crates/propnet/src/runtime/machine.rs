@@ -1,6 +1,6 @@
 //! [`PropnetMachine`]: the [`StateMachine`] over a compiled net, with fast random playouts.
 
-use super::batch::{BitSliced, LaneEnd, MovePolicy, Step, LANES};
+use super::batch::{BitSliced, LaneEnd, MovePolicy, Onlooker, Step, LANES};
 use super::expand::Expansion;
 use super::forward::Forward;
 use super::program::Program;
@@ -281,7 +281,7 @@ impl PropnetMachine {
         let step = &mut |now: &[[u64; 1]], next: &[[u64; 1]], [moving]: [u64; 1]| {
             step(Step { now: now.as_flattened(), next: next.as_flattened(), moving })
         };
-        batch.run::<R, false>(p, from.words(), count, rng, max_steps, &mut |_| {}, step);
+        batch.run::<R, false>(p, from.words(), count, rng, max_steps, &mut |_| {}, Onlooker::Transitions(step));
     }
 
     /// Plays one playout of at most `max_steps` joint moves from each of `starts` (the first 64),
@@ -308,11 +308,10 @@ impl PropnetMachine {
         let words = &words[..starts.len().min(LANES)];
         let p = &*self.program;
         let batch = self.batch.get_or_insert_with(|| BitSliced::with_oracle(p, &self.oracle));
-        let step = &mut |_: &[[u64; 1]], _: &[[u64; 1]], _| go_on();
         if trace {
-            batch.run_each::<R, true>(p, words, rng, max_steps, policy, done, step);
+            batch.run_each::<R, true>(p, words, rng, max_steps, policy, done, Onlooker::GoOn(go_on));
         } else {
-            batch.run_each::<R, false>(p, words, rng, max_steps, policy, done, step);
+            batch.run_each::<R, false>(p, words, rng, max_steps, policy, done, Onlooker::GoOn(go_on));
         }
     }
 
@@ -329,9 +328,8 @@ impl PropnetMachine {
         let mut out = Vec::new();
         match self.strategy {
             Strategy::BitSliced => {
-                let nb = self.program.base_count();
                 let mut done = |e: LaneEnd<'_>| {
-                    let state = PropnetState::from_lane(e.bases, nb, e.lane);
+                    let state = e.final_state();
                     out.push(Charge {
                         playout: Playout { length: e.length, end: e.end, goals: e.goals.to_vec(), final_state: state },
                         moves: e.trace.chunks(roles.max(1)).map(<[u32]>::to_vec).collect(),
@@ -372,13 +370,13 @@ impl PropnetMachine {
         let wide = count > LANES as u64 && p.slots >= WIDE_SLOTS;
         if wide && count > (LANES * WIDE) as u64 && p.stats.edges >= WIDEST_EDGES {
             let batch = self.widest.get_or_insert_with(|| BitSliced::with_oracle(p, &self.oracle));
-            batch.run::<R, TRACE>(p, from.words(), count, rng, max_steps, done, &mut |_, _, _| true);
+            batch.run::<R, TRACE>(p, from.words(), count, rng, max_steps, done, Onlooker::Nobody);
         } else if wide {
             let batch = self.wide.get_or_insert_with(|| BitSliced::with_oracle(p, &self.oracle));
-            batch.run::<R, TRACE>(p, from.words(), count, rng, max_steps, done, &mut |_, _, _| true);
+            batch.run::<R, TRACE>(p, from.words(), count, rng, max_steps, done, Onlooker::Nobody);
         } else {
             let batch = self.batch.get_or_insert_with(|| BitSliced::with_oracle(p, &self.oracle));
-            batch.run::<R, TRACE>(p, from.words(), count, rng, max_steps, done, &mut |_, _, _| true);
+            batch.run::<R, TRACE>(p, from.words(), count, rng, max_steps, done, Onlooker::Nobody);
         }
     }
 

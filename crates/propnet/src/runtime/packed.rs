@@ -102,6 +102,7 @@ impl Program {
             role_moves: self.role_moves.clone(),
             legal: relits(&self.legal),
             next: relits(&self.next),
+            next_copies: self.next_copies.clone(),
             goals: self.goals.iter().map(|gs| gs.iter().map(|&(v, l)| (v, relit(l))).collect()).collect(),
             terminal: relit(self.terminal),
             slots: top,

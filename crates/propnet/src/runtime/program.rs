@@ -97,6 +97,9 @@ pub struct Program {
     pub(crate) legal: Vec<Lit>,
     /// Per base, the literal computing its next value.
     pub(crate) next: Vec<Lit>,
+    /// The bases whose next value is read straight from a base's slot (a copy of another base
+    /// or itself): a pass that writes next values over the bases in place reads these first.
+    pub(crate) next_copies: Vec<u32>,
     /// Per role, (value, literal), sorted by value.
     pub(crate) goals: Vec<Vec<(u32, Lit)>>,
     pub(crate) terminal: Lit,
@@ -574,6 +577,7 @@ impl Program {
             move_role: net.moves.iter().map(|m| m.role as u32).collect(),
             role_moves,
             legal,
+            next_copies: copies(&next, net.bases.len()),
             next,
             goals: out.goals.iter().map(|gs| gs.iter().map(|&(v, l)| (v, relit(l))).collect()).collect(),
             terminal: relit(out.terminal),
@@ -1002,6 +1006,12 @@ fn block_fanout(
     pairs.sort_unstable();
     pairs.dedup();
     compressed_rows(slots, || pairs.iter().copied())
+}
+
+/// The bases whose `next` literal reads a base's slot (of `bases`), in order.
+fn copies(next: &[Lit], bases: usize) -> Vec<u32> {
+    let base = |l: Lit| (Program::base_slot(0)..=bases).contains(&((l >> 1) as usize));
+    (0..next.len() as u32).filter(|&i| base(next[i as usize])).collect()
 }
 
 /// Per slot, the bases whose `next` and the inputs whose `legal` literal is that slot (entries

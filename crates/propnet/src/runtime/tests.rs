@@ -572,7 +572,7 @@ fn an_oracle_gives_the_goals_it_knows_and_the_net_the_rest() {
         let mut out = Vec::new();
         for _ in 0..30 {
             m.playout_each(&[&initial; 64], &mut rng, 20, false, None, &mut || true, &mut |e| {
-                let on_row = row.iter().all(|&b| e.bases[b] >> e.lane & 1 == 1);
+                let on_row = row.iter().all(|&b| e.holds(b));
                 let goals: Vec<u32> = e.goals.iter().map(|g| *g.as_ref().expect("a goal")).collect();
                 out.push((e.origin, on_row, goals));
             });

@@ -46,13 +46,13 @@ impl Turns {
         self.turns.iter().map(|(_, p)| p)
     }
 
-    /// The turn the `lanes` of `bases` (one entry per base proposition, 64·W lanes each) all
-    /// stand at, as the values of the turn's propositions, or `None` where they differ.
+    /// The turn the `lanes` all stand at, where `base(i)` is base proposition i (64·W lanes), as
+    /// the values of the turn's propositions, or `None` where they differ.
     #[inline]
-    pub(crate) fn key<const W: usize>(&self, bases: &[[u64; W]], lanes: [u64; W]) -> Option<u64> {
+    pub(crate) fn key<const W: usize>(&self, base: impl Fn(usize) -> [u64; W], lanes: [u64; W]) -> Option<u64> {
         let mut key = 0;
         for (k, &b) in self.bases.iter().enumerate() {
-            let w = bases[b as usize];
+            let w = base(b as usize);
             let on: [u64; W] = std::array::from_fn(|i| w[i] & lanes[i]);
             if on == lanes {
                 key |= 1 << k;
@@ -66,7 +66,7 @@ impl Turns {
     /// The program of the turn the `lanes` all stand at, if they do and it is one of the cycle's.
     #[inline]
     pub(crate) fn program<const W: usize>(&self, bases: &[[u64; W]], lanes: [u64; W]) -> Option<&Program> {
-        let key = self.key(bases, lanes)?;
+        let key = self.key(|b| bases[b], lanes)?;
         self.turns.iter().find(|(k, _)| *k == key).map(|(_, p)| p)
     }
 }
@@ -367,7 +367,7 @@ mod tests {
                 let bases = whole[1..=p.base_count()].to_vec();
                 let q = p.for_lanes(&bases, [1]);
                 assert!(!std::ptr::eq(q, &p), "{game}: a reachable state outside the cycle");
-                assert!(turns.key(&bases, [1]).is_some());
+                assert!(turns.key(|b| bases[b], [1]).is_some());
                 let mut part = vec![[0u64; 1]; q.slots];
                 part[..=p.base_count()].copy_from_slice(&whole[..=p.base_count()]);
                 eval::run(&p, Phase::Core, &mut whole);
