@@ -30,6 +30,15 @@ use structures::Bits;
 /// Lanes per word.
 pub(crate) const LANES: usize = 64;
 
+/// The set bits a role's legal moves have per word of lanes on average (of 64), from which
+/// `count_legal` transposes them into a bitset per lane: a 64×64 transposition costs about as
+/// much as walking this many lanes' moves one by one, twice (counting, then choosing).
+const DENSE: usize = 4;
+
+/// The fewest moves legal in some lane for which `count_legal` transposes: a transposition
+/// costs as much for a few moves as for 64.
+const DENSE_MOVES: usize = 16;
+
 /// How one bit-sliced playout ended, handed to the caller after it retired.
 pub struct LaneEnd<'a> {
     /// The lane it was played in: for playouts from several start states, the index of its own.
@@ -96,6 +105,10 @@ pub(crate) struct BitSliced<const W: usize> {
     /// Per role, its moves legal in some moving lane, with those lanes: the legal outputs are
     /// read once per step, and choosing a move walks only these.
     legal: Vec<Vec<(u32, [u64; W])>>,
+    /// Per role, whether its legal moves are many lanes' each this step, and then per lane the
+    /// moves in `legal` it has as a bitset (`legal.len()` bits, rounded up to whole words).
+    dense: Vec<bool>,
+    rows: Vec<Vec<u64>>,
     /// The moves chosen in some lane this step: the inputs set.
     chosen: Vec<u32>,
     /// Per lane, the index of the chosen move among the legal ones (counts down while selecting).
@@ -214,6 +227,8 @@ impl<const W: usize> BitSliced<W> {
             start: vec![[0; W]; p.base_count()],
             counts: vec![[[0; LANES]; W]; p.roles.len()],
             legal: vec![Vec::new(); p.roles.len()],
+            dense: vec![false; p.roles.len()],
+            rows: vec![Vec::new(); p.roles.len()],
             chosen: Vec::new(),
             pick: [[0; LANES]; W],
             stuck_role: [[0; LANES]; W],
@@ -290,8 +305,48 @@ impl<const W: usize> BitSliced<W> {
 
     /// The playing loop of [`run`](Self::run) and [`run_each`](Self::run_each), from the start
     /// marking already in `self.start`: a lane that retires restarts from its own start state.
+    /// Compiled a second time for processors with the bit-counting instructions (POPCNT, BMI2),
+    /// which counting and picking legal moves lean on, and run so where the processor has them.
     #[allow(clippy::too_many_arguments)]
     fn play<R: RngCore + ?Sized, const TRACE: bool>(
+        &mut self,
+        p: &Program,
+        count: u64,
+        rng: &mut R,
+        max_steps: u32,
+        policy: Option<MovePolicy<'_>>,
+        done: &mut dyn FnMut(LaneEnd<'_>),
+        onlooker: Onlooker<'_, '_, W>,
+    ) {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("popcnt") && std::arch::is_x86_feature_detected!("bmi2") {
+            // SAFETY: the processor has the instructions, checked just above.
+            return unsafe { self.play_counting::<R, TRACE>(p, count, rng, max_steps, policy, done, onlooker) };
+        }
+        self.play_with::<R, TRACE>(p, count, rng, max_steps, policy, done, onlooker);
+    }
+
+    /// [`play`](Self::play) with the bit-counting instructions.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "popcnt,bmi1,bmi2")]
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn play_counting<R: RngCore + ?Sized, const TRACE: bool>(
+        &mut self,
+        p: &Program,
+        count: u64,
+        rng: &mut R,
+        max_steps: u32,
+        policy: Option<MovePolicy<'_>>,
+        done: &mut dyn FnMut(LaneEnd<'_>),
+        onlooker: Onlooker<'_, '_, W>,
+    ) {
+        self.play_with::<R, TRACE>(p, count, rng, max_steps, policy, done, onlooker);
+    }
+
+    /// The body of [`play`](Self::play).
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn play_with<R: RngCore + ?Sized, const TRACE: bool>(
         &mut self,
         p: &Program,
         count: u64,
@@ -413,19 +468,47 @@ impl<const W: usize> BitSliced<W> {
 
     /// Counts each of the `moving` lanes' legal moves per role (into `counts`, and the moves
     /// legal in some lane into `legal`), and returns the lanes where some role has none, which
-    /// are stuck (the role in `stuck_role`).
+    /// are stuck (the role in `stuck_role`). Where a role's legal moves hold in many lanes each
+    /// (a few in 64 or more), the moves are also turned into one bitset per lane (`rows`,
+    /// 64 moves × 64 lanes a transposition), which `choose` picks from without a walk.
     #[inline(always)]
     fn count_legal(&mut self, p: &Program, moving: Lanes<W>) -> Lanes<W> {
         let mut stuck = [0; W];
         for (r, moves) in p.role_moves.iter().enumerate() {
             let counts = &mut self.counts[r];
-            *counts = [[0; LANES]; W];
             let legal = &mut self.legal[r];
             legal.clear();
+            let mut held = 0;
             for &m in moves {
                 let on = both(read(&self.vals, p.legal[m as usize]), moving);
                 if !none(on) {
                     legal.push((m, on));
+                    held += on.iter().map(|w| w.count_ones() as usize).sum::<usize>();
+                }
+            }
+            let blocks = legal.len().div_ceil(64);
+            self.dense[r] = legal.len() >= DENSE_MOVES && held >= blocks * W * DENSE;
+            if self.dense[r] {
+                let rows = &mut self.rows[r];
+                rows.resize(Self::LANES * blocks, 0);
+                for (j, chunk) in legal.chunks(64).enumerate() {
+                    let mut block = [[0; W]; 64];
+                    for (row, &(_, on)) in block.iter_mut().zip(chunk) {
+                        *row = on;
+                    }
+                    structures::bits::transpose(&mut block);
+                    for (b, lanes) in block.iter().enumerate() {
+                        for (k, &w) in lanes.iter().enumerate() {
+                            rows[(64 * k + b) * blocks + j] = w;
+                        }
+                    }
+                }
+                for (lane, row) in rows.chunks(blocks.max(1)).take(Self::LANES).enumerate() {
+                    counts[lane / 64][lane % 64] = row.iter().map(|w| w.count_ones()).sum();
+                }
+            } else {
+                *counts = [[0; LANES]; W];
+                for &(_, on) in legal.iter() {
                     for (k, b) in lanes(on) {
                         counts[k][b] += 1;
                     }
@@ -458,16 +541,37 @@ impl<const W: usize> BitSliced<W> {
                 Some(policy) => self.choose_greedily(r, moving, policy, rng),
                 None => [0; W],
             };
+            for (k, b) in lanes(greedy) {
+                self.take::<TRACE>(input0, self.best[k][b], (k, b));
+            }
             let random = minus(moving, greedy);
             let pick = &mut self.pick;
             for (k, b) in lanes(random) {
                 let n = u64::from(self.counts[r][k][b]);
                 pick[k][b] = ((u128::from(rng.next_u64()) * u128::from(n)) >> 64) as u32;
             }
+            if self.dense[r] {
+                // The pick-th set bit of the lane's bitset of legal moves.
+                let blocks = self.legal[r].len().div_ceil(64);
+                for (k, b) in lanes(random) {
+                    let mut left = self.pick[k][b];
+                    let row = &self.rows[r][(64 * k + b) * blocks..][..blocks];
+                    let j = row.iter().position(|w| {
+                        w.count_ones() > left || {
+                            left -= w.count_ones();
+                            false
+                        }
+                    });
+                    let j = j.expect("the pick is below the count");
+                    let m = self.legal[r][64 * j + structures::bits::select(row[j], left) as usize].0;
+                    self.take::<TRACE>(input0, m, (k, b));
+                }
+                continue;
+            }
             // The lanes still to choose: once a lane has its move, the later moves pass it by.
-            let (mut random, mut greedy) = (random, greedy);
+            let mut random = random;
             for &(m, on) in &self.legal[r] {
-                if none(either(random, greedy)) {
+                if none(random) {
                     break;
                 }
                 // Lanes that stopped since the count are no longer moving.
@@ -481,21 +585,28 @@ impl<const W: usize> BitSliced<W> {
                     }
                     pick[k][b] = pick[k][b].wrapping_sub(1);
                 }
-                for (k, b) in lanes(both(on, greedy)) {
-                    if self.best[k][b] == m {
-                        chosen[k] |= 1 << b;
-                        if TRACE {
-                            self.traces[64 * k + b].push(m);
-                        }
-                    }
-                }
                 if !none(chosen) {
                     random = minus(random, chosen);
-                    greedy = minus(greedy, chosen);
-                    self.vals[input0 + m as usize] = chosen;
-                    self.chosen.push(m);
+                    let slot = &mut self.vals[input0 + m as usize];
+                    if none(*slot) {
+                        self.chosen.push(m);
+                    }
+                    *slot = either(*slot, chosen);
                 }
             }
+        }
+    }
+
+    /// Plays move `m` in lane `(k, b)`: sets its input there (traced where `TRACE`).
+    #[inline(always)]
+    fn take<const TRACE: bool>(&mut self, input0: usize, m: u32, (k, b): (usize, usize)) {
+        let slot = &mut self.vals[input0 + m as usize];
+        if none(*slot) {
+            self.chosen.push(m);
+        }
+        slot[k] |= 1 << b;
+        if TRACE {
+            self.traces[64 * k + b].push(m);
         }
     }
 

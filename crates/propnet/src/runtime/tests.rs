@@ -627,3 +627,33 @@ fn an_oracle_answers_for_playouts_parked_in_wide_markings() {
     }
     assert!(told_apart > 100 && told_apart < 1000, "{told_apart} of 1,100 games ended with the corner held");
 }
+
+#[test]
+fn random_playouts_choose_every_legal_move_alike() {
+    // The first move of 2,200 wide playouts: uniform over the mover's legal moves, whether they
+    // are many lanes' each and picked from per-lane bitsets (breakthrough's 22 opening moves)
+    // or few and walked (connect four's columns).
+    use machine::StateMachine;
+    use rand::SeedableRng;
+    for (game, moves) in [("breakthrough", 22), ("connectFour", 7)] {
+        let net = bundled(game);
+        let mut m = super::PropnetMachine::new(&net);
+        let initial = m.initial_state();
+        let charges = m.depth_charges(&initial, 2200, &mut rand::rngs::SmallRng::seed_from_u64(9), 200);
+        let mut seen = std::collections::BTreeMap::<u32, usize>::new();
+        for c in &charges {
+            // The first role moves first in both.
+            *seen.entry(c.moves[0][0]).or_default() += 1;
+        }
+        assert_eq!(seen.len(), moves, "{game}: every opening move played");
+        let expected = 2200 / moves;
+        for (&mv, &n) in &seen {
+            // Five standard deviations either way.
+            let sd = (expected as f64).sqrt();
+            assert!(
+                (n as f64 - expected as f64).abs() < 5.0 * sd,
+                "{game}: move {mv} played {n} times, not about {expected}"
+            );
+        }
+    }
+}
