@@ -98,6 +98,8 @@ pub struct MovePolicy<'a> {
 #[derive(Debug, Clone)]
 pub(crate) struct BitSliced<const W: usize> {
     vals: Marking<W>,
+    /// Next values: those a watcher sees, and those read from base slots, taken before the
+    /// bases are overwritten.
     next: Vec<[u64; W]>,
     start: Vec<[u64; W]>,
     /// Per role and lane, the number of legal moves.
@@ -120,8 +122,6 @@ pub(crate) struct BitSliced<const W: usize> {
     best_value: [[f32; LANES]; W],
     lengths: PerLane<W>,
     traces: Vec<Vec<u32>>,
-    /// Next values read from base slots, taken before the bases are overwritten.
-    copies: Vec<[u64; W]>,
     /// Whether finished playouts wait for their goals (see `park`) rather than have them
     /// evaluated in the lanes' own marking as they finish: where the goal phase has more gates
     /// than there are base propositions, or an oracle answers in its stead.
@@ -236,7 +236,6 @@ impl<const W: usize> BitSliced<W> {
             best_value: [[0.0; LANES]; W],
             lengths: [[0; LANES]; W],
             traces: vec![Vec::new(); Self::LANES],
-            copies: Vec::new(),
             parks: Self::pass(p).stats.goal_gates > p.base_count(),
             parked_bases: vec![0; W * p.base_count()],
             parked: Marking::new(Self::pass(p).marking_slots()),
@@ -478,16 +477,15 @@ impl<const W: usize> BitSliced<W> {
             let counts = &mut self.counts[r];
             let legal = &mut self.legal[r];
             legal.clear();
-            let mut held = 0;
             for &m in moves {
                 let on = both(read(&self.vals, p.legal[m as usize]), moving);
                 if !none(on) {
                     legal.push((m, on));
-                    held += on.iter().map(|w| w.count_ones() as usize).sum::<usize>();
                 }
             }
             let blocks = legal.len().div_ceil(64);
-            self.dense[r] = legal.len() >= DENSE_MOVES && held >= blocks * W * DENSE;
+            let held = || legal.iter().flat_map(|(_, on)| on).map(|w| w.count_ones() as usize).sum::<usize>();
+            self.dense[r] = legal.len() >= DENSE_MOVES && held() >= blocks * W * DENSE;
             if self.dense[r] {
                 let rows = &mut self.rows[r];
                 rows.resize(Self::LANES * blocks, 0);
@@ -663,8 +661,9 @@ impl<const W: usize> BitSliced<W> {
     #[inline(always)]
     fn advance(&mut self, q: &Program, moving: Lanes<W>, restart: Lanes<W>, input0: usize) {
         // A next value read from a base's slot is read before that slot is overwritten.
-        self.copies.clear();
-        self.copies.extend(q.next_copies.iter().map(|&i| read(&self.vals, q.next[i as usize])));
+        for &i in &q.next_copies {
+            self.next[i as usize] = read(&self.vals, q.next[i as usize]);
+        }
         let restarts = !none(restart);
         for (i, &l) in q.next.iter().enumerate() {
             let next = read(&self.vals, l);
@@ -675,8 +674,8 @@ impl<const W: usize> BitSliced<W> {
                 std::array::from_fn(|k| next[k] & moving[k])
             };
         }
-        for (&i, next) in q.next_copies.iter().zip(&self.copies) {
-            let (i, start) = (i as usize, self.start[i as usize]);
+        for &i in &q.next_copies {
+            let (i, next, start) = (i as usize, self.next[i as usize], self.start[i as usize]);
             self.vals[Program::base_slot(i)] = std::array::from_fn(|k| (next[k] & moving[k]) | (start[k] & restart[k]));
         }
         // Inputs are left clear between steps, so that a step sets only its chosen moves.
