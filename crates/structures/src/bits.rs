@@ -59,7 +59,7 @@ pub fn words(n: usize) -> usize {
 /// column c): afterwards bit t of `m[c][k]` is what bit c of `m[t][k]` was. Six rounds swap
 /// ever smaller blocks across the diagonal, each a few word operations per row, applied to all
 /// `W` matrices together (vector instructions where the processor has them).
-#[inline]
+#[inline(always)]
 pub fn transpose<const W: usize>(m: &mut [[u64; W]; 64]) {
     let mut j = 32;
     let mut mask: u64 = 0x0000_0000_FFFF_FFFF;

@@ -108,7 +108,8 @@ pub(crate) struct BitSliced<const W: usize> {
     /// read once per step, and choosing a move walks only these.
     legal: Vec<Vec<(u32, [u64; W])>>,
     /// Per role, whether its legal moves are many lanes' each this step, and then per lane the
-    /// moves in `legal` it has as a bitset (`legal.len()` bits, rounded up to whole words).
+    /// moves in `legal` it has as a bitset (`legal.len()` bits, rounded up to whole words): word
+    /// j of lane l at `j * 64·W + l`, so that a transposed block is written in a row.
     dense: Vec<bool>,
     rows: Vec<Vec<u64>>,
     /// The moves chosen in some lane this step: the inputs set.
@@ -304,8 +305,9 @@ impl<const W: usize> BitSliced<W> {
 
     /// The playing loop of [`run`](Self::run) and [`run_each`](Self::run_each), from the start
     /// marking already in `self.start`: a lane that retires restarts from its own start state.
-    /// Compiled a second time for processors with the bit-counting instructions (POPCNT, BMI2),
-    /// which counting and picking legal moves lean on, and run so where the processor has them.
+    /// Compiled a second time for processors with the bit-counting instructions (POPCNT, BMI2)
+    /// and AVX2, which counting, transposing and picking legal moves lean on, and run so where
+    /// the processor has them.
     #[allow(clippy::too_many_arguments)]
     fn play<R: RngCore + ?Sized, const TRACE: bool>(
         &mut self,
@@ -318,18 +320,22 @@ impl<const W: usize> BitSliced<W> {
         onlooker: Onlooker<'_, '_, W>,
     ) {
         #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("popcnt") && std::arch::is_x86_feature_detected!("bmi2") {
-            // SAFETY: the processor has the instructions, checked just above.
-            return unsafe { self.play_counting::<R, TRACE>(p, count, rng, max_steps, policy, done, onlooker) };
+        {
+            use std::arch::is_x86_feature_detected as has;
+            if has!("popcnt") && has!("bmi2") && has!("avx2") {
+                // SAFETY: the processor has the instructions, checked just above.
+                return unsafe { self.play_v3::<R, TRACE>(p, count, rng, max_steps, policy, done, onlooker) };
+            }
         }
         self.play_with::<R, TRACE>(p, count, rng, max_steps, policy, done, onlooker);
     }
 
-    /// [`play`](Self::play) with the bit-counting instructions.
+    /// [`play`](Self::play) with the bit-counting instructions and AVX2 (the x86-64-v3 level;
+    /// AVX-512 was measured level with it).
     #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "popcnt,bmi1,bmi2")]
+    #[target_feature(enable = "popcnt,bmi1,bmi2,avx2")]
     #[allow(clippy::too_many_arguments)]
-    unsafe fn play_counting<R: RngCore + ?Sized, const TRACE: bool>(
+    unsafe fn play_v3<R: RngCore + ?Sized, const TRACE: bool>(
         &mut self,
         p: &Program,
         count: u64,
@@ -489,7 +495,8 @@ impl<const W: usize> BitSliced<W> {
             if self.dense[r] {
                 let rows = &mut self.rows[r];
                 rows.resize(Self::LANES * blocks, 0);
-                for (j, chunk) in legal.chunks(64).enumerate() {
+                *counts = [[0; LANES]; W];
+                for (chunk, words) in legal.chunks(64).zip(rows.chunks_exact_mut(Self::LANES)) {
                     let mut block = [[0; W]; 64];
                     for (row, &(_, on)) in block.iter_mut().zip(chunk) {
                         *row = on;
@@ -497,12 +504,10 @@ impl<const W: usize> BitSliced<W> {
                     structures::bits::transpose(&mut block);
                     for (b, lanes) in block.iter().enumerate() {
                         for (k, &w) in lanes.iter().enumerate() {
-                            rows[(64 * k + b) * blocks + j] = w;
+                            words[64 * k + b] = w;
+                            counts[k][b] += w.count_ones();
                         }
                     }
-                }
-                for (lane, row) in rows.chunks(blocks.max(1)).take(Self::LANES).enumerate() {
-                    counts[lane / 64][lane % 64] = row.iter().map(|w| w.count_ones()).sum();
                 }
             } else {
                 *counts = [[0; LANES]; W];
@@ -550,18 +555,18 @@ impl<const W: usize> BitSliced<W> {
             }
             if self.dense[r] {
                 // The pick-th set bit of the lane's bitset of legal moves.
-                let blocks = self.legal[r].len().div_ceil(64);
                 for (k, b) in lanes(random) {
                     let mut left = self.pick[k][b];
-                    let row = &self.rows[r][(64 * k + b) * blocks..][..blocks];
-                    let j = row.iter().position(|w| {
+                    let mut row = self.rows[r].iter().skip(64 * k + b).step_by(Self::LANES);
+                    let j = row.position(|w| {
                         w.count_ones() > left || {
                             left -= w.count_ones();
                             false
                         }
                     });
                     let j = j.expect("the pick is below the count");
-                    let m = self.legal[r][64 * j + structures::bits::select(row[j], left) as usize].0;
+                    let w = self.rows[r][j * Self::LANES + 64 * k + b];
+                    let m = self.legal[r][64 * j + structures::bits::select(w, left) as usize].0;
                     self.take::<TRACE>(input0, m, (k, b));
                 }
                 continue;
