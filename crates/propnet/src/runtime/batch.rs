@@ -481,6 +481,7 @@ impl<const W: usize> BitSliced<W> {
         let mut stuck = [0; W];
         for (r, moves) in p.role_moves.iter().enumerate() {
             let counts = &mut self.counts[r];
+            *counts = [[0; LANES]; W];
             let legal = &mut self.legal[r];
             legal.clear();
             for &m in moves {
@@ -495,7 +496,6 @@ impl<const W: usize> BitSliced<W> {
             if self.dense[r] {
                 let rows = &mut self.rows[r];
                 rows.resize(Self::LANES * blocks, 0);
-                *counts = [[0; LANES]; W];
                 for (chunk, words) in legal.chunks(64).zip(rows.chunks_exact_mut(Self::LANES)) {
                     let mut block = [[0; W]; 64];
                     for (row, &(_, on)) in block.iter_mut().zip(chunk) {
@@ -510,7 +510,6 @@ impl<const W: usize> BitSliced<W> {
                     }
                 }
             } else {
-                *counts = [[0; LANES]; W];
                 for &(_, on) in legal.iter() {
                     for (k, b) in lanes(on) {
                         counts[k][b] += 1;
