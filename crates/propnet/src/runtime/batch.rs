@@ -555,17 +555,14 @@ impl<const W: usize> BitSliced<W> {
             if self.dense[r] {
                 // The pick-th set bit of the lane's bitset of legal moves.
                 for (k, b) in lanes(random) {
-                    let mut left = self.pick[k][b];
-                    let mut row = self.rows[r].iter().skip(64 * k + b).step_by(Self::LANES);
-                    let j = row.position(|w| {
-                        w.count_ones() > left || {
-                            left -= w.count_ones();
-                            false
-                        }
-                    });
-                    let j = j.expect("the pick is below the count");
-                    let w = self.rows[r][j * Self::LANES + 64 * k + b];
-                    let m = self.legal[r][64 * j + structures::bits::select(w, left) as usize].0;
+                    let (mut left, mut at) = (self.pick[k][b], 64 * k + b);
+                    // The pick is below the lane's count: some word holds it.
+                    while self.rows[r][at].count_ones() <= left {
+                        left -= self.rows[r][at].count_ones();
+                        at += Self::LANES;
+                    }
+                    let j = at / Self::LANES;
+                    let m = self.legal[r][64 * j + structures::bits::select(self.rows[r][at], left) as usize].0;
                     self.take::<TRACE>(input0, m, (k, b));
                 }
                 continue;
@@ -673,14 +670,14 @@ impl<const W: usize> BitSliced<W> {
             let next = read(&self.vals, l);
             self.vals[Program::base_slot(i)] = if restarts {
                 let start = self.start[i];
-                std::array::from_fn(|k| (next[k] & moving[k]) | (start[k] & restart[k]))
+                either(both(next, moving), both(start, restart))
             } else {
-                std::array::from_fn(|k| next[k] & moving[k])
+                both(next, moving)
             };
         }
         for &i in &q.next_copies {
             let (i, next, start) = (i as usize, self.next[i as usize], self.start[i as usize]);
-            self.vals[Program::base_slot(i)] = std::array::from_fn(|k| (next[k] & moving[k]) | (start[k] & restart[k]));
+            self.vals[Program::base_slot(i)] = either(both(next, moving), both(start, restart));
         }
         // Inputs are left clear between steps, so that a step sets only its chosen moves.
         for &m in &self.chosen {
