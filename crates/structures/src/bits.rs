@@ -131,9 +131,9 @@ mod tests {
             let mut m: [[u64; 3]; 64] = rows.clone().try_into().unwrap();
             transpose(&mut m);
             for (t, row) in rows.iter().enumerate() {
-                for c in 0..64 {
+                for (c, column) in m.iter().enumerate() {
                     for k in 0..3 {
-                        prop_assert_eq!(m[c][k] >> t & 1, row[k] >> c & 1);
+                        prop_assert_eq!(column[k] >> t & 1, row[k] >> c & 1);
                     }
                 }
             }
