@@ -510,7 +510,9 @@ impl Scratch {
         let now = goals.range(state.words(), r);
         self.tiers.clear();
         self.tiers.resize(l.len(), 0);
-        if !goals.is_empty() && (knowledge.tactics || judge.is_none()) {
+        // Lanes say which candidates end the game and with what score, so the judge's watch is
+        // needed only for the latches: every candidate is ranked by them here.
+        if !goals.is_empty() && (knowledge.tactics || judge.is_none() || lanes.is_some()) {
             self.candidates.clear();
             self.candidates.extend(0..l.len());
             let bases = knowledge.latch_watch.bases();
@@ -521,7 +523,7 @@ impl Scratch {
                     look.lookahead(state, joint, r, &self.chosen, &knowledge.latch_watch, &mut self.bits);
                 }
             }
-            rank(&mut self.tiers, &self.candidates, &self.bits, bases, &mut self.after, |_, after| {
+            rank(&mut self.tiers, &self.candidates, &self.bits, bases, &mut self.after, |after| {
                 Ok(tier(now, goals.range(after.words(), r)))
             })?;
         }
@@ -529,37 +531,43 @@ impl Scratch {
             self.candidates.clear();
             self.candidates.extend((0..l.len()).filter(|&k| !knowledge.tactics || ending.bit(l[k] as usize)));
             if !self.candidates.is_empty() {
-                let bases = knowledge.watch.bases();
                 match lanes.as_deref_mut() {
+                    // A candidate that ends the game ranks by its score; the others keep their
+                    // tier by the latches (without latches every range is the full one, `now`).
                     Some(st) => {
-                        watched(st, &self.candidates, bases, &mut self.bits);
-                        if st.terminal() != 0 {
+                        let ended = self.candidates.iter().fold(0u64, |m, &k| m | 1 << k) & st.terminal();
+                        if ended != 0 {
                             st.refresh_goals();
+                        }
+                        for &k in &self.candidates {
+                            let then = match ended >> k & 1 == 1 {
+                                true => {
+                                    let v = machine::played_value(&st.goal_values(k, r)).min(100);
+                                    Some(ScoreRange { min: v, max: v })
+                                }
+                                false if goals.is_empty() => now,
+                                false => continue,
+                            };
+                            self.tiers[k] = tier(now, then);
                         }
                     }
                     None => {
+                        let bases = knowledge.watch.bases();
                         pick(l, &self.candidates, &mut self.chosen);
                         look.lookahead(state, joint, r, &self.chosen, &knowledge.watch, &mut self.bits);
+                        rank(&mut self.tiers, &self.candidates, &self.bits, bases, &mut self.after, |after| {
+                            // A candidate that ended the game: its score by the judge.
+                            let then = match j.is_terminal(after)? {
+                                true => {
+                                    let v = u32::from(score(&j.goal(after, r)));
+                                    Some(ScoreRange { min: v, max: v })
+                                }
+                                false => goals.range(after.words(), r),
+                            };
+                            Ok(tier(now, then))
+                        })?;
                     }
                 }
-                let lanes = lanes.as_deref();
-                rank(&mut self.tiers, &self.candidates, &self.bits, bases, &mut self.after, |k, after| {
-                    // Candidate `k` (its lane) ended the game: its score, by the lanes or the judge.
-                    let ended = match lanes {
-                        Some(st) => {
-                            (st.terminal() >> k & 1 == 1).then(|| machine::played_value(&st.goal_values(k, r)).min(100))
-                        }
-                        None => match j.is_terminal(after)? {
-                            true => Some(u32::from(score(&j.goal(after, r)))),
-                            false => None,
-                        },
-                    };
-                    let then = match ended {
-                        Some(v) => Some(ScoreRange { min: v, max: v }),
-                        None => goals.range(after.words(), r),
-                    };
-                    Ok(tier(now, then))
-                })?;
             }
         }
         Ok(self.tiers.iter().copied().max().unwrap_or(0))
@@ -659,8 +667,7 @@ fn watched(st: &Stepper, lanes: &[usize], bases: &[usize], out: &mut Vec<u64>) {
 }
 
 /// Sets `tiers[candidates[k]]` to what `judge` says of candidate `k`'s next state as far as
-/// `watch` (whose next values `bits` hold, candidate by candidate) reads it (`judge` is given
-/// `candidates[k]` too). Candidates are
+/// `watch` (whose next values `bits` hold, candidate by candidate) reads it. Candidates are
 /// judged again only when their pattern differs from the one before (most moves change no
 /// watched base), and `after` is changed only where it does.
 fn rank(
@@ -669,7 +676,7 @@ fn rank(
     bits: &[u64],
     watch: &[usize],
     after: &mut PropnetState,
-    mut judge: impl FnMut(usize, &PropnetState) -> Result<i8, MachineError>,
+    mut judge: impl FnMut(&PropnetState) -> Result<i8, MachineError>,
 ) -> Result<(), MachineError> {
     let w = watch.len().div_ceil(64);
     let mut last = 0;
@@ -693,7 +700,7 @@ fn rank(
                     }
                 }
             }
-            judge(c, after)?
+            judge(after)?
         };
         last = t;
         tiers[c] = t;
