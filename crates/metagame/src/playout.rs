@@ -395,7 +395,7 @@ fn guided_by(
                     Some(st) => {
                         st.load(&back.state);
                         st.expand(&joint, back.role, &[alternative]);
-                        state = st.state(0);
+                        st.state_into(0, &mut state);
                         st.choose(0);
                         stepped = true;
                     }
@@ -413,7 +413,7 @@ fn guided_by(
         match (lanes, mover) {
             (Some(st), Some(r)) => {
                 let lane = legal[r].iter().position(|&mv| mv == joint[r]).expect("the mover plays a legal move");
-                state = st.state(lane);
+                st.state_into(lane, &mut state);
                 st.choose(lane);
             }
             _ => {

@@ -92,6 +92,11 @@ impl PropnetState {
     pub fn words(&self) -> &[u64] {
         &self.0
     }
+
+    /// The words of the bitset, to be written whole.
+    pub(crate) fn words_mut(&mut self) -> &mut [u64] {
+        &mut self.0
+    }
 }
 
 impl fmt::Debug for PropnetState {

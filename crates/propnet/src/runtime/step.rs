@@ -132,8 +132,17 @@ impl Stepper {
 
     /// Lane `lane`'s state.
     pub fn state(&self, lane: usize) -> PropnetState {
-        let p = &*self.program;
-        PropnetState::from_bases(p.base_count(), (0..p.base_count()).filter(|&i| self.base(i) >> lane & 1 == 1))
+        let mut state = PropnetState::from_bases(self.program.base_count(), []);
+        self.state_into(lane, &mut state);
+        state
+    }
+
+    /// Lane `lane`'s state, written over `state` (a state of this program's game).
+    pub fn state_into(&self, lane: usize, state: &mut PropnetState) {
+        let bases = &self.lanes[Program::base_slot(0)..Program::base_slot(self.program.base_count())];
+        for (word, chunk) in state.words_mut().iter_mut().zip(bases.chunks(64)) {
+            *word = chunk.iter().enumerate().fold(0, |w, (j, v)| w | (v[0] >> lane & 1) << j);
+        }
     }
 
     /// Evaluates the goal gates of the lanes' states (they are left out of the passes, as a
