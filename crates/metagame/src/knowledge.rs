@@ -214,11 +214,14 @@ impl Knowledge {
     /// Every role's score in terminal `state` by the goal emulator, if there is one and it
     /// knows; otherwise the goal net's.
     pub fn scores<M: StateMachine>(&self, m: &mut M, state: &M::State, bits: Option<&[u64]>) -> Vec<u8> {
-        let emulated = self.forms.as_ref().zip(bits).and_then(|(f, b)| f.scores(b));
-        match emulated {
-            Some(values) => values.iter().map(|&v| v.min(100) as u8).collect(),
-            None => scores(m, state),
-        }
+        bits.and_then(|b| self.emulated_scores(b)).unwrap_or_else(|| scores(m, state))
+    }
+
+    /// Every role's score in terminal `state` (propnet state words) by the goal emulator, if
+    /// there is one and it knows.
+    pub fn emulated_scores(&self, state: &[u64]) -> Option<Vec<u8>> {
+        let values = self.forms.as_ref()?.scores(state)?;
+        Some(values.iter().map(|&v| v.min(100) as u8).collect())
     }
 
     /// Per role, the confirmed latch heuristics' value of `state` (propnet state words) on the

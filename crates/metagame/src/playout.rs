@@ -294,8 +294,13 @@ fn guided_by(
     let mut chose = vec![false; roles];
     let mut rewind: Option<Rewind> = None;
     let mut x = Scratch::new(start);
-    // Whether the stepper's lanes hold `state` (with its state gates).
+    // Whether the stepper's lanes hold `state` (with its state gates): from the start, so that
+    // the first step's terminal flag and legal moves are read from them too.
     let mut stepped = false;
+    if let Some(st) = stepper.as_deref_mut() {
+        st.load(&state);
+        stepped = true;
+    }
     let mut steps = 0u32;
     // Whether the tactics changed a move yet, counted once per playout.
     let mut fired = false;
@@ -317,9 +322,14 @@ fn guided_by(
                     bits::insert(ending, joint[r] as usize);
                 }
             }
-            let scores = match decided {
-                Some(decided) => decided.iter().map(|&v| v.min(100) as u8).collect(),
-                None => knowledge.scores(m, &state, Some(state.words())),
+            let scores = match (decided, stepper.as_deref_mut().filter(|_| stepped)) {
+                (Some(decided), _) => decided.iter().map(|&v| v.min(100) as u8).collect(),
+                // The goals of the state the lanes hold, unless the emulator knows them.
+                (None, Some(st)) => knowledge.emulated_scores(state.words()).unwrap_or_else(|| {
+                    st.refresh_goals();
+                    (0..roles).map(|r| st.score(0, r).min(100) as u8).collect()
+                }),
+                (None, None) => knowledge.scores(m, &state, Some(state.words())),
             };
             return Ok((Some(Outcome { scores, complete: true, moves, steps }), steps));
         }
@@ -542,7 +552,7 @@ impl Scratch {
                         for &k in &self.candidates {
                             let then = match ended >> k & 1 == 1 {
                                 true => {
-                                    let v = machine::played_value(&st.goal_values(k, r)).min(100);
+                                    let v = st.score(k, r).min(100);
                                     Some(ScoreRange { min: v, max: v })
                                 }
                                 false if goals.is_empty() => now,

@@ -408,8 +408,9 @@ fn next_state_rejects_illegal_moves_and_wrong_counts() {
 fn a_stepper_walks_games_as_the_single_state_machine_does() {
     // A stepper loaded once walks random games on its own, a role with a choice expanding its
     // moves (64 a pass) and the lane of the move drawn chosen: at every step every candidate's
-    // successor, terminal flag, legal moves and (where it ended) goals equal next_state's,
-    // is_terminal's, legal_moves' and goal_values' on the single-state machine.
+    // successor, terminal flag, legal moves and (where it ended) goals and score equal
+    // next_state's, is_terminal's, legal_moves', goal_values' and goal's on the single-state
+    // machine.
     for_each_game("stepper", |_, net| {
         let deadline = Instant::now() + BUDGET;
         let mut single = PropnetMachine::new(net);
@@ -477,6 +478,9 @@ fn a_stepper_walks_games_as_the_single_state_machine_does() {
                             && stepper.goal_values(k, r) != single.goal_values(&next, r).map_err(|e| e.to_string())?
                         {
                             return Err(at(&format!("candidate {k}: role {r}'s goals differ")));
+                        }
+                        if ended && stepper.score(k, r) != machine::played_score(&single.goal(&next, r)) {
+                            return Err(at(&format!("candidate {k}: role {r}'s score differs")));
                         }
                     }
                     compared += 1;

@@ -125,9 +125,23 @@ impl Stepper {
 
     /// Role `role`'s legal moves in lane `lane`, in input order, into `out`.
     pub fn legal_moves(&self, lane: usize, role: usize, out: &mut Vec<u32>) {
-        out.clear();
         let moves = self.role_moves.get(role).map_or(&[][..], Vec::as_slice);
-        out.extend(moves.iter().filter(|&&m| self.legal(m as usize) >> lane & 1 == 1));
+        // Every move written, the count moved on past the legal ones: no branch to mispredict.
+        out.clear();
+        out.resize(moves.len(), 0);
+        let mut n = 0;
+        for &m in moves {
+            out[n] = m;
+            n += (self.legal(m as usize) >> lane & 1) as usize;
+        }
+        out.truncate(n);
+    }
+
+    /// Role `role`'s score in lane `lane` (after [`refresh_goals`](Self::refresh_goals)), as
+    /// [`machine::played_value`] reads its goal values.
+    pub fn score(&self, lane: usize, role: usize) -> u32 {
+        let goals = self.program.goals.get(role).map_or(&[][..], Vec::as_slice);
+        goals.iter().filter(|&&(_, l)| self.lit(l) >> lane & 1 == 1).map(|&(v, _)| v).max().unwrap_or(0)
     }
 
     /// Lane `lane`'s state.
