@@ -8,7 +8,7 @@ use analysis::{Factors, GoalForms, GoalLatches, LatchHeuristic};
 use machine::{MachineError, StateMachine};
 use propnet::{GoalOracle, Net, Program, Watch};
 use std::sync::Arc;
-use structures::{bits, Bits};
+use structures::Bits;
 
 /// What playouts know beyond the rules: the analysis' goal latches (possibly none), and
 /// cut-down copies of the game's net on which a playout looks a move ahead at a small cost —
@@ -49,9 +49,10 @@ pub(crate) struct Captures {
     pub(crate) next: Arc<Program>,
     /// The pieces' bases, ascending.
     pub(crate) watch: Watch,
-    /// Per role, its pieces by kind: each kind as a bitset over `watch`'s positions, and what a
-    /// piece of it is worth in hundredths (100 each where kinds are not told apart).
-    pub(crate) masks: Vec<Vec<(Vec<u64>, i64)>>,
+    /// Per role, what each of `watch`'s positions adds to its lead in material when true, in
+    /// hundredths: a piece's worth where it is the role's, less it where it is another's (100
+    /// a piece where kinds are not told apart).
+    pub(crate) weights: Vec<Vec<i64>>,
 }
 
 impl Captures {
@@ -59,40 +60,43 @@ impl Captures {
     fn new(net: &Net, pieces: &Pieces) -> Captures {
         let watch: Vec<usize> =
             (0..net.bases.len()).filter(|&b| pieces.sets.iter().any(|set| set.group.mask.bit(b))).collect();
-        let over_watch = |of: &[u64]| {
-            let mut mask = Vec::new();
-            for (j, &b) in watch.iter().enumerate() {
-                if of.bit(b) {
-                    bits::insert(&mut mask, j);
-                }
-            }
-            mask
-        };
-        let masks = pieces
+        // Per role, each kind of its pieces: the bases of the kind and what a piece is worth.
+        let kinds: Vec<Vec<(&[u64], i64)>> = pieces
             .sets
             .iter()
             .map(|set| match set.kinds.is_empty() {
-                true => vec![(over_watch(&set.group.mask), 100)],
-                false => {
-                    set.kinds.iter().map(|k| (over_watch(&k.group.mask), (k.value * 100.0).round() as i64)).collect()
-                }
+                true => vec![(&set.group.mask[..], 100)],
+                false => set.kinds.iter().map(|k| (&k.group.mask[..], (k.value * 100.0).round() as i64)).collect(),
+            })
+            .collect();
+        let weights = (0..kinds.len())
+            .map(|role| {
+                let worth = |q: usize, b: usize| -> i64 {
+                    kinds[q].iter().filter(|(mask, _)| mask.bit(b)).map(|&(_, w)| w).sum()
+                };
+                let weight =
+                    |b: usize| (0..kinds.len()).map(|q| if q == role { worth(q, b) } else { -worth(q, b) }).sum();
+                watch.iter().map(|&b| weight(b)).collect()
             })
             .collect();
         let next = Arc::new(Program::new(&propnet::cut::to_next(net, &watch)));
         let watch = Watch::new(&next, watch);
-        Captures { next, watch, masks }
+        Captures { next, watch, weights }
     }
 
-    /// Every role's material in `seen` (bits over the watch's positions), in hundredths.
-    pub(crate) fn worths<'a>(&'a self, seen: &'a [u64]) -> impl Iterator<Item = i64> + 'a {
-        self.masks
-            .iter()
-            .map(move |kinds| kinds.iter().map(|(mask, worth)| worth * i64::from(bits::count(mask, seen))).sum())
-    }
-
-    /// `role`'s material against the others' from each role's material.
-    pub(crate) fn lead(role: usize, worths: impl Iterator<Item = i64>) -> i64 {
-        worths.enumerate().map(|(q, n)| if q == role { n } else { -n }).sum()
+    /// `role`'s material against the others' in `seen` (bits over the watch's positions), in
+    /// hundredths.
+    pub(crate) fn lead(&self, role: usize, seen: &[u64]) -> i64 {
+        let weights = &self.weights[role];
+        let mut lead = 0;
+        for (i, &word) in seen.iter().enumerate() {
+            let mut word = word;
+            while word != 0 {
+                lead += weights[i * 64 + word.trailing_zeros() as usize];
+                word &= word - 1;
+            }
+        }
+        lead
     }
 }
 

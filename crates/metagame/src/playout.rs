@@ -603,14 +603,36 @@ impl Scratch {
         self.candidates.clear();
         self.candidates.extend((0..l.len()).filter(|&k| self.tiers[k] == best));
         pick(l, &self.candidates, &mut self.chosen);
-        match lanes {
-            Some(st) => watched(st, &self.candidates, c.watch.bases(), &mut self.bits),
-            None => cm.lookahead(state, joint, r, &self.chosen, &c.watch, &mut self.bits),
-        }
-        let w = c.watch.bases().len().div_ceil(64);
-        let bits = &self.bits;
         self.leads.clear();
-        self.leads.extend((0..self.chosen.len()).map(|k| Captures::lead(r, c.worths(&bits[k * w..(k + 1) * w]))));
+        match lanes {
+            // What each candidate changes of the lead, from the pieces its lane has that the
+            // state has not and the other way round (a constant apart, the lead: the draw
+            // among the best is the same).
+            Some(st) => {
+                self.leads.resize(self.candidates.len(), 0);
+                let mut at = [0usize; Stepper::LANES];
+                let mut mask = 0u64;
+                for (k, &lane) in self.candidates.iter().enumerate() {
+                    at[lane] = k;
+                    mask |= 1 << lane;
+                }
+                for (&b, &weight) in c.watch.bases().iter().zip(&c.weights[r]) {
+                    let now = u64::from(state.contains(b)).wrapping_neg();
+                    let mut changed = (st.base(b) ^ now) & mask;
+                    let gain = if now == 0 { weight } else { -weight };
+                    while changed != 0 {
+                        self.leads[at[changed.trailing_zeros() as usize]] += gain;
+                        changed &= changed - 1;
+                    }
+                }
+            }
+            None => {
+                cm.lookahead(state, joint, r, &self.chosen, &c.watch, &mut self.bits);
+                let w = c.watch.bases().len().div_ceil(64);
+                let bits = &self.bits;
+                self.leads.extend((0..self.chosen.len()).map(|k| c.lead(r, &bits[k * w..(k + 1) * w])));
+            }
+        }
         if let Some(mv) = redraw(&self.chosen, &self.leads, joint[r], rng) {
             joint[r] = mv;
         }
