@@ -508,7 +508,7 @@ impl Scratch {
         &mut self,
         look: &mut PropnetMachine,
         judge: Option<&mut PropnetMachine>,
-        mut lanes: Option<&mut Stepper>,
+        lanes: Option<&mut Stepper>,
         knowledge: &Knowledge,
         ending: &[u64],
         state: &PropnetState,
@@ -541,7 +541,7 @@ impl Scratch {
             self.candidates.clear();
             self.candidates.extend((0..l.len()).filter(|&k| !knowledge.tactics || ending.bit(l[k] as usize)));
             if !self.candidates.is_empty() {
-                match lanes.as_deref_mut() {
+                match lanes {
                     // A candidate that ends the game ranks by its score; the others keep their
                     // tier by the latches (without latches every range is the full one, `now`).
                     Some(st) => {
