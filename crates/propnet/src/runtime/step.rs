@@ -12,7 +12,7 @@ use super::batch::LANES;
 use super::eval::{self, read};
 use super::expand::set_candidates;
 use super::machine::PropnetState;
-use super::program::{Lit, Phase, Program};
+use super::program::{Lit, Phase, Program, FALSE};
 use std::sync::Arc;
 
 /// A marking of 64 lanes for stepping through one game (see the module's documentation).
@@ -26,8 +26,12 @@ pub struct Stepper {
     used: u64,
     /// Whether the goal gates hold the lanes' current states.
     goals_fresh: bool,
-    /// Per role, its moves (input indices) in input order.
-    role_moves: Vec<Vec<u32>>,
+    /// Per program (the whole, then each turn's), per role, its moves (input indices) in input
+    /// order but those the program never makes legal (a turn's waiting role's).
+    role_moves: Vec<Vec<Vec<u32>>>,
+    /// The turn of the game's cycle the lanes stand at, where the program has turn programs
+    /// (see `turns`): its program evaluates them and its literals are read.
+    turn: Option<usize>,
 }
 
 impl Stepper {
@@ -40,13 +44,32 @@ impl Stepper {
         if program.outputs_read_inputs {
             return None;
         }
-        let lanes = vec![[0]; program.slots];
+        let lanes = vec![[0]; program.marking_slots()];
         let next = vec![0; program.base_count()];
-        let mut role_moves = vec![Vec::new(); program.roles.len()];
-        for (m, &r) in program.move_role.iter().enumerate() {
-            role_moves[r as usize].push(m as u32);
-        }
-        Some(Stepper { program, lanes, next, used: 0, goals_fresh: false, role_moves })
+        let turns = program.turns.iter().flat_map(|t| t.programs());
+        let role_moves = std::iter::once(&*program)
+            .chain(turns)
+            .map(|p| {
+                let mut moves = vec![Vec::new(); p.roles.len()];
+                for (m, &r) in p.move_role.iter().enumerate().filter(|&(m, _)| p.legal[m] != FALSE) {
+                    moves[r as usize].push(m as u32);
+                }
+                moves
+            })
+            .collect();
+        Some(Stepper { program, lanes, next, used: 0, goals_fresh: false, role_moves, turn: None })
+    }
+
+    /// The program that evaluates the lanes and whose literals are read: their turn's.
+    #[inline]
+    fn current(&self) -> &Program {
+        turn_program(&self.program, self.turn)
+    }
+
+    /// The turn the lanes `used` stand at, by their base slots.
+    fn turn_of(&self, used: u64) -> Option<usize> {
+        let turns = self.program.turns.as_deref()?;
+        turns.turn(|b| self.lanes[Program::base_slot(b)], [used])
     }
 
     /// The program stepped.
@@ -56,12 +79,13 @@ impl Stepper {
 
     /// Makes `state` the state of every lane and evaluates its state gates.
     pub fn load(&mut self, state: &PropnetState) {
-        let p = &*self.program;
+        let count = self.program.base_count();
         self.lanes.fill([0]);
-        for i in state.bases().filter(|&i| i < p.base_count()) {
+        for i in state.bases().filter(|&i| i < count) {
             self.lanes[Program::base_slot(i)] = [!0];
         }
-        eval::run(p, Phase::Core, &mut self.lanes);
+        self.turn = self.turn_of(!0);
+        eval::run(turn_program(&self.program, self.turn), Phase::Core, &mut self.lanes);
         self.used = !0;
         self.goals_fresh = false;
     }
@@ -74,7 +98,7 @@ impl Stepper {
     /// With more than 64 candidates.
     pub fn expand(&mut self, joint: &[u32], role: usize, candidates: &[u32]) {
         assert!(candidates.len() <= LANES, "{} candidates for 64 lanes", candidates.len());
-        let p = &*self.program;
+        let p = turn_program(&self.program, self.turn);
         let inputs = p.input_slot(0)..p.input_slot(0) + p.move_count();
         self.lanes[inputs].fill([0]);
         let used = set_candidates(p, &mut self.lanes, joint, role, candidates);
@@ -85,7 +109,9 @@ impl Stepper {
         for (i, &n) in self.next.iter().enumerate() {
             self.lanes[Program::base_slot(i)] = [n];
         }
-        eval::run(p, Phase::Core, &mut self.lanes);
+        // Every successor stands at the same turn: a turn's clock never reads a move.
+        self.turn = self.turn_of(used);
+        eval::run(turn_program(&self.program, self.turn), Phase::Core, &mut self.lanes);
         self.used = used;
         self.goals_fresh = false;
     }
@@ -101,14 +127,14 @@ impl Stepper {
     /// The lanes where literal `l` of the state gates holds (goal literals only after
     /// [`refresh_goals`](Self::refresh_goals)).
     #[inline]
-    pub(crate) fn lit(&self, l: Lit) -> u64 {
+    fn lit(&self, l: Lit) -> u64 {
         read(&self.lanes, l)[0] & self.used
     }
 
     /// The lanes whose state is terminal.
     #[inline]
     pub fn terminal(&self) -> u64 {
-        self.lit(self.program.terminal)
+        self.lit(self.current().terminal)
     }
 
     /// The lanes where base `i` is true.
@@ -120,19 +146,20 @@ impl Stepper {
     /// The lanes where move `m` (an input index) is legal.
     #[inline]
     pub fn legal(&self, m: usize) -> u64 {
-        self.lit(self.program.legal[m])
+        self.lit(self.current().legal[m])
     }
 
     /// Role `role`'s legal moves in lane `lane`, in input order, into `out`.
     pub fn legal_moves(&self, lane: usize, role: usize, out: &mut Vec<u32>) {
-        let moves = self.role_moves.get(role).map_or(&[][..], Vec::as_slice);
+        let p = self.current();
+        let moves = self.role_moves[self.turn.map_or(0, |t| t + 1)].get(role).map_or(&[][..], Vec::as_slice);
         // Every move written, the count moved on past the legal ones: no branch to mispredict.
         out.clear();
         out.resize(moves.len(), 0);
         let mut n = 0;
         for &m in moves {
             out[n] = m;
-            n += (self.legal(m as usize) >> lane & 1) as usize;
+            n += (self.lit(p.legal[m as usize]) >> lane & 1) as usize;
         }
         out.truncate(n);
     }
@@ -140,7 +167,7 @@ impl Stepper {
     /// Role `role`'s score in lane `lane` (after [`refresh_goals`](Self::refresh_goals)), as
     /// [`machine::played_value`] reads its goal values.
     pub fn score(&self, lane: usize, role: usize) -> u32 {
-        let goals = self.program.goals.get(role).map_or(&[][..], Vec::as_slice);
+        let goals = self.current().goals.get(role).map_or(&[][..], Vec::as_slice);
         goals.iter().filter(|&&(_, l)| self.lit(l) >> lane & 1 == 1).map(|&(v, _)| v).max().unwrap_or(0)
     }
 
@@ -163,13 +190,22 @@ impl Stepper {
     /// goal is asked for rarely); call before reading a goal literal.
     pub fn refresh_goals(&mut self) {
         if !std::mem::replace(&mut self.goals_fresh, true) {
-            eval::run(&self.program, Phase::Goal, &mut self.lanes);
+            eval::run(turn_program(&self.program, self.turn), Phase::Goal, &mut self.lanes);
         }
     }
 
     /// Role `role`'s goal values in lane `lane` (after [`refresh_goals`](Self::refresh_goals)).
     pub fn goal_values(&self, lane: usize, role: usize) -> Vec<u32> {
-        let goals = self.program.goals.get(role).map_or(&[][..], Vec::as_slice);
+        let goals = self.current().goals.get(role).map_or(&[][..], Vec::as_slice);
         goals.iter().filter(|&&(_, l)| self.lit(l) >> lane & 1 == 1).map(|&(v, _)| v).collect()
+    }
+}
+
+/// `program`'s program of turn `turn` (see `turns`), or `program` itself without one.
+#[inline]
+fn turn_program(program: &Program, turn: Option<usize>) -> &Program {
+    match (turn, &program.turns) {
+        (Some(t), Some(turns)) => turns.get(t),
+        _ => program,
     }
 }

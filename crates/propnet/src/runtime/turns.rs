@@ -66,8 +66,21 @@ impl Turns {
     /// The program of the turn the `lanes` all stand at, if they do and it is one of the cycle's.
     #[inline]
     pub(crate) fn program<const W: usize>(&self, bases: &[[u64; W]], lanes: [u64; W]) -> Option<&Program> {
-        let key = self.key(|b| bases[b], lanes)?;
-        self.turns.iter().find(|(k, _)| *k == key).map(|(_, p)| p)
+        self.turn(|b| bases[b], lanes).map(|t| self.get(t))
+    }
+
+    /// The index of the turn the `lanes` all stand at (see [`key`](Self::key)), if they do and
+    /// it is one of the cycle's.
+    #[inline]
+    pub(crate) fn turn<const W: usize>(&self, base: impl Fn(usize) -> [u64; W], lanes: [u64; W]) -> Option<usize> {
+        let key = self.key(base, lanes)?;
+        self.turns.iter().position(|(k, _)| *k == key)
+    }
+
+    /// The program of turn `turn` (an index [`turn`](Self::turn) gave).
+    #[inline]
+    pub(crate) fn get(&self, turn: usize) -> &Program {
+        &self.turns[turn].1
     }
 }
 
