@@ -3,10 +3,11 @@
 //! k the successor under the mover's k-th candidate (one pass over the move gates, one over the
 //! successors' state gates), so each candidate's next state, terminal flag, legal moves and, on
 //! demand, goals are read lane by lane; [`Stepper::choose`] then makes one lane's successor the
-//! state of every lane, state gates included, ready for the next expansion. A step of a playout
-//! that looks one move ahead so costs two passes and a copy, whatever the move changed, where
-//! the single-state marking propagates the step's changes and every candidate's (see
-//! [`forward`](super::forward)).
+//! state of every lane, state gates included, ready for the next expansion. Where the game has
+//! turn programs (see [`turns`](super::turns)), the lanes run the program of their turn. A step
+//! of a playout that looks one move ahead so costs two passes and a copy, whatever the move
+//! changed, where the single-state marking propagates the step's changes and every candidate's
+//! (see [`forward`](super::forward)).
 
 use super::batch::LANES;
 use super::eval::{self, read};
