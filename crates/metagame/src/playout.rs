@@ -610,12 +610,7 @@ impl Scratch {
             // among the best is the same).
             Some(st) => {
                 self.leads.resize(self.candidates.len(), 0);
-                let mut at = [0usize; Stepper::LANES];
-                let mut mask = 0u64;
-                for (k, &lane) in self.candidates.iter().enumerate() {
-                    at[lane] = k;
-                    mask |= 1 << lane;
-                }
+                let (at, mask) = positions(&self.candidates);
                 for (&b, &weight) in c.watch.bases().iter().zip(&c.weights[r]) {
                     let now = u64::from(state.contains(b)).wrapping_neg();
                     let mut changed = (st.base(b) ^ now) & mask;
@@ -659,6 +654,18 @@ fn pick(legal: &[u32], indices: &[usize], out: &mut Vec<u32>) {
     out.extend(indices.iter().map(|&k| legal[k]));
 }
 
+/// Per lane, its position among `lanes` (the stepper's lanes of some candidates), and the mask
+/// of those lanes.
+fn positions(lanes: &[usize]) -> ([usize; Stepper::LANES], u64) {
+    let mut at = [0usize; Stepper::LANES];
+    let mut mask = 0u64;
+    for (k, &lane) in lanes.iter().enumerate() {
+        at[lane] = k;
+        mask |= 1 << lane;
+    }
+    (at, mask)
+}
+
 /// What a look-ahead over `bases` gives for the candidates in lanes `lanes` of an expansion,
 /// read from the lanes: bit j of `out[k * w..(k + 1) * w]` (`w` words per candidate) is base
 /// `bases[j]` in lane `lanes[k]`'s successor.
@@ -669,12 +676,7 @@ fn watched(st: &Stepper, lanes: &[usize], bases: &[usize], out: &mut Vec<u64>) {
     if lanes.is_empty() {
         return;
     }
-    let mut at = [0usize; Stepper::LANES];
-    let mut mask = 0u64;
-    for (k, &lane) in lanes.iter().enumerate() {
-        at[lane] = k;
-        mask |= 1 << lane;
-    }
+    let (at, mask) = positions(lanes);
     // Most bases are alike in every candidate's successor: those true in all of them are set in
     // the first row, copied to the others; only the rest are set lane by lane.
     for (j, &b) in bases.iter().enumerate() {

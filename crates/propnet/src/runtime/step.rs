@@ -168,8 +168,7 @@ impl Stepper {
     /// Role `role`'s score in lane `lane` (after [`refresh_goals`](Self::refresh_goals)), as
     /// [`machine::played_value`] reads its goal values.
     pub fn score(&self, lane: usize, role: usize) -> u32 {
-        let goals = self.current().goals.get(role).map_or(&[][..], Vec::as_slice);
-        goals.iter().filter(|&&(_, l)| self.lit(l) >> lane & 1 == 1).map(|&(v, _)| v).max().unwrap_or(0)
+        self.goals_held(lane, role).max().unwrap_or(0)
     }
 
     /// Lane `lane`'s state.
@@ -197,8 +196,13 @@ impl Stepper {
 
     /// Role `role`'s goal values in lane `lane` (after [`refresh_goals`](Self::refresh_goals)).
     pub fn goal_values(&self, lane: usize, role: usize) -> Vec<u32> {
+        self.goals_held(lane, role).collect()
+    }
+
+    /// The values of role `role`'s goals that hold in lane `lane`, in the program's order.
+    fn goals_held(&self, lane: usize, role: usize) -> impl Iterator<Item = u32> + '_ {
         let goals = self.current().goals.get(role).map_or(&[][..], Vec::as_slice);
-        goals.iter().filter(|&&(_, l)| self.lit(l) >> lane & 1 == 1).map(|&(v, _)| v).collect()
+        goals.iter().filter(move |&&(_, l)| self.lit(l) >> lane & 1 == 1).map(|&(v, _)| v)
     }
 }
 
