@@ -462,27 +462,8 @@ fn a_stepper_walks_games_as_the_single_state_machine_does() {
                 for (k, &c) in candidates.iter().enumerate() {
                     joint[role] = c;
                     let next = single.next_state(&state, &joint).map_err(|e| e.to_string())?;
-                    if stepper.state(k) != next {
-                        return Err(at(&format!("candidate {k}'s successor differs")));
-                    }
-                    let ended = single.is_terminal(&next).map_err(|e| e.to_string())?;
-                    if (terminals >> k & 1 == 1) != ended {
-                        return Err(at(&format!("candidate {k}'s terminal flag differs")));
-                    }
-                    for r in 0..roles {
-                        stepper.legal_moves(k, r, &mut moves);
-                        if moves != single.legal_moves(&next, r).map_err(|e| e.to_string())? {
-                            return Err(at(&format!("candidate {k}: role {r}'s legal moves differ")));
-                        }
-                        if ended
-                            && stepper.goal_values(k, r) != single.goal_values(&next, r).map_err(|e| e.to_string())?
-                        {
-                            return Err(at(&format!("candidate {k}: role {r}'s goals differ")));
-                        }
-                        if ended && stepper.score(k, r) != machine::played_score(&single.goal(&next, r)) {
-                            return Err(at(&format!("candidate {k}: role {r}'s score differs")));
-                        }
-                    }
+                    same_lane(&stepper, &mut single, k, &next, &mut moves)
+                        .map_err(|e| at(&format!("candidate {k}: {e}")))?;
                     compared += 1;
                 }
                 let k = pick(rng.next_u64(), role, candidates.len());
@@ -493,5 +474,144 @@ fn a_stepper_walks_games_as_the_single_state_machine_does() {
             }
         }
         Ok(format!("{steps} steps, {compared} successors compared"))
+    });
+}
+
+/// Whether lane `lane` of `stepper` (its goals refreshed where a lane is terminal) holds `next`
+/// as the single-state machine sees it: the state, terminal flag, each role's legal moves and,
+/// where it ended, goal values and score.
+fn same_lane(
+    stepper: &propnet::Stepper,
+    single: &mut PropnetMachine,
+    lane: usize,
+    next: &PropnetState,
+    moves: &mut Vec<u32>,
+) -> Result<(), String> {
+    if stepper.state(lane) != *next {
+        return Err("the successor differs".into());
+    }
+    let ended = single.is_terminal(next).map_err(|e| e.to_string())?;
+    if (stepper.terminal() >> lane & 1 == 1) != ended {
+        return Err("the terminal flag differs".into());
+    }
+    for r in 0..single.roles().len() {
+        stepper.legal_moves(lane, r, moves);
+        if *moves != single.legal_moves(next, r).map_err(|e| e.to_string())? {
+            return Err(format!("role {r}'s legal moves differ"));
+        }
+        if ended && stepper.goal_values(lane, r) != single.goal_values(next, r).map_err(|e| e.to_string())? {
+            return Err(format!("role {r}'s goals differ"));
+        }
+        if ended && stepper.score(lane, r) != machine::played_score(&single.goal(next, r)) {
+            return Err(format!("role {r}'s score differs"));
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn a_stepper_walks_games_side_by_side_as_the_single_state_machine_does() {
+    // Groups of 4 to 32 lanes each walk a random game of their own from a state a few random
+    // moves in: every step each group's mover has its first candidates (as many as the group has
+    // lanes) staged, one pass expands them all, and a lane drawn in each group becomes the
+    // group's state. Every candidate's lane holds what the single-state machine gives.
+    for_each_game("stepper groups", |_, net| {
+        let deadline = Instant::now() + BUDGET;
+        let mut single = PropnetMachine::new(net);
+        let Some(mut stepper) = propnet::Stepper::new(Arc::clone(single.program())) else {
+            return Ok("legal or goal outputs read the moves: no stepper".into());
+        };
+        let initial = single.initial_state();
+        let roles = single.roles().len();
+        let (mut steps, mut compared) = (0, 0);
+        let mut moves = Vec::new();
+        // A joint move of random legal moves in `state` (one role's drawn by `choice`), unless
+        // it is over.
+        let draw = |single: &mut PropnetMachine, state: &PropnetState, choice: u64| -> Result<_, String> {
+            if single.is_terminal(state).map_err(|e| e.to_string())? {
+                return Ok(None);
+            }
+            let legal: Vec<Vec<u32>> = (0..roles)
+                .map(|r| single.legal_moves(state, r))
+                .collect::<Result<_, _>>()
+                .map_err(|e| e.to_string())?;
+            if legal.iter().any(Vec::is_empty) {
+                return Ok(None);
+            }
+            let joint: Vec<u32> = legal.iter().enumerate().map(|(r, l)| l[pick(choice, r, l.len())]).collect();
+            Ok(Some((joint, legal)))
+        };
+        for seed in 0..16u64 {
+            if seed > 0 && Instant::now() > deadline {
+                break;
+            }
+            let mut rng = SmallRng::seed_from_u64(seed);
+            let width = 4 << (seed % 4);
+            let groups = 64 / width;
+            let mut states = Vec::with_capacity(groups);
+            for g in 0..groups {
+                let mut state = initial.clone();
+                for _ in 0..rng.next_u64() % 8 {
+                    let Some((joint, _)) = draw(&mut single, &state, rng.next_u64())? else { break };
+                    state = single.next_state(&state, &joint).map_err(|e| e.to_string())?;
+                }
+                stepper.load_group(width, g, &state);
+                states.push(Some(state));
+            }
+            stepper.settle();
+            for step in 0..MAX_STEPS {
+                let at = |g: usize, what: &str| format!("seed {seed} step {step} group {g}: {what}");
+                let mut staged = vec![None; groups];
+                for (g, slot) in states.iter_mut().enumerate() {
+                    let Some(state) = slot.as_ref() else { continue };
+                    let first = g * width;
+                    let terminal = single.is_terminal(state).map_err(|e| e.to_string())?;
+                    if (stepper.terminal() >> first & 1 == 1) != terminal {
+                        return Err(at(g, "terminal differs"));
+                    }
+                    let Some((joint, legal)) = draw(&mut single, state, rng.next_u64())? else {
+                        *slot = None;
+                        continue;
+                    };
+                    for (r, l) in legal.iter().enumerate() {
+                        stepper.legal_moves(first, r, &mut moves);
+                        if moves != *l {
+                            return Err(at(g, &format!("role {r}'s legal moves differ")));
+                        }
+                    }
+                    let role = (0..roles).find(|&r| legal[r].len() > 1).unwrap_or(0);
+                    let candidates: Vec<u32> = legal[role].iter().copied().take(width).collect();
+                    stepper.stage(width, g, &joint, role, &candidates);
+                    staged[g] = Some((joint, role, candidates));
+                }
+                if staged.iter().all(Option::is_none) {
+                    break;
+                }
+                stepper.advance();
+                if stepper.terminal() != 0 {
+                    stepper.refresh_goals();
+                }
+                let mut chosen = 0u64;
+                for (g, expansion) in staged.into_iter().enumerate() {
+                    let Some((mut joint, role, candidates)) = expansion else { continue };
+                    let state = states[g].take().expect("a group staged holds a state");
+                    let mut nexts = Vec::with_capacity(candidates.len());
+                    for (k, &c) in candidates.iter().enumerate() {
+                        joint[role] = c;
+                        let next = single.next_state(&state, &joint).map_err(|e| e.to_string())?;
+                        same_lane(&stepper, &mut single, g * width + k, &next, &mut moves)
+                            .map_err(|e| at(g, &format!("candidate {k}: {e}")))?;
+                        nexts.push(next);
+                        compared += 1;
+                    }
+                    let k = pick(rng.next_u64(), role, candidates.len());
+                    chosen |= 1 << (g * width + k);
+                    states[g] = Some(nexts.swap_remove(k));
+                }
+                stepper.choose_groups(width, chosen);
+                steps += 1;
+            }
+        }
+        Ok(format!("{steps} group steps, {compared} successors compared"))
     });
 }

@@ -81,7 +81,7 @@ impl Expansion {
         debug_assert!(!p.outputs_read_inputs);
         for (c, chunk) in candidates.chunks(LANES).enumerate() {
             self.load(p, marking);
-            let used = set_candidates(p, &mut self.lanes, joint, role, chunk);
+            let used = set_candidates(p, &mut self.lanes, joint, role, chunk, 0);
             eval::run(p, Phase::Move, &mut self.lanes);
             for (j, &l) in lits.iter().enumerate() {
                 for lane in bits(read(&self.lanes, l)[0] & used) {
@@ -115,22 +115,24 @@ pub(super) fn first_lanes(n: usize) -> u64 {
     }
 }
 
-/// Sets the inputs of a look at `role`'s `candidates` (at most 64, the inputs clear): candidate k
-/// in lane k, every other role's move in `joint` in each of those lanes. Returns those lanes.
+/// Sets the inputs of a look at `role`'s `candidates` (at most 64, the inputs of their lanes
+/// clear) in the lanes from `first`: candidate k in lane `first + k`, every other role's move in
+/// `joint` in each of those lanes. Returns those lanes.
 pub(super) fn set_candidates(
     p: &Program,
     lanes: &mut [[u64; 1]],
     joint: &[u32],
     role: usize,
     candidates: &[u32],
+    first: usize,
 ) -> u64 {
-    let used = first_lanes(candidates.len());
+    let used = first_lanes(candidates.len()) << first;
     let others = joint.iter().enumerate().filter(|&(r, _)| r != role).map(|(_, &m)| m);
     for m in others {
-        lanes[p.input_slot(m as usize)][0] = used;
+        lanes[p.input_slot(m as usize)][0] |= used;
     }
     for (lane, &m) in candidates.iter().enumerate() {
-        lanes[p.input_slot(m as usize)][0] |= 1 << lane;
+        lanes[p.input_slot(m as usize)][0] |= 1 << (first + lane);
     }
     used
 }

@@ -666,6 +666,16 @@ impl Program {
         self.move_names.len()
     }
 
+    /// The most moves one role has whose legality is not constantly false: at most that many
+    /// legal moves in any state.
+    pub fn most_moves(&self) -> usize {
+        let mut per_role = vec![0; self.roles.len()];
+        for (&r, _) in self.move_role.iter().zip(&self.legal).filter(|&(_, &l)| l != FALSE) {
+            per_role[r as usize] += 1;
+        }
+        per_role.into_iter().max().unwrap_or(0)
+    }
+
     /// The slot of base proposition `i`.
     pub(crate) fn base_slot(i: usize) -> usize {
         1 + i

@@ -8,10 +8,16 @@
 //! of a playout that looks one move ahead so costs two passes and a copy, whatever the move
 //! changed, where the single-state marking propagates the step's changes and every candidate's
 //! (see [`forward`](super::forward)).
+//!
+//! Where a mover has far fewer than 64 candidates, the lanes are split into groups of `width`
+//! lanes (a power of two), each stepping a game of its own: [`Stepper::load_group`] puts a state
+//! in a group, [`Stepper::stage`] sets a group's candidates, one [`Stepper::advance`] expands
+//! every group staged, and [`Stepper::choose_groups`] makes one lane of each group its group's
+//! state. Eight games of Connect Four (seven candidates each) so step with the passes one takes.
 
 use super::batch::LANES;
 use super::eval::{self, read};
-use super::expand::set_candidates;
+use super::expand::{first_lanes, set_candidates};
 use super::machine::PropnetState;
 use super::program::{Lit, Phase, Program, FALSE};
 use std::sync::Arc;
@@ -23,8 +29,12 @@ pub struct Stepper {
     lanes: Vec<[u64; 1]>,
     /// Per base, its next value in each lane, from the last expansion.
     next: Vec<u64>,
-    /// The lanes the last expansion filled (bit k: candidate k).
+    /// The lanes that hold a state (after an expansion, bit k: candidate k).
     used: u64,
+    /// The lanes whose inputs the next [`advance`](Stepper::advance) plays.
+    staged: u64,
+    /// Whether a state was loaded since the last pass over the state gates.
+    stale: bool,
     /// Whether the goal gates hold the lanes' current states.
     goals_fresh: bool,
     /// Per program (the whole, then each turn's), per role, its moves (input indices) in input
@@ -58,7 +68,17 @@ impl Stepper {
                 moves
             })
             .collect();
-        Some(Stepper { program, lanes, next, used: 0, goals_fresh: false, role_moves, turn: None })
+        Some(Stepper {
+            program,
+            lanes,
+            next,
+            used: 0,
+            staged: 0,
+            stale: false,
+            goals_fresh: false,
+            role_moves,
+            turn: None,
+        })
     }
 
     /// The program that evaluates the lanes and whose literals are read: their turn's.
@@ -78,17 +98,46 @@ impl Stepper {
         &self.program
     }
 
+    /// The lanes of group `group` of `width` lanes.
+    #[inline]
+    pub fn group_lanes(width: usize, group: usize) -> u64 {
+        first_lanes(width) << (group * width)
+    }
+
     /// Makes `state` the state of every lane and evaluates its state gates.
     pub fn load(&mut self, state: &PropnetState) {
-        let count = self.program.base_count();
-        self.lanes.fill([0]);
-        for i in state.bases().filter(|&i| i < count) {
-            self.lanes[Program::base_slot(i)] = [!0];
+        self.load_lanes(!0, state);
+        self.settle();
+    }
+
+    /// Makes `state` the state of group `group`'s lanes (groups of `width` lanes, a power of two
+    /// up to 64); its state gates are evaluated at the next [`settle`](Self::settle) or
+    /// [`advance`](Self::advance).
+    pub fn load_group(&mut self, width: usize, group: usize, state: &PropnetState) {
+        self.load_lanes(Stepper::group_lanes(width, group), state);
+    }
+
+    /// Writes `state`'s bases into `lanes`.
+    fn load_lanes(&mut self, lanes: u64, state: &PropnetState) {
+        let words = state.words();
+        let slots = &mut self.lanes[Program::base_slot(0)..Program::base_slot(self.program.base_count())];
+        for (chunk, &word) in slots.chunks_mut(64).zip(words) {
+            for (j, slot) in chunk.iter_mut().enumerate() {
+                let on = (word >> j & 1).wrapping_neg();
+                slot[0] = (slot[0] & !lanes) | (on & lanes);
+            }
         }
-        self.turn = self.turn_of(!0);
-        eval::run(turn_program(&self.program, self.turn), Phase::Core, &mut self.lanes);
-        self.used = !0;
-        self.goals_fresh = false;
+        self.used |= lanes;
+        self.stale = true;
+    }
+
+    /// Evaluates the state gates of the states loaded since the last pass, if any.
+    pub fn settle(&mut self) {
+        if std::mem::take(&mut self.stale) {
+            self.turn = self.turn_of(self.used);
+            eval::run(turn_program(&self.program, self.turn), Phase::Core, &mut self.lanes);
+            self.goals_fresh = false;
+        }
     }
 
     /// Gives lane k the successor of the lanes' state when `role` plays `candidates[k]` and
@@ -98,11 +147,33 @@ impl Stepper {
     /// # Panics
     /// With more than 64 candidates.
     pub fn expand(&mut self, joint: &[u32], role: usize, candidates: &[u32]) {
-        assert!(candidates.len() <= LANES, "{} candidates for 64 lanes", candidates.len());
+        self.stage(LANES, 0, joint, role, candidates);
+        self.advance();
+    }
+
+    /// Stages group `group`'s expansion (groups of `width` lanes): at the next
+    /// [`advance`](Self::advance), its lane k gets the successor of the group's state when
+    /// `role` plays `candidates[k]` and every other role its move in `joint`.
+    ///
+    /// # Panics
+    /// With more candidates than `width`.
+    pub fn stage(&mut self, width: usize, group: usize, joint: &[u32], role: usize, candidates: &[u32]) {
+        assert!(candidates.len() <= width, "{} candidates for groups of {width} lanes", candidates.len());
         let p = turn_program(&self.program, self.turn);
-        let inputs = p.input_slot(0)..p.input_slot(0) + p.move_count();
-        self.lanes[inputs].fill([0]);
-        let used = set_candidates(p, &mut self.lanes, joint, role, candidates);
+        if self.staged == 0 {
+            let inputs = p.input_slot(0)..p.input_slot(0) + p.move_count();
+            self.lanes[inputs].fill([0]);
+        }
+        self.staged |= set_candidates(p, &mut self.lanes, joint, role, candidates, group * width);
+    }
+
+    /// Expands every group staged (with the state gates of states loaded since the last pass):
+    /// the lanes staged then hold the successors, with their state gates, and no other lane a
+    /// state.
+    pub fn advance(&mut self) {
+        self.settle();
+        let used = std::mem::take(&mut self.staged);
+        let p = turn_program(&self.program, self.turn);
         eval::run(p, Phase::Move, &mut self.lanes);
         for (i, n) in self.next.iter_mut().enumerate() {
             *n = read(&self.lanes, p.next[i])[0] & used;
@@ -110,7 +181,8 @@ impl Stepper {
         for (i, &n) in self.next.iter().enumerate() {
             self.lanes[Program::base_slot(i)] = [n];
         }
-        // Every successor stands at the same turn: a turn's clock never reads a move.
+        // Every successor stands at the same turn where every state expanded did: a turn's clock
+        // never reads a move.
         self.turn = self.turn_of(used);
         eval::run(turn_program(&self.program, self.turn), Phase::Core, &mut self.lanes);
         self.used = used;
@@ -119,10 +191,26 @@ impl Stepper {
 
     /// Makes lane `lane`'s state (with its state gates) the state of every lane.
     pub fn choose(&mut self, lane: usize) {
-        for v in &mut self.lanes {
-            v[0] = (v[0] >> lane & 1).wrapping_neg();
+        self.choose_groups(LANES, 1 << lane);
+    }
+
+    /// Makes, in each group of `width` lanes with a lane in `chosen` (at most one per group), that
+    /// lane's state (with its state gates) the state of every lane of the group; the other
+    /// groups are left without one.
+    pub fn choose_groups(&mut self, width: usize, chosen: u64) {
+        let fill = Fill::new(width);
+        if width == LANES {
+            // One group: the chosen lane's bit spread by a negation, a third of the work.
+            let lane = chosen.trailing_zeros() % LANES as u32;
+            for v in &mut self.lanes {
+                v[0] = (v[0] >> lane & 1).wrapping_neg();
+            }
+        } else {
+            for v in &mut self.lanes {
+                v[0] = fill.spread(v[0] & chosen);
+            }
         }
-        self.used = !0;
+        self.used = fill.spread(chosen);
     }
 
     /// The lanes where literal `l` of the state gates holds (goal literals only after
@@ -206,11 +294,61 @@ impl Stepper {
     }
 }
 
+/// Spreads a bit in a group of lanes (a power of two wide) over the group, every group at once.
+struct Fill {
+    /// The top lane of every group.
+    high: u64,
+    width: u32,
+}
+
+impl Fill {
+    fn new(width: usize) -> Fill {
+        assert!(width.is_power_of_two() && width <= LANES, "groups of {width} lanes");
+        let high = (0..LANES / width).fold(0, |h, g| h | 1 << (g * width + width - 1));
+        Fill { high, width: width as u32 }
+    }
+
+    /// Every lane of each group where `bits` has a lane of it (at most one per group).
+    #[inline(always)]
+    fn spread(&self, bits: u64) -> u64 {
+        // A group's lanes below its top are nonzero where adding them to all ones carries into
+        // the top (groups never carry into each other); with the top itself, one bit per group.
+        // Then each such top less the group's first lane is the lanes below the top: no
+        // multiplication (which vector units lack for 64-bit lanes).
+        let low = !self.high;
+        let any = (((bits & low).wrapping_add(low)) | bits) & self.high;
+        any.wrapping_sub(any >> (self.width - 1)) | any
+    }
+}
+
 /// `program`'s program of turn `turn` (see `turns`), or `program` itself without one.
 #[inline]
 fn turn_program(program: &Program, turn: Option<usize>) -> &Program {
     match (turn, &program.turns) {
         (Some(t), Some(turns)) => turns.get(t),
         _ => program,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Every lane of a group gets the bit of the group's chosen lane, group by group.
+        #[test]
+        fn a_chosen_lane_spreads_over_its_group_alone(log in 0u32..=6, picks in prop::collection::vec((any::<bool>(), 0usize..64), 64)) {
+            let width = 1usize << log;
+            let mut bits = 0u64;
+            let mut expected = 0u64;
+            for (g, &(on, lane)) in picks.iter().take(LANES / width).enumerate() {
+                if on {
+                    bits |= 1 << (g * width + lane % width);
+                    expected |= Stepper::group_lanes(width, g);
+                }
+            }
+            prop_assert_eq!(Fill::new(width).spread(bits), expected);
+        }
     }
 }
