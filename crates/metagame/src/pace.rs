@@ -3,8 +3,8 @@
 
 use std::time::Duration;
 
-/// Playouts timed at the start of every round of [`RETRIAL`], in pairs: one state at a time,
-/// then stepped.
+/// Playouts timed at the start of every round of [`RETRIAL`], in pairs of batches: one state at
+/// a time, then stepped.
 const TRIAL: u64 = 128;
 
 /// Playouts after which the two ways are timed again (the game moves on, and with it the cost of
@@ -15,15 +15,19 @@ const RETRIAL: u64 = 8192;
 /// candidates a pass by a [`Stepper`](propnet::Stepper). The playouts are the same either way;
 /// which is faster depends on the game (a pass touches every gate, a propagation only what
 /// changed: stepping wins where a state has many candidates and a small net), so unless told it
-/// times both on the playouts themselves and keeps the one faster per joint move in most pairs
-/// (a majority, so that a playout the machine happened to slow down does not decide).
+/// times both on the playouts themselves, batch by batch, and keeps the one faster per joint move
+/// in most pairs (a majority, so that a batch the machine happened to slow down does not decide).
 #[derive(Debug, Default)]
 pub(crate) struct Pace {
     /// The way it was told to take.
     fixed: Option<bool>,
     /// Playouts recorded.
     played: u64,
-    /// Seconds per joint move of the pair's first playout (one state at a time).
+    /// Batches recorded.
+    batches: u64,
+    /// Batches recorded in the current trial.
+    timed: u64,
+    /// Seconds per joint move of the pair's first batch (one state at a time).
     first: f64,
     /// Pairs of this round where stepping was faster, less those where it was slower.
     votes: i64,
@@ -37,38 +41,42 @@ impl Pace {
         Pace { fixed: Some(stepped), ..Pace::default() }
     }
 
-    /// Whether the next playout is stepped.
+    /// Whether the next batch is stepped.
     pub fn stepped(&self) -> bool {
         match self.fixed {
             Some(stepped) => stepped,
-            None => match self.played % RETRIAL {
-                k if k < TRIAL => k % 2 == 1,
-                _ => self.stepped,
-            },
+            None if self.played % RETRIAL < TRIAL => self.timed % 2 == 1,
+            None => self.stepped,
         }
     }
 
-    /// Records a playout of `steps` joint moves that took `took`, stepped or not.
-    pub fn record(&mut self, stepped: bool, steps: u32, took: Duration) {
+    /// Records a batch of `playouts` playouts, `steps` joint moves in all, that took `took`,
+    /// stepped or not.
+    pub fn record(&mut self, stepped: bool, playouts: u64, steps: u64, took: Duration) {
         if self.fixed.is_some() {
             return;
         }
         let k = self.played % RETRIAL;
-        let per_step = took.as_secs_f64() / f64::from(steps.max(1));
-        if k == 0 {
-            self.votes = 0;
-        }
-        // The very first pair also made the machines: it does not vote.
-        if k < TRIAL && self.played >= 2 {
-            match stepped {
-                false => self.first = per_step,
-                true => self.votes += if per_step < self.first { 1 } else { -1 },
+        if k < TRIAL {
+            if self.timed == 0 {
+                self.votes = 0;
+            }
+            // The very first pair also made the machines: it does not vote.
+            if self.batches >= 2 {
+                let per_step = took.as_secs_f64() / steps.max(1) as f64;
+                match stepped {
+                    false => self.first = per_step,
+                    true => self.votes += if per_step < self.first { 1 } else { -1 },
+                }
+            }
+            self.timed += 1;
+            if k + playouts >= TRIAL {
+                self.stepped = self.votes > 0;
+                self.timed = 0;
             }
         }
-        if k == TRIAL - 1 {
-            self.stepped = self.votes > 0;
-        }
-        self.played += 1;
+        self.played += playouts;
+        self.batches += 1;
     }
 }
 
@@ -84,7 +92,7 @@ mod tests {
             assert_eq!(stepped, k % 2 == 1, "the trial alternates, one state at a time first");
             let (one, by_lanes) = pairs(k / 2);
             let ms = if stepped { by_lanes } else { one };
-            pace.record(stepped, 10, Duration::from_millis(ms));
+            pace.record(stepped, 1, 10, Duration::from_millis(ms));
         }
     }
 
@@ -96,7 +104,7 @@ mod tests {
         assert!(pace.stepped());
         for _ in TRIAL..RETRIAL {
             assert!(pace.stepped());
-            pace.record(true, 10, Duration::from_millis(1));
+            pace.record(true, 1, 10, Duration::from_millis(1));
         }
         // The next round times both again and changes its mind.
         trial(&mut pace, |_| (3, 4));
@@ -104,14 +112,29 @@ mod tests {
     }
 
     #[test]
+    fn a_trial_of_batches_takes_as_many_playouts() {
+        let mut pace = Pace::default();
+        // Batches of 4 playouts: 32 batches, 16 pairs, make the trial; stepping wins them.
+        for k in 0..TRIAL / 4 {
+            let stepped = pace.stepped();
+            assert_eq!(stepped, k % 2 == 1, "batch {k}: the trial alternates");
+            pace.record(stepped, 4, 40, Duration::from_millis(if stepped { 1 } else { 3 }));
+        }
+        for _ in 0..10 {
+            assert!(pace.stepped(), "the trial is over and stepping won it");
+            pace.record(true, 4, 40, Duration::from_millis(1));
+        }
+    }
+
+    #[test]
     fn the_first_pair_does_not_vote() {
         let mut pace = Pace::default();
         // The first pair also built the machines: whatever it took, it does not count.
-        pace.record(false, 10, Duration::from_millis(900));
-        pace.record(true, 10, Duration::from_millis(1));
+        pace.record(false, 1, 10, Duration::from_millis(900));
+        pace.record(true, 1, 10, Duration::from_millis(1));
         assert_eq!(pace.votes, 0);
-        pace.record(false, 10, Duration::from_millis(900));
-        pace.record(true, 10, Duration::from_millis(1));
+        pace.record(false, 1, 10, Duration::from_millis(900));
+        pace.record(true, 1, 10, Duration::from_millis(1));
         assert_eq!(pace.votes, 1);
     }
 
@@ -121,7 +144,7 @@ mod tests {
             let mut pace = Pace::fixed(way);
             for _ in 0..2 * TRIAL {
                 assert_eq!(pace.stepped(), way);
-                pace.record(way, 10, Duration::from_millis(if way { 100 } else { 1 }));
+                pace.record(way, 1, 10, Duration::from_millis(if way { 100 } else { 1 }));
             }
         }
     }

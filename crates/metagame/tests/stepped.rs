@@ -1,6 +1,7 @@
-//! Guided playouts stepped 64 candidates a pass (a `Stepper` over the game's net) are the
-//! playouts stepped one state at a time: the same moves, scores and ends for the same seeds,
-//! tactics, goal latches, captures and cut-offs included.
+//! Guided playouts stepped 64 candidates a pass (a `Stepper` over the game's net, several
+//! playouts side by side in its lanes) are the playouts stepped one state at a time: the same
+//! moves, scores and ends for the same seeds, tactics, goal latches, captures and cut-offs
+//! included.
 
 use analysis::GoalLatches;
 use machine::StateMachine;
@@ -86,16 +87,17 @@ fn stepped_guided_playouts_are_the_one_state_ones() {
                 };
                 let (mut stepped, mut one) = (Lookahead::stepped(), Lookahead::one_state_at_a_time());
                 let mut single = PropnetMachine::from_program(Arc::clone(m.program()));
-                for (i, start) in starts.iter().enumerate() {
-                    for seed in 0..4u64 {
-                        let mut rng = SmallRng::seed_from_u64(seed);
-                        let a = playout::guided(&mut m, &mut stepped, start, &knowledge, &mut rng, &settings)
-                            .expect("plays")
-                            .expect("no deadline");
-                        let mut rng = SmallRng::seed_from_u64(seed);
-                        let b = playout::guided(&mut single, &mut one, start, &knowledge, &mut rng, &settings)
-                            .expect("plays")
-                            .expect("no deadline");
+                // Batches of playouts, the first stepped one at a time (no mover seen yet), the
+                // others side by side in groups of lanes.
+                for seed in 0..4u64 {
+                    let mut rng = SmallRng::seed_from_u64(seed);
+                    let a = playout::guided_each(&mut m, &mut stepped, &starts, &knowledge, &mut rng, &settings)
+                        .expect("plays");
+                    let mut rng = SmallRng::seed_from_u64(seed);
+                    let b = playout::guided_each(&mut single, &mut one, &starts, &knowledge, &mut rng, &settings)
+                        .expect("plays");
+                    for (i, (a, b)) in a.into_iter().zip(b).enumerate() {
+                        let (a, b) = (a.expect("no deadline"), b.expect("no deadline"));
                         let what = format!("{stem}, tactics {tactics}, variant {c}, start {i}, seed {seed}");
                         assert_eq!(a.moves, b.moves, "{what}: the moves differ");
                         assert_eq!((a.scores, a.complete), (b.scores, b.complete), "{what}");

@@ -36,6 +36,12 @@ pub trait SearchMachine: StateMachine<State: Send, Move: Copy + Send> + Send + S
     /// The lowest and highest goal value the game can give `role`, if the machine knows them.
     fn goal_range(&self, role: usize) -> Option<(u32, u32)>;
 
+    /// How many guided playouts advance side by side (see [`playout::guided_each`]), with what
+    /// `scratch` has learned: 1 where they run one at a time.
+    fn side_by_side(&self, _scratch: &Self::Scratch) -> usize {
+        1
+    }
+
     /// One playout from each of `starts`, in order, as `settings` say; `None` where the
     /// deadline cut it short.
     fn play_out(
@@ -75,6 +81,10 @@ impl SearchMachine for PropnetMachine {
         Some((*values.first()?, *values.last()?))
     }
 
+    fn side_by_side(&self, scratch: &playout::Lookahead) -> usize {
+        scratch.side_by_side(self.program())
+    }
+
     fn play_out(
         &mut self,
         scratch: &mut playout::Lookahead,
@@ -83,9 +93,7 @@ impl SearchMachine for PropnetMachine {
         settings: &Settings,
     ) -> Result<Vec<Option<Outcome<u32>>>, MachineError> {
         match &settings.knowledge {
-            Some(knowledge) => {
-                starts.iter().map(|start| playout::guided(self, scratch, start, knowledge, rng, settings)).collect()
-            }
+            Some(knowledge) => playout::guided_each(self, scratch, starts, knowledge, rng, settings),
             None => Ok(playout::bit_sliced(self, starts, rng, settings)),
         }
     }

@@ -75,8 +75,9 @@ use std::time::Instant;
 /// lead it round a cycle of expanded nodes for ever).
 const MAX_PATH: usize = 1000;
 
-/// The most leaves per batch for guided playouts, which run one at a time and gain nothing from
-/// more.
+/// The most leaves per batch for guided playouts that run one at a time, which gain nothing from
+/// more; where a stepper advances several side by side, twice as many as advance at once, so
+/// that the lanes a playout frees take the next.
 const GUIDED_BATCH: usize = 4;
 
 /// How many playouts a prior counts as by default: the weight the Sancho player gives its

@@ -26,12 +26,15 @@ impl<M: SearchMachine> Mcts<M> {
             cutoff: None,
             captures: self.config.captures,
         };
+        let mut workers = std::mem::take(&mut self.workers);
         let batch = match settings.knowledge {
-            Some(_) => self.config.batch.clamp(1, GUIDED_BATCH),
+            Some(_) => {
+                let side_by_side = workers.first().map_or(1, |w| self.machine.side_by_side(&w.scratch));
+                self.config.batch.clamp(1, GUIDED_BATCH.max(2 * side_by_side))
+            }
             None => self.config.batch.clamp(1, 64),
         };
         let target = iterations.map(|n| self.iterations.saturating_add(n));
-        let mut workers = std::mem::take(&mut self.workers);
         self.pool.trim_before(deadline);
         let result = if workers.len() == 1 {
             self.run_here(&mut workers[0], &settings, batch, target)
