@@ -63,19 +63,19 @@ fn lanes_for(n: usize) -> usize {
     n.max(1).next_power_of_two().min(Stepper::LANES)
 }
 
-impl Lookahead {
-    /// How many lanes of a stepper over `program` a stepped playout takes: as many as the most
-    /// candidates a mover has had, or before one is seen as the most moves a role has.
-    fn width(&self, program: &Program) -> usize {
-        lanes_for(match self.widest {
-            0 => program.most_moves(),
-            widest => widest,
-        })
-    }
+/// How many lanes of a stepper over `program` a stepped playout takes: as many as the most
+/// candidates a mover has had (`widest`), or before one is seen (0) as the most moves a role has.
+fn group_width(widest: usize, program: &Program) -> usize {
+    lanes_for(match widest {
+        0 => program.most_moves(),
+        widest => widest,
+    })
+}
 
+impl Lookahead {
     /// How many stepped playouts over `program` advance side by side, each in lanes of its own.
     pub fn side_by_side(&self, program: &Program) -> usize {
-        Stepper::LANES / self.width(program)
+        Stepper::LANES / group_width(self.widest, program)
     }
 
     /// Tools that step every playout one state at a time by forward propagation, never 64
@@ -168,8 +168,6 @@ fn guided_by(
     by_lanes: bool,
     out: &mut [Option<Outcome<u32>>],
 ) -> Result<u64, MachineError> {
-    // No more groups than playouts.
-    let width = lookahead.width(m.program()).max(Stepper::LANES / lanes_for(starts.len()));
     let Machines { look, judge, capture, stepper } = match &mut lookahead.machines {
         Some(machines) => machines,
         none => {
@@ -184,7 +182,12 @@ fn guided_by(
     };
     // A stepper made for another game's net is not used.
     let mut stepper = stepper.as_mut().filter(|st| by_lanes && Arc::ptr_eq(st.program(), m.program()));
-    let groups = if stepper.is_some() { Stepper::LANES / width } else { 1 };
+    // Groups only where a stepper steps, and no more of them than playouts.
+    let width = match stepper.as_deref() {
+        Some(st) => group_width(lookahead.widest, st.program()).max(Stepper::LANES / lanes_for(starts.len())),
+        None => Stepper::LANES,
+    };
+    let groups = Stepper::LANES / width;
     let mut sh = Shared {
         m,
         look,
@@ -205,6 +208,9 @@ fn guided_by(
     let mut begun = 0;
     let mut steps = 0u64;
     let mut ended = Vec::new();
+    // Per group, what its playout does once the lanes are chosen (set for every playout each
+    // pass before it is read).
+    let mut then = vec![None; groups];
     loop {
         // Free groups take the next playouts, their starts loaded into their lanes.
         for (g, slot) in walks.iter_mut().enumerate().filter(|(_, w)| w.is_none()) {
@@ -250,7 +256,6 @@ fn guided_by(
         // One pass for every group; each playout then takes one of its lanes, or goes back.
         st.advance();
         let mut chosen = 0u64;
-        let mut then = vec![None; groups];
         for (g, (_, walk)) in walks.iter_mut().enumerate().filter_map(|(g, w)| Some((g, w.as_mut()?))) {
             let mut group = Group { st: &mut *st, width, first: g * width };
             then[g] = match walk.staged.take() {
