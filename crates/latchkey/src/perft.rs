@@ -1,5 +1,6 @@
 //! `latchkey perft`: distinct states and joint-move paths at each depth of the game tree; with
-//! `--depth-first`, the paths one state at a time and how many joint moves a second that applies.
+//! `--depth-first`, the paths without merging transpositions and how many joint moves a second
+//! the engine applies, many nodes a pass where it can or node by node (`--node-by-node`).
 
 use crate::engine::{on_machine, Engine, OnMachine};
 use crate::game;
@@ -26,11 +27,15 @@ pub struct Args {
     /// Which engine runs the game.
     #[arg(long, value_enum, default_value_t = Engine::Propnet)]
     engine: Engine,
-    /// Count paths depth first, one state at a time, without merging transpositions (as chess
-    /// engines' perft does), and report joint moves applied per second: the speed of the engine's
-    /// one-state path.
+    /// Count paths depth first without merging transpositions (as chess engines' perft does),
+    /// and report joint moves applied per second: the engine's fastest walk of the tree (the
+    /// propnet expands many nodes a pass).
     #[arg(long)]
     depth_first: bool,
+    /// With `--depth-first`: expand one node at a time, all its joint moves at once (the speed of
+    /// the one-state path that tree search takes).
+    #[arg(long, requires = "depth_first")]
+    node_by_node: bool,
     /// Print JSON instead of text.
     #[arg(long)]
     json: bool,
@@ -40,7 +45,25 @@ pub struct Args {
 struct Perft {
     depth: u32,
     limits: PerftLimits,
-    depth_first: bool,
+    walk: Option<Walk>,
+}
+
+/// How a depth-first count walks the tree.
+#[derive(Clone, Copy)]
+enum Walk {
+    /// The engine's fastest way ([`StateMachine::count_paths`]).
+    Fastest,
+    /// One node at a time ([`machine::perft_depth_first`]).
+    NodeByNode,
+}
+
+impl Walk {
+    fn describe(self) -> &'static str {
+        match self {
+            Walk::Fastest => "the engine's fastest walk",
+            Walk::NodeByNode => "node by node",
+        }
+    }
 }
 
 /// Either count.
@@ -52,10 +75,10 @@ enum Count {
 impl OnMachine for Perft {
     type Output = Count;
     fn run<M: StateMachine>(self, m: &mut M) -> Result<Count> {
-        Ok(if self.depth_first {
-            Count::Paths(machine::perft_depth_first(m, self.depth, &self.limits)?)
-        } else {
-            Count::Levels(machine::perft(m, self.depth, &self.limits)?)
+        Ok(match self.walk {
+            Some(Walk::Fastest) => Count::Paths(m.count_paths(self.depth, &self.limits)?),
+            Some(Walk::NodeByNode) => Count::Paths(machine::perft_depth_first(m, self.depth, &self.limits)?),
+            None => Count::Levels(machine::perft(m, self.depth, &self.limits)?),
         })
     }
 }
@@ -64,17 +87,22 @@ impl OnMachine for Perft {
 pub fn run(args: Args) -> Result<ExitCode> {
     let game = game::load(&args.game)?;
     let limits = PerftLimits { max_expansions: args.max_expansions, deadline: None };
-    let perft = Perft { depth: args.depth, limits, depth_first: args.depth_first };
+    let walk = match (args.depth_first, args.node_by_node) {
+        (false, _) => None,
+        (true, false) => Some(Walk::Fastest),
+        (true, true) => Some(Walk::NodeByNode),
+    };
+    let perft = Perft { depth: args.depth, limits, walk };
     match (on_machine(&game, args.engine, perft)?, args.json) {
         (Count::Levels(r), true) => print_json(SCHEMA, &r)?,
         (Count::Levels(r), false) => print(&r),
         (Count::Paths(r), true) => print_json(SCHEMA, &r)?,
-        (Count::Paths(r), false) => print_paths(&r),
+        (Count::Paths(r), false) => print_paths(&r, walk.unwrap_or(Walk::Fastest)),
     }
     Ok(ExitCode::SUCCESS)
 }
 
-fn print_paths(r: &PathCount) {
+fn print_paths(r: &PathCount, walk: Walk) {
     println!("{:>5} {:>16} {:>16}", "depth", "paths", "terminal paths");
     for l in &r.levels {
         println!("{:>5} {:>16} {:>16}", l.depth, l.paths, l.terminal_paths);
@@ -83,8 +111,9 @@ fn print_paths(r: &PathCount) {
         println!("{cut}: every count above is partial");
     }
     println!(
-        "{} joint moves applied one state at a time in {:.3} s ({:.0} a second)",
+        "{} joint moves applied, {}, in {:.3} s ({:.0} a second)",
         r.applications,
+        walk.describe(),
         r.elapsed_secs,
         r.applications_per_sec()
     );

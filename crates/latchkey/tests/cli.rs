@@ -188,7 +188,18 @@ fn depth_first_perft_counts_every_path() {
     assert_eq!(column("terminal_paths"), [0, 0, 0, 0, 1440, 5328]);
     assert_eq!(result["applications"], 9 + 72 + 504 + 3024 + 15120 + 54720, "{result}");
     let o = latchkey(&["perft", "tictactoe", "--depth", "2", "--depth-first"]);
-    assert!(stdout(&o).contains("81 joint moves applied one state at a time in"), "{}", stdout(&o));
+    assert!(stdout(&o).contains("81 joint moves applied, the engine's fastest walk, in"), "{}", stdout(&o));
+    // Node by node, the same counts.
+    let o = latchkey(&["perft", "tictactoe", "--depth", "6", "--depth-first", "--node-by-node", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let node_by_node: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    assert_eq!(node_by_node["levels"], result["levels"]);
+    assert_eq!(node_by_node["applications"], result["applications"]);
+    let o = latchkey(&["perft", "tictactoe", "--depth", "2", "--depth-first", "--node-by-node"]);
+    assert!(stdout(&o).contains("81 joint moves applied, node by node, in"), "{}", stdout(&o));
+    // Node by node is a way of walking depth first.
+    let o = latchkey(&["perft", "tictactoe", "--node-by-node"]);
+    assert!(!o.status.success() && stderr(&o).contains("--depth-first"), "{}", stderr(&o));
 }
 
 #[test]

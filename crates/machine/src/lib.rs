@@ -22,7 +22,7 @@ mod mock;
 pub use conform::{conform, ConformOptions, ConformReport};
 pub use error::MachineError;
 pub use java_random::JavaRandom;
-pub use perft::{perft, perft_depth_first, PathCount, PathLevel, PerftLevel, PerftLimits, PerftResult};
+pub use perft::{perft, perft_depth_first, PathCount, PathCounter, PathLevel, PerftLevel, PerftLimits, PerftResult};
 pub use playout::{random_playout, random_trajectory, run_playouts, run_playouts_for, Playout, PlayoutStats};
 pub use record::record;
 pub use reference::{Reference, ReferenceError};
@@ -165,6 +165,16 @@ pub trait StateMachine {
         successors_one_by_one(self, state)
     }
 
+    /// Counts the paths of the game tree down to `max_depth` within `limits`, as
+    /// [`perft_depth_first`] does: the same counts, walked the engine's fastest way. Engines that
+    /// expand many nodes at once override this; the default walks node by node.
+    fn count_paths(&mut self, max_depth: u32, limits: &PerftLimits) -> Result<PathCount, MachineError>
+    where
+        Self: Sized,
+    {
+        perft_depth_first(self, max_depth, limits)
+    }
+
     /// The true base propositions of `state` in canonical KIF without the `true` wrapper,
     /// e.g. `(cell 1 1 b)`, sorted by byte order of the printed form.
     fn state_props(&self, state: &Self::State) -> Vec<String>;
@@ -225,6 +235,10 @@ impl<M: StateMachine> StateMachine for &mut M {
 
     fn successors(&mut self, state: &M::State) -> Result<Successors<M>, MachineError> {
         (**self).successors(state)
+    }
+
+    fn count_paths(&mut self, max_depth: u32, limits: &PerftLimits) -> Result<PathCount, MachineError> {
+        (**self).count_paths(max_depth, limits)
     }
 
     fn state_props(&self, state: &M::State) -> Vec<String> {

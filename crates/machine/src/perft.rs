@@ -136,6 +136,12 @@ impl From<MachineError> for Stop {
     }
 }
 
+impl From<PerftCut> for Stop {
+    fn from(c: PerftCut) -> Self {
+        Stop::Cut(c)
+    }
+}
+
 /// Builds depth `depth` from the previous one: expands every non-terminal state, then marks the
 /// new states' terminality.
 fn expand_level<M: StateMachine>(
@@ -172,6 +178,7 @@ fn count_level<S>(depth: u32, level: &Level<S>) -> PerftLevel {
 }
 
 /// Counts joint-move applications against the limits.
+#[derive(Debug)]
 struct Budget {
     max: Option<u64>,
     deadline: Option<Instant>,
@@ -186,14 +193,23 @@ impl Budget {
         Budget { max: limits.max_expansions, deadline: limits.deadline, used: 0 }
     }
 
+    /// Whether `n` more applications are all allowed: the cap leaves room for them and the
+    /// deadline, where one of them would read the clock, has not passed.
+    fn allows(&self, n: u64) -> bool {
+        let under_cap = self.max.is_none_or(|limit| self.used.saturating_add(n) <= limit);
+        let reads_clock =
+            n > 0 && (self.used & Self::CLOCK_MASK == 0 || (self.used & Self::CLOCK_MASK) + n > Self::CLOCK_MASK);
+        under_cap && !(reads_clock && self.deadline.is_some_and(|d| Instant::now() >= d))
+    }
+
     /// Accounts for one more application at `depth`, or says why it is not allowed.
-    fn spend(&mut self, depth: u32) -> Result<(), Stop> {
+    fn spend(&mut self, depth: u32) -> Result<(), PerftCut> {
         if let Some(limit) = self.max.filter(|&limit| self.used >= limit) {
-            return Err(Stop::Cut(PerftCut::Expansions { depth, limit }));
+            return Err(PerftCut::Expansions { depth, limit });
         }
         let check_clock = self.used & Self::CLOCK_MASK == 0;
         if check_clock && self.deadline.is_some_and(|d| Instant::now() >= d) {
-            return Err(Stop::Cut(PerftCut::Deadline { depth }));
+            return Err(PerftCut::Deadline { depth });
         }
         self.used += 1;
         Ok(())
@@ -237,70 +253,121 @@ impl PathCount {
     }
 }
 
-/// Counts the paths of the game tree of `m` down to `max_depth` depth first, one state at a time,
-/// within `limits` (see the module's documentation). Each state reached is asked whether it is
-/// terminal; states at `max_depth` are not expanded.
+/// Counts the paths of the game tree of `m` down to `max_depth` depth first, node by node,
+/// within `limits` (see the module's documentation): each node's successors are one
+/// [`StateMachine::successors`] call. Each state reached is asked whether it is terminal; states
+/// at `max_depth` are not expanded. [`StateMachine::count_paths`] counts the same paths the
+/// engine's fastest way.
 pub fn perft_depth_first<M: StateMachine>(
     m: &mut M,
     max_depth: u32,
     limits: &PerftLimits,
 ) -> Result<PathCount, MachineError> {
-    let start = Instant::now();
-    let mut walk = Walk {
-        budget: Budget::new(limits),
-        levels: (1..=max_depth).map(|depth| PathLevel { depth, paths: 0, terminal_paths: 0 }).collect(),
-    };
+    let mut counter = PathCounter::new(max_depth, limits);
     let root = m.initial_state();
     let cut = if max_depth == 0 || m.is_terminal(&root)? {
         None
     } else {
-        match walk.expand(m, &root, 1) {
+        match expand(m, &mut counter, &root, 1) {
             Ok(()) => None,
             Err(Stop::Cut(c)) => Some(c),
             Err(Stop::Engine(e)) => return Err(e),
         }
     };
-    let elapsed_secs = start.elapsed().as_secs_f64();
-    Ok(PathCount { levels: walk.levels, applications: walk.budget.used, elapsed_secs, cut })
+    Ok(counter.finish(cut))
 }
 
-/// A depth-first perft in progress.
-struct Walk {
+/// A depth-first count in progress: the paths counted so far and what the limits allow. Engines
+/// that walk the tree their own way ([`StateMachine::count_paths`]) count through it.
+#[derive(Debug)]
+pub struct PathCounter {
     budget: Budget,
     levels: Vec<PathLevel>,
+    start: Instant,
 }
 
-impl Walk {
-    /// Applies every joint move of the non-terminal `state` at `depth`, and walks on below the
-    /// non-terminal successors.
-    fn expand<M: StateMachine>(&mut self, m: &mut M, state: &M::State, depth: u32) -> Result<(), Stop> {
-        let joints = legal_joint_moves(m, state)?;
-        if joints.total() <= MAX_EXPANSION {
-            for child in m.successors(state)? {
-                self.visit(m, child.state, child.terminal, depth)?;
-            }
-        } else {
-            // Too many joint moves to hold at once (simultaneous moves multiply): one at a time.
-            for joint in joints {
-                let next = m.next_state(state, &joint)?;
-                let terminal = m.is_terminal(&next)?;
-                self.visit(m, next, terminal, depth)?;
-            }
+impl PathCounter {
+    /// A count of depths 1 to `max_depth` within `limits`, its clock started.
+    pub fn new(max_depth: u32, limits: &PerftLimits) -> PathCounter {
+        PathCounter {
+            budget: Budget::new(limits),
+            levels: (1..=max_depth).map(|depth| PathLevel { depth, paths: 0, terminal_paths: 0 }).collect(),
+            start: Instant::now(),
         }
-        Ok(())
     }
 
-    /// Counts a path into `state` at `depth` and walks on below it.
-    fn visit<M: StateMachine>(&mut self, m: &mut M, state: M::State, terminal: bool, depth: u32) -> Result<(), Stop> {
+    /// The deepest level counted: states there are not expanded.
+    pub fn max_depth(&self) -> u32 {
+        self.levels.len() as u32
+    }
+
+    /// Counts a path into a state at `depth` (from 1 to the maximum), terminal or not: one joint
+    /// move applied. Fails, counting nothing, where a limit stops the walk.
+    pub fn reach(&mut self, depth: u32, terminal: bool) -> Result<(), PerftCut> {
         self.budget.spend(depth)?;
         let level = &mut self.levels[depth as usize - 1];
         level.paths += 1;
         level.terminal_paths += u128::from(terminal);
-        if !terminal && (depth as usize) < self.levels.len() {
-            self.expand(m, &state, depth + 1)?;
+        Ok(())
+    }
+
+    /// Counts paths into states at `depth` one after another, each terminal or not as
+    /// `terminal` says in turn, as [`reach`](Self::reach) counts each: up to the first a limit
+    /// refuses. Where no limit can refuse one, they are counted at once.
+    pub fn reach_each(&mut self, depth: u32, terminal: impl ExactSizeIterator<Item = bool>) -> Result<(), PerftCut> {
+        let n = terminal.len() as u64;
+        if self.budget.allows(n) {
+            let level = &mut self.levels[depth as usize - 1];
+            level.paths += u128::from(n);
+            level.terminal_paths += terminal.filter(|&t| t).count() as u128;
+            self.budget.used += n;
+            return Ok(());
+        }
+        for t in terminal {
+            self.reach(depth, t)?;
         }
         Ok(())
     }
+
+    /// The count, stopped by `cut` if a limit stopped it.
+    pub fn finish(self, cut: Option<PerftCut>) -> PathCount {
+        let elapsed_secs = self.start.elapsed().as_secs_f64();
+        PathCount { levels: self.levels, applications: self.budget.used, elapsed_secs, cut }
+    }
+}
+
+/// Applies every joint move of the non-terminal `state` at `depth`, and walks on below the
+/// non-terminal successors.
+fn expand<M: StateMachine>(m: &mut M, counter: &mut PathCounter, state: &M::State, depth: u32) -> Result<(), Stop> {
+    let joints = legal_joint_moves(m, state)?;
+    if joints.total() <= MAX_EXPANSION {
+        for child in m.successors(state)? {
+            visit(m, counter, child.state, child.terminal, depth)?;
+        }
+    } else {
+        // Too many joint moves to hold at once (simultaneous moves multiply): one at a time.
+        for joint in joints {
+            let next = m.next_state(state, &joint)?;
+            let terminal = m.is_terminal(&next)?;
+            visit(m, counter, next, terminal, depth)?;
+        }
+    }
+    Ok(())
+}
+
+/// Counts a path into `state` at `depth` and walks on below it.
+fn visit<M: StateMachine>(
+    m: &mut M,
+    counter: &mut PathCounter,
+    state: M::State,
+    terminal: bool,
+    depth: u32,
+) -> Result<(), Stop> {
+    counter.reach(depth, terminal)?;
+    if !terminal && depth < counter.max_depth() {
+        expand(m, counter, &state, depth + 1)?;
+    }
+    Ok(())
 }
 
 /// The most joint moves a depth-first perft expands in one [`StateMachine::successors`] call.

@@ -377,6 +377,43 @@ fn expansions_agree_with_one_state_at_a_time() {
 }
 
 #[test]
+fn many_nodes_a_pass_count_the_paths_node_by_node_does() {
+    // `count_paths` (the nodes on top of the stack side by side in a stepper's lanes) against
+    // `perft_depth_first` (node by node, each node's successors checked above), depth after
+    // depth while node by node takes at most 20,000 joint moves: every level's paths and
+    // terminal paths, and the moves applied. Then a cap inside the deepest count stops both
+    // after as many moves.
+    for_each_game("paths", |_, net| {
+        let deadline = Instant::now() + BUDGET;
+        let mut fast = PropnetMachine::new(net);
+        let mut slow = PropnetMachine::from_program(Arc::clone(fast.program()));
+        let cap = machine::PerftLimits { max_expansions: Some(20_000), deadline: None };
+        let mut deepest = (0, 0);
+        for depth in 1..=12 {
+            let want = machine::perft_depth_first(&mut slow, depth, &cap).map_err(|e| e.to_string())?;
+            if want.cut.is_some() || (depth > 1 && Instant::now() > deadline) {
+                break;
+            }
+            let got = fast.count_paths(depth, &machine::PerftLimits::default()).map_err(|e| e.to_string())?;
+            if (&got.levels, got.applications, got.cut) != (&want.levels, want.applications, None) {
+                return Err(format!("depth {depth}: {:?} node by node, {:?} many a pass", want.levels, got.levels));
+            }
+            deepest = (depth, want.applications);
+        }
+        let (depth, applications) = deepest;
+        if applications > 1 {
+            let limits = machine::PerftLimits { max_expansions: Some(applications / 2), deadline: None };
+            let got = fast.count_paths(depth, &limits).map_err(|e| e.to_string())?;
+            let counted: u128 = got.levels.iter().map(|l| l.paths).sum();
+            if got.applications != applications / 2 || counted != u128::from(got.applications) || got.cut.is_none() {
+                return Err(format!("capped at {}: {} applied, {counted} counted", applications / 2, got.applications));
+            }
+        }
+        Ok(format!("paths agree to depth {depth} ({applications} joint moves)"))
+    });
+}
+
+#[test]
 fn next_state_rejects_illegal_moves_and_wrong_counts() {
     let Some(shared) = shared() else { return };
     let game = load(&testkit::shared::game(&shared, "ticTacToe").expect("ticTacToe"));

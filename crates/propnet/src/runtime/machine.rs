@@ -3,13 +3,15 @@
 use super::batch::{BitSliced, LaneEnd, MovePolicy, Onlooker, Step, LANES};
 use super::expand::Expansion;
 use super::forward::Forward;
+use super::paths;
 use super::program::Program;
+use super::step::Stepper;
 use super::watch::Watch;
 use super::GoalOracle;
 use crate::net::Net;
-use machine::perft::legal_joint_moves;
+use machine::perft::{legal_joint_moves, PerftLimits};
 use machine::playout::{Playout, PlayoutEnd, PlayoutStats, PlayoutTally};
-use machine::{MachineError, StateMachine, Successor};
+use machine::{MachineError, PathCount, PathCounter, StateMachine, Successor};
 use rand::rngs::SmallRng;
 use rand::{RngCore, SeedableRng};
 use std::fmt;
@@ -606,6 +608,22 @@ impl StateMachine for PropnetMachine {
             .zip(next)
             .map(|(joint, (state, terminal))| Successor { joint, state, terminal })
             .collect())
+    }
+
+    /// Many nodes a pass in a [`Stepper`]'s lanes (see `paths`), where the program can be
+    /// stepped; node by node otherwise.
+    fn count_paths(&mut self, max_depth: u32, limits: &PerftLimits) -> Result<PathCount, MachineError> {
+        let Some(stepper) = Stepper::new(Arc::clone(&self.program)) else {
+            return machine::perft_depth_first(self, max_depth, limits);
+        };
+        let mut counter = PathCounter::new(max_depth, limits);
+        let root = self.initial_state();
+        let cut = if max_depth == 0 || self.is_terminal(&root)? {
+            None
+        } else {
+            paths::count_paths(stepper, &root, &mut counter).err()
+        };
+        Ok(counter.finish(cut))
     }
 
     /// The bit-sliced (or forward) playouts of [`PropnetMachine::run_playouts`].

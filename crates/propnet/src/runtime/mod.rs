@@ -16,6 +16,7 @@ mod forward;
 mod machine;
 mod native;
 mod packed;
+mod paths;
 mod program;
 mod simd;
 mod step;

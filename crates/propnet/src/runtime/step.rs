@@ -15,7 +15,7 @@
 //! every group staged, and [`Stepper::choose_groups`] makes one lane of each group its group's
 //! state. Eight games of Connect Four (seven candidates each) so step with the passes one takes.
 
-use super::batch::LANES;
+use super::batch::{bits, LANES};
 use super::eval::{self, read};
 use super::expand::{first_lanes, set_candidates};
 use super::machine::PropnetState;
@@ -29,7 +29,8 @@ pub struct Stepper {
     lanes: Vec<[u64; 1]>,
     /// Per base, its next value in each lane, from the last expansion.
     next: Vec<u64>,
-    /// The lanes that hold a state (after an expansion, bit k: candidate k).
+    /// The lanes that hold a state (after an expansion, bit k: candidate k). Every base is
+    /// false in the other lanes.
     used: u64,
     /// The lanes whose inputs the next [`advance`](Stepper::advance) plays.
     staged: u64,
@@ -106,7 +107,7 @@ impl Stepper {
 
     /// Makes `state` the state of every lane and evaluates its state gates.
     pub fn load(&mut self, state: &PropnetState) {
-        self.load_lanes(!0, state);
+        self.load_lanes(!0, state.words());
         self.settle();
     }
 
@@ -114,17 +115,35 @@ impl Stepper {
     /// up to 64); its state gates are evaluated at the next [`settle`](Self::settle) or
     /// [`advance`](Self::advance).
     pub fn load_group(&mut self, width: usize, group: usize, state: &PropnetState) {
-        self.load_lanes(Stepper::group_lanes(width, group), state);
+        self.load_lanes(Stepper::group_lanes(width, group), state.words());
     }
 
-    /// Writes `state`'s bases into `lanes`.
-    fn load_lanes(&mut self, lanes: u64, state: &PropnetState) {
-        let words = state.words();
+    /// Leaves no lane holding a state, ready for states to be loaded lane by lane.
+    pub fn clear(&mut self) {
+        let bases = Program::base_slot(0)..Program::base_slot(self.program.base_count());
+        self.lanes[bases].fill([0]);
+        self.used = 0;
+        self.staged = 0;
+    }
+
+    /// Makes the state whose words are `words` (as [`PropnetState::words`] has them) the state
+    /// of the lanes `lanes` (any set of them); its state gates are evaluated at the next
+    /// [`settle`](Self::settle) or [`advance`](Self::advance).
+    pub fn load_lanes(&mut self, lanes: u64, words: &[u64]) {
         let slots = &mut self.lanes[Program::base_slot(0)..Program::base_slot(self.program.base_count())];
-        for (chunk, &word) in slots.chunks_mut(64).zip(words) {
-            for (j, slot) in chunk.iter_mut().enumerate() {
-                let on = (word >> j & 1).wrapping_neg();
-                slot[0] = (slot[0] & !lanes) | (on & lanes);
+        if lanes & self.used == 0 {
+            // The lanes' bases are all false: only the state's true ones are written.
+            for (chunk, &word) in slots.chunks_mut(64).zip(words) {
+                for j in bits(word) {
+                    chunk[j][0] |= lanes;
+                }
+            }
+        } else {
+            for (chunk, &word) in slots.chunks_mut(64).zip(words) {
+                for (j, slot) in chunk.iter_mut().enumerate() {
+                    let on = (word >> j & 1).wrapping_neg();
+                    slot[0] = (slot[0] & !lanes) | (on & lanes);
+                }
             }
         }
         self.used |= lanes;
@@ -167,6 +186,19 @@ impl Stepper {
         self.staged |= set_candidates(p, &mut self.lanes, joint, role, candidates, group * width);
     }
 
+    /// Stages move `m` (an input index) in the lanes `lanes`: at the next
+    /// [`advance`](Self::advance) each lane staged gets the successor of its state under the
+    /// moves staged in it (one per role).
+    pub fn stage_move(&mut self, m: u32, lanes: u64) {
+        let p = turn_program(&self.program, self.turn);
+        if self.staged == 0 {
+            let inputs = p.input_slot(0)..p.input_slot(0) + p.move_count();
+            self.lanes[inputs].fill([0]);
+        }
+        self.lanes[p.input_slot(m as usize)][0] |= lanes;
+        self.staged |= lanes;
+    }
+
     /// Expands every group staged (with the state gates of states loaded since the last pass):
     /// the lanes staged then hold the successors, with their state gates, and no other lane a
     /// state.
@@ -200,10 +232,12 @@ impl Stepper {
     pub fn choose_groups(&mut self, width: usize, chosen: u64) {
         let fill = Fill::new(width);
         if width == LANES {
-            // One group: the chosen lane's bit spread by a negation, a third of the work.
+            // One group: the chosen lane's bit spread by a negation, a third of the work (none
+            // where no lane is chosen).
             let lane = chosen.trailing_zeros() % LANES as u32;
+            let any = u64::from(chosen != 0).wrapping_neg();
             for v in &mut self.lanes {
-                v[0] = (v[0] >> lane & 1).wrapping_neg();
+                v[0] = (v[0] >> lane & 1).wrapping_neg() & any;
             }
         } else {
             for v in &mut self.lanes {
@@ -253,6 +287,22 @@ impl Stepper {
         out.truncate(n);
     }
 
+    /// Role `role`'s legal moves in each of the lanes `lanes`, in input order: lane k's into
+    /// `out[k]` (cleared first; the others are left alone). One reading of each move's legal
+    /// literal serves every lane.
+    pub fn legal_by_lane(&self, role: usize, lanes: u64, out: &mut [Vec<u32>]) {
+        let p = self.current();
+        let moves = self.role_moves[self.turn.map_or(0, |t| t + 1)].get(role).map_or(&[][..], Vec::as_slice);
+        for lane in bits(lanes) {
+            out[lane].clear();
+        }
+        for &m in moves {
+            for lane in bits(self.lit(p.legal[m as usize]) & lanes) {
+                out[lane].push(m);
+            }
+        }
+    }
+
     /// Role `role`'s score in lane `lane` (after [`refresh_goals`](Self::refresh_goals)), as
     /// [`machine::played_value`] reads its goal values.
     pub fn score(&self, lane: usize, role: usize) -> u32 {
@@ -271,6 +321,21 @@ impl Stepper {
         let bases = &self.lanes[Program::base_slot(0)..Program::base_slot(self.program.base_count())];
         for (word, chunk) in state.words_mut().iter_mut().zip(bases.chunks(64)) {
             *word = chunk.iter().enumerate().fold(0, |w, (j, v)| w | (v[0] >> lane & 1) << j);
+        }
+    }
+
+    /// The states of the lanes `lanes`: lane k's words (as [`PropnetState::words`] has them)
+    /// written over `out[k * w..][..w]`, `w` words a state. One reading of each base serves
+    /// every lane.
+    pub fn states_into(&self, lanes: u64, out: &mut [u64]) {
+        let w = self.program.base_count().div_ceil(64);
+        for lane in bits(lanes) {
+            out[lane * w..][..w].fill(0);
+        }
+        for i in 0..self.program.base_count() {
+            for lane in bits(self.base(i) & lanes) {
+                out[lane * w + i / 64] |= 1 << (i % 64);
+            }
         }
     }
 
