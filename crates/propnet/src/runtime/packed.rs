@@ -119,6 +119,7 @@ impl Program {
             outputs_start: none(),
             outputs: Vec::new(),
             core: self.core.clone(),
+            support: self.support,
             goal_phase: self.goal_phase.clone(),
             move_phase: self.move_phase.clone(),
             outputs_read_inputs: self.outputs_read_inputs,

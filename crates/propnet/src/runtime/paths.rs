@@ -3,9 +3,9 @@
 //!
 //! The nodes waiting to be expanded stand on a stack; the nodes on top, as many as have
 //! joint moves to fill 64 lanes, are loaded side by side in a [`Stepper`], each joint move of
-//! each node in a lane of its own, and one [`Stepper::advance`] applies them all: a pass over the
-//! loaded states' gates, one over the move gates and one over the successors' state gates,
-//! whatever the branching factor. The successors' terminal flags, legal moves and states are then
+//! each node in a lane of its own, and one [`Stepper::advance_loaded`] applies them all: a pass
+//! over the loaded states' gates the next state reads, one over the move gates and one over the
+//! successors' state gates, whatever the branching factor. The successors' terminal flags, legal moves and states are then
 //! read for every lane at once, and the successors still to expand go on the stack. Node by node
 //! ([`machine::perft_depth_first`]), a node of Connect Four fills seven lanes of its passes; here
 //! nine nodes fill 63.
@@ -76,7 +76,7 @@ pub(crate) fn count_paths(stepper: Stepper, root: &PropnetState, counter: &mut P
     walk.push(1, 1);
     while let Some(depth) = walk.stack.last().map(|n| n.depth) {
         let filled = walk.load_batch(depth);
-        walk.stepper.advance();
+        walk.stepper.advance_loaded();
         let lanes = first_lanes(filled);
         let terminal = walk.stepper.terminal() & lanes;
         counter.reach_each(depth, (0..filled).map(|lane| terminal >> lane & 1 == 1))?;
@@ -151,14 +151,15 @@ impl Walk {
 /// it have joint moves, so a run's lanes are staged at once (a waiting role's one move, once).
 fn stage_node(moves: &[u32], roles: usize, next: u64, take: usize, first: usize, mut stage: impl FnMut(u32, u64)) {
     let (counts, lists) = moves.split_at(roles);
-    let mut stride = counts.iter().fold(1u64, |n, &c| n.saturating_mul(u64::from(c)));
-    let mut start = 0;
-    for &count in counts {
-        let list = &lists[start..][..count as usize];
-        start += count as usize;
-        stride /= u64::from(count);
-        let mut digit = (next / stride % u64::from(count)) as usize;
-        let mut run = stride - next % stride;
+    // Role by role from the last, whose runs are one joint move long.
+    let (mut stride, mut end) = (1u64, lists.len());
+    for &count in counts.iter().rev() {
+        end -= count as usize;
+        let list = &lists[end..][..count as usize];
+        let (mut digit, mut run) = match next {
+            0 => (0, stride),
+            _ => ((next / stride % u64::from(count)) as usize, stride - next % stride),
+        };
         let (mut lane, mut left) = (first, take as u64);
         while left > 0 {
             let n = run.min(left) as usize;
@@ -166,8 +167,12 @@ fn stage_node(moves: &[u32], roles: usize, next: u64, take: usize, first: usize,
             lane += n;
             left -= n as u64;
             run = stride;
-            digit = (digit + 1) % list.len();
+            digit += 1;
+            if digit == list.len() {
+                digit = 0;
+            }
         }
+        stride = stride.saturating_mul(u64::from(count));
     }
 }
 

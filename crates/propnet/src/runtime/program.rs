@@ -133,6 +133,10 @@ pub struct Program {
     pub(crate) outputs: Vec<u32>,
     /// Gate ranges of the phases (indices into the gate arrays).
     pub(crate) core: Vec<Segment>,
+    /// How many of `core`'s segments, the first, compute every state gate the move phase and the
+    /// next state read (whole recursive blocks with them): all a state loaded only to be
+    /// expanded needs, without its legal moves, terminal flag or what only they read.
+    pub(crate) support: usize,
     pub(crate) goal_phase: Vec<Segment>,
     pub(crate) move_phase: Vec<Segment>,
     /// Whether some legal, goal or terminal output reads an input (invalid GDL, but handled: such
@@ -156,6 +160,9 @@ pub struct Program {
 pub(crate) enum Phase {
     Unneeded,
     Core,
+    /// The first segments of the core: what the move phase and the next state read
+    /// ([`Program::support`]).
+    Support,
     Goal,
     Move,
 }
@@ -168,7 +175,7 @@ impl Phase {
     #[inline]
     pub fn index(self) -> usize {
         match self {
-            Phase::Unneeded | Phase::Core => 0,
+            Phase::Unneeded | Phase::Core | Phase::Support => 0,
             Phase::Goal => 1,
             Phase::Move => 2,
         }
@@ -442,6 +449,7 @@ impl Program {
         match phase {
             Phase::Unneeded => &[],
             Phase::Core => &self.core,
+            Phase::Support => &self.core[..self.support],
             Phase::Goal => &self.goal_phase,
             Phase::Move => &self.move_phase,
         }
@@ -462,6 +470,7 @@ impl Program {
         if late(0) {
             return None;
         }
+        let support = next_support(gates, &out, &phase, first_gate);
 
         // Legal outputs that no other core gate reads go last in the core phase, in move order:
         // choosing moves reads every legal output at every step, and then reads them in one
@@ -472,18 +481,27 @@ impl Program {
         }
         let mut last = vec![false; ng];
         let legal_gates: Vec<usize> = (out.legal.iter().filter_map(|&l| gate_of(l)))
-            .filter(|&g| phase[g] == Phase::Core && gates[g].block == u32::MAX && !read_by_core[g])
+            .filter(|&g| phase[g] == Phase::Core && gates[g].block == u32::MAX && !read_by_core[g] && !support[g])
             .filter(|&g| !std::mem::replace(&mut last[g], true))
             .collect();
 
-        // Renumber: core, goal, move, each in the original (evaluation) order but for those.
+        // Renumber: core (what the next state reads first), goal, move, each in the original
+        // (evaluation) order but for those.
         let mut new_slot = vec![u32::MAX; ng];
         let mut order: Vec<usize> = Vec::with_capacity(ng);
         let mut ranges = Vec::new();
+        let mut support_end = 0;
         for p in [Phase::Core, Phase::Goal, Phase::Move] {
             let start = order.len();
+            if p == Phase::Core {
+                for g in (0..ng).filter(|&g| support[g]) {
+                    new_slot[g] = (first_gate + order.len()) as u32;
+                    order.push(g);
+                }
+                support_end = order.len();
+            }
             let tail = if p == Phase::Core { &legal_gates[..] } else { &[] };
-            for g in (0..ng).filter(|&g| phase[g] == p && !last[g]).chain(tail.iter().copied()) {
+            for g in (0..ng).filter(|&g| phase[g] == p && !last[g] && !support[g]).chain(tail.iter().copied()) {
                 new_slot[g] = (first_gate + order.len()) as u32;
                 order.push(g);
             }
@@ -531,7 +549,8 @@ impl Program {
             }
             segs
         };
-        let (core, goal_phase, move_phase) = (segments(&ranges[0]), segments(&ranges[1]), segments(&ranges[2]));
+        let (support, rest) = (segments(&(ranges[0].start..support_end)), segments(&(support_end..ranges[0].end)));
+        let (goal_phase, move_phase) = (segments(&ranges[1]), segments(&ranges[2]));
 
         // Fan-out for forward propagation leaves out the goal gates: they are evaluated on demand.
         let slots = first_gate + order.len();
@@ -594,7 +613,8 @@ impl Program {
             block_fanout,
             outputs_start,
             outputs,
-            core,
+            support: support.len(),
+            core: [support, rest].concat(),
             goal_phase,
             move_phase,
             outputs_read_inputs,
@@ -959,6 +979,26 @@ fn phases(gates: &[TempGate], out: &Outputs, input_slots: Range<usize>, first_ga
         })
         .collect();
     (phase, outputs_read_inputs)
+}
+
+/// The core gates (by `phase`) that the next-state outputs read, transitively, with every gate
+/// of a recursive block one of them is in: the support of [`Phase::Support`].
+fn next_support(gates: &[TempGate], out: &Outputs, phase: &[Phase], first_gate: usize) -> Vec<bool> {
+    let ng = gates.len();
+    let gate_of = |l: Lit| ((l >> 1) as usize).checked_sub(first_gate);
+    let mut members: FxHashMap<u32, Vec<usize>> = FxHashMap::default();
+    for (g, gate) in gates.iter().enumerate().filter(|(_, gate)| gate.block != u32::MAX) {
+        members.entry(gate.block).or_default().push(g);
+    }
+    let mut seen = vec![false; ng];
+    let mut stack: Vec<usize> = out.next.iter().filter_map(|&l| gate_of(l)).collect();
+    while let Some(g) = stack.pop() {
+        if !std::mem::replace(&mut seen[g], true) {
+            stack.extend(gates[g].lits.iter().filter_map(|&l| gate_of(l)));
+            stack.extend(members.get(&gates[g].block).into_iter().flatten().copied());
+        }
+    }
+    (0..ng).map(|g| seen[g] && phase[g] == Phase::Core).collect()
 }
 
 /// Compressed rows over `rows` rows from `(row, entry)` pairs (`entries` is called twice: to

@@ -204,6 +204,23 @@ impl Stepper {
     /// state.
     pub fn advance(&mut self) {
         self.settle();
+        self.apply();
+    }
+
+    /// [`advance`](Self::advance) for states loaded only to be expanded: of their state gates,
+    /// only those the move gates and the next state read are evaluated (their legal moves,
+    /// terminal flags and goals are never read), often a fraction of them.
+    pub fn advance_loaded(&mut self) {
+        if std::mem::take(&mut self.stale) {
+            self.turn = self.turn_of(self.used);
+            eval::run(turn_program(&self.program, self.turn), Phase::Support, &mut self.lanes);
+        }
+        self.apply();
+    }
+
+    /// Applies the staged moves to the staged lanes' states, whose state gates hold: the
+    /// successors with their state gates in those lanes, no other lane holding a state.
+    fn apply(&mut self) {
         let used = std::mem::take(&mut self.staged);
         let p = turn_program(&self.program, self.turn);
         eval::run(p, Phase::Move, &mut self.lanes);
@@ -328,13 +345,18 @@ impl Stepper {
     /// written over `out[k * w..][..w]`, `w` words a state. One reading of each base serves
     /// every lane.
     pub fn states_into(&self, lanes: u64, out: &mut [u64]) {
-        let w = self.program.base_count().div_ceil(64);
-        for lane in bits(lanes) {
-            out[lane * w..][..w].fill(0);
-        }
-        for i in 0..self.program.base_count() {
-            for lane in bits(self.base(i) & lanes) {
-                out[lane * w + i / 64] |= 1 << (i % 64);
+        let bases = self.program.base_count();
+        let w = bases.div_ceil(64);
+        // Per 64 bases, their lanes are a 64×64 bit matrix whose transpose is every lane's word.
+        let mut m = [[0u64; 1]; 64];
+        for word in 0..w {
+            for (t, row) in m.iter_mut().enumerate() {
+                let i = word * 64 + t;
+                row[0] = if i < bases { self.base(i) & lanes } else { 0 };
+            }
+            structures::bits::transpose(&mut m);
+            for lane in bits(lanes) {
+                out[lane * w + word] = m[lane][0];
             }
         }
     }
