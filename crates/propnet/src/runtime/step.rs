@@ -152,9 +152,15 @@ impl Stepper {
 
     /// Evaluates the state gates of the states loaded since the last pass, if any.
     pub fn settle(&mut self) {
+        self.settle_phase(Phase::Core);
+    }
+
+    /// Evaluates `phase` (the state gates, or the part of them the moves need) of the states
+    /// loaded since the last pass, if any.
+    fn settle_phase(&mut self, phase: Phase) {
         if std::mem::take(&mut self.stale) {
             self.turn = self.turn_of(self.used);
-            eval::run(turn_program(&self.program, self.turn), Phase::Core, &mut self.lanes);
+            eval::run(turn_program(&self.program, self.turn), phase, &mut self.lanes);
             self.goals_fresh = false;
         }
     }
@@ -178,24 +184,27 @@ impl Stepper {
     /// With more candidates than `width`.
     pub fn stage(&mut self, width: usize, group: usize, joint: &[u32], role: usize, candidates: &[u32]) {
         assert!(candidates.len() <= width, "{} candidates for groups of {width} lanes", candidates.len());
+        self.unstage_first();
         let p = turn_program(&self.program, self.turn);
+        self.staged |= set_candidates(p, &mut self.lanes, joint, role, candidates, group * width);
+    }
+
+    /// Clears every input before the first move of an expansion is staged.
+    fn unstage_first(&mut self) {
         if self.staged == 0 {
+            let p = turn_program(&self.program, self.turn);
             let inputs = p.input_slot(0)..p.input_slot(0) + p.move_count();
             self.lanes[inputs].fill([0]);
         }
-        self.staged |= set_candidates(p, &mut self.lanes, joint, role, candidates, group * width);
     }
 
     /// Stages move `m` (an input index) in the lanes `lanes`: at the next
     /// [`advance`](Self::advance) each lane staged gets the successor of its state under the
     /// moves staged in it (one per role).
     pub fn stage_move(&mut self, m: u32, lanes: u64) {
-        let p = turn_program(&self.program, self.turn);
-        if self.staged == 0 {
-            let inputs = p.input_slot(0)..p.input_slot(0) + p.move_count();
-            self.lanes[inputs].fill([0]);
-        }
-        self.lanes[p.input_slot(m as usize)][0] |= lanes;
+        self.unstage_first();
+        let slot = turn_program(&self.program, self.turn).input_slot(m as usize);
+        self.lanes[slot][0] |= lanes;
         self.staged |= lanes;
     }
 
@@ -211,10 +220,7 @@ impl Stepper {
     /// only those the move gates and the next state read are evaluated (their legal moves,
     /// terminal flags and goals are never read), often a fraction of them.
     pub fn advance_loaded(&mut self) {
-        if std::mem::take(&mut self.stale) {
-            self.turn = self.turn_of(self.used);
-            eval::run(turn_program(&self.program, self.turn), Phase::Support, &mut self.lanes);
-        }
+        self.settle_phase(Phase::Support);
         self.apply();
     }
 
@@ -289,10 +295,15 @@ impl Stepper {
         self.lit(self.current().legal[m])
     }
 
+    /// Role `role`'s moves that the lanes' program can make legal, in input order.
+    fn moves_of(&self, role: usize) -> &[u32] {
+        self.role_moves[self.turn.map_or(0, |t| t + 1)].get(role).map_or(&[][..], Vec::as_slice)
+    }
+
     /// Role `role`'s legal moves in lane `lane`, in input order, into `out`.
     pub fn legal_moves(&self, lane: usize, role: usize, out: &mut Vec<u32>) {
         let p = self.current();
-        let moves = self.role_moves[self.turn.map_or(0, |t| t + 1)].get(role).map_or(&[][..], Vec::as_slice);
+        let moves = self.moves_of(role);
         // Every move written, the count moved on past the legal ones: no branch to mispredict.
         out.clear();
         out.resize(moves.len(), 0);
@@ -309,7 +320,7 @@ impl Stepper {
     /// literal serves every lane.
     pub fn legal_by_lane(&self, role: usize, lanes: u64, out: &mut [Vec<u32>]) {
         let p = self.current();
-        let moves = self.role_moves[self.turn.map_or(0, |t| t + 1)].get(role).map_or(&[][..], Vec::as_slice);
+        let moves = self.moves_of(role);
         for lane in bits(lanes) {
             out[lane].clear();
         }
